@@ -1,0 +1,48 @@
+"""Full (canonical) softmax attention through PyTorch's fused ``scaled_dot_product_attention``."""
+
+from __future__ import annotations
+
+import torch.nn.functional as F
+from torch import Tensor
+
+from forecast.attention.base import AttentionBackend, check_layout
+from forecast.attention.masks import causal_mask, combine_masks
+
+
+class FullAttention(AttentionBackend):
+    """Softmax attention over every key: SDPA, causal through ``is_causal``.
+
+    A dense boolean mask is only built when ``is_causal`` cannot express the request (causal
+    with ``q_offset``/``k_stride``, or a key-padding mask); rows left with no key output 0.
+
+    Args:
+        dropout: dropout on the attention probabilities during training.
+        scale: score scale; ``None`` means ``1/sqrt(E)``.
+    """
+
+    exact = True
+    supports_causal = True
+    supports_cross = True
+    supports_causal_cross = True
+
+    def __init__(self, *, dropout: float = 0.0, scale: float | None = None) -> None:
+        super().__init__()
+        if not 0.0 <= dropout < 1.0:
+            raise ValueError(f"dropout must be in [0, 1), got {dropout}")
+        self.dropout = dropout
+        self.scale = scale
+
+    def forward(self, q: Tensor, k: Tensor, v: Tensor, *, causal: bool = False,
+                key_padding_mask: Tensor | None = None, q_offset: int = 0, k_stride: int = 1) -> Tensor:
+        """Shapes: q (B, H, Lq, E), k (B, H, Lk, E), v (B, H, Lk, D) -> (B, H, Lq, D)."""
+        check_layout(q, k, v)
+        lq, lk = q.shape[2], k.shape[2]
+        p = self.dropout if self.training else 0.0
+        simple_causal = causal and q_offset == 0 and k_stride == 1 and lq <= lk
+        if key_padding_mask is None and (not causal or simple_causal):
+            return F.scaled_dot_product_attention(q, k, v, dropout_p=p, is_causal=causal, scale=self.scale)
+        pattern = causal_mask(lq, lk, q_offset=q_offset, k_stride=k_stride, device=q.device) if causal else None
+        mask = combine_masks(pattern, key_padding_mask)  # (B|1, 1, Lq, Lk)
+        out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p, scale=self.scale)
+        has_key = mask.any(-1, keepdim=True)  # (B|1, 1, Lq, 1)
+        return out.masked_fill(~has_key, 0.0).nan_to_num(0.0)

@@ -1,0 +1,145 @@
+"""ProbSparse self-attention (Informer, Zhou et al. AAAI 2021), in O(L log L) memory.
+
+Only the ``u = factor * ceil(ln Lq)`` "active" queries with the largest sparsity measure attend to
+all keys exactly; the other ("lazy") queries output an aggregate of V. The measure of query i is
+``max_j s_ij - sum_j s_ij / Lk`` over ``U = factor * ceil(ln Lk)`` keys sampled (with replacement)
+per query, shared by the whole batch and every head: the reference implementation's formula.
+Sampled keys are gathered with ``index_select``; K is never expanded to Lq x Lk and no dense mask
+is built.
+
+Deviations from the reference code, all deliberate:
+* sampling uses this module's own seeded generator; in eval mode it is re-seeded on every call,
+  so inference is a deterministic function of weights and input (the reference re-samples at
+  random on every forward, eval included);
+* attention dropout is applied to the active rows' probabilities (the reference creates a dropout
+  module and never calls it; set ``dropout: 0.0`` to match it);
+* the causal lazy aggregate is a configurable ``cumsum`` (reference, grows with t) or ``cummean``
+  (the fix, default), accumulated in float32.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+import torch
+from torch import Tensor
+
+from forecast.attention.base import AttentionBackend, check_layout, seeded_generator
+
+
+def sample_count(factor: int, length: int) -> int:
+    """``factor * ceil(ln length)``, capped at ``length`` (both the key samples and the top-u)."""
+    return min(length, factor * math.ceil(math.log(max(length, 1)))) if length > 1 else length
+
+
+class ProbSparseAttention(AttentionBackend):
+    """ProbSparse attention.
+
+    Args:
+        factor: the sampling factor c (Informer ``--factor``, 5 by default; 3 for ETTh1-24).
+        lazy: causal lazy-query output: ``cumsum`` of V (reference) or ``cummean`` (fix).
+        dropout: dropout on the active rows' attention probabilities.
+        seed: seed of the key sampling.
+        scale: score scale; ``None`` means ``1/sqrt(E)``.
+    """
+
+    exact = False
+    supports_causal = True
+    supports_cross = True
+    supports_causal_cross = False
+    randomized = True
+
+    def __init__(self, *, factor: int = 5, lazy: Literal["cumsum", "cummean"] = "cummean",
+                 dropout: float = 0.0, seed: int = 0, scale: float | None = None) -> None:
+        super().__init__()
+        if factor < 1:
+            raise ValueError(f"factor must be >= 1, got {factor}")
+        if lazy not in ("cumsum", "cummean"):
+            raise ValueError(f"lazy must be 'cumsum' or 'cummean', got {lazy!r}")
+        self.factor = factor
+        self.lazy = lazy
+        self.dropout = torch.nn.Dropout(dropout)
+        self.seed = seed
+        self.scale = scale
+        self._train_generator: torch.Generator | None = None
+        self.last_top: Tensor | None = None  # indices of the active queries of the last call (B, H, u)
+
+    def _generator(self) -> torch.Generator:
+        if not self.training:
+            return seeded_generator(self.seed)
+        if self._train_generator is None:
+            self._train_generator = seeded_generator(self.seed)
+        return self._train_generator
+
+    def sample_keys(self, lq: int, lk: int) -> Tensor:
+        """Key indices sampled per query, with replacement. Shape (Lq, U), on CPU."""
+        n = sample_count(self.factor, lk)
+        return torch.randint(lk, (lq, n), generator=self._generator())
+
+    def forward(self, q: Tensor, k: Tensor, v: Tensor, *, causal: bool = False,
+                key_padding_mask: Tensor | None = None, q_offset: int = 0, k_stride: int = 1,
+                sampled: Tensor | None = None, top: Tensor | None = None) -> Tensor:
+        """Shapes: q (B, H, Lq, E), k (B, H, Lk, E), v (B, H, Lk, D) -> (B, H, Lq, D).
+
+        ``sampled`` (Lq, U) and ``top`` (B, H, u) may be injected by tests to pin the randomness.
+        """
+        check_layout(q, k, v)
+        b, h, lq, e = q.shape
+        lk = k.shape[2]
+        if causal and (lq != lk or q_offset != 0 or k_stride != 1):
+            raise ValueError("ProbSparse causal attention needs aligned self-attention (Lq == Lk, "
+                             "q_offset 0, k_stride 1); use full for causal cross-attention")
+        scale = self.scale if self.scale is not None else 1.0 / math.sqrt(e)
+        valid = key_padding_mask  # (B, Lk) or None
+
+        if top is None:
+            idx = (self.sample_keys(lq, lk) if sampled is None else sampled).to(q.device)  # (Lq, U)
+            n_samples = idx.shape[1]
+            k_sample = k.index_select(2, idx.reshape(-1)).view(b, h, lq, n_samples, e)  # (B, H, Lq, U, E)
+            s_sample = torch.einsum("bhqe,bhque->bhqu", q, k_sample)  # (B, H, Lq, U)
+            if valid is None:
+                measure = s_sample.amax(-1) - s_sample.sum(-1) / lk  # (B, H, Lq)
+            else:
+                ok = valid[:, idx][:, None]  # (B, 1, Lq, U)
+                n_valid = valid.sum(-1).clamp(min=1)[:, None, None]  # (B, 1, 1)
+                measure = (s_sample.masked_fill(~ok, float("-inf")).amax(-1)
+                           - s_sample.masked_fill(~ok, 0.0).sum(-1) / n_valid)
+            n_top = sample_count(self.factor, lq)
+            top = measure.topk(n_top, dim=-1, sorted=False).indices  # (B, H, u)
+        self.last_top = top
+        n_top = top.shape[-1]
+
+        q_top = q.gather(2, top[..., None].expand(b, h, n_top, e))  # (B, H, u, E)
+        scores = torch.matmul(q_top, k.transpose(-2, -1)) * scale  # (B, H, u, Lk)
+        if causal:
+            future = torch.arange(lk, device=q.device)[None, None, None, :] > top[..., None]  # (B, H, u, Lk)
+            scores = scores.masked_fill(future, float("-inf"))
+        if valid is not None:
+            scores = scores.masked_fill(~valid[:, None, None, :], float("-inf"))
+        attn = self.dropout(torch.softmax(scores, dim=-1).nan_to_num(0.0))
+        out_top = torch.matmul(attn, v)  # (B, H, u, D)
+
+        context = self.lazy_context(v, causal=causal, key_padding_mask=valid, lq=lq)  # (B, H, Lq, D)
+        return context.scatter(2, top[..., None].expand(b, h, n_top, v.shape[-1]), out_top.to(context.dtype))
+
+    def lazy_context(self, v: Tensor, *, causal: bool, key_padding_mask: Tensor | None, lq: int) -> Tensor:
+        """Output of the lazy queries. Shape (B, H, Lq, D)."""
+        b, h, lk, d = v.shape
+        if key_padding_mask is not None:
+            v = v.masked_fill(~key_padding_mask[:, None, :, None], 0.0)
+        if not causal:
+            if key_padding_mask is None:
+                mean = v.mean(dim=2, keepdim=True)  # (B, H, 1, D)
+            else:
+                count = key_padding_mask.sum(-1).clamp(min=1)[:, None, None, None]  # (B, 1, 1, 1)
+                mean = v.sum(dim=2, keepdim=True) / count
+            return mean.expand(b, h, lq, d).clone()
+        acc = v.float().cumsum(dim=2)  # (B, H, L, D), float32 against fp16 overflow
+        if self.lazy == "cummean":
+            if key_padding_mask is None:
+                count = torch.arange(1, lk + 1, device=v.device, dtype=acc.dtype)[None, None, :, None]
+            else:
+                count = key_padding_mask.to(acc.dtype).cumsum(-1).clamp(min=1)[:, None, :, None]
+            acc = acc / count
+        return acc.to(v.dtype)

@@ -1,0 +1,135 @@
+"""``forecast-train``: train and test a forecaster from the Hydra config in ``conf/``.
+
+Examples::
+
+    forecast-train                                   # small Informer on data/ETTh1.csv
+    forecast-train experiment=informer_etth1_24      # the paper's ETTh1 horizon-24 row
+    forecast-train attention=full                    # swap the self-attention backend
+    forecast-train -m attention=full,prob,local      # sweep backends
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import hydra
+import lightning as L
+import torch
+from hydra.core.hydra_config import HydraConfig
+from hydra.utils import instantiate
+from omegaconf import DictConfig, OmegaConf
+
+from forecast.cli.runtime import CONF_DIR, register_resolvers, tune_malloc
+from forecast.data.errors import DataError
+from forecast.io import atomic_path, write_json
+from forecast.training.monitor import RunMonitor
+from forecast.training.recipe import RecipeCheckpoint
+
+log = logging.getLogger("forecast")
+
+
+def describe_backends(cfg: DictConfig) -> dict[str, str]:
+    """Backend class names of the three attention roles."""
+    names = {}
+    for role in ("encoder_attention", "decoder_attention", "cross_attention"):
+        node = cfg.model.get(role)
+        names[role] = str(node["_target_"]).rsplit(".", 1)[-1] if node is not None else "none"
+    return names
+
+
+def train(cfg: DictConfig) -> dict[str, Any]:
+    """Fit, test with the best checkpoint, write ``metrics.json``, ``config.yaml`` and a plot.
+
+    Returns:
+        The metrics dict written to ``metrics.json``.
+    """
+    started = time.perf_counter()
+    if cfg.get("threads"):
+        torch.set_num_threads(int(cfg.threads))
+    L.seed_everything(cfg.seed, workers=True, verbose=False)
+    run_dir = Path(cfg.paths.output_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    resolved = OmegaConf.to_container(cfg, resolve=True)
+    with atomic_path(run_dir / "config.yaml") as tmp:
+        tmp.write_text(OmegaConf.to_yaml(OmegaConf.create(resolved)))
+
+    datamodule = instantiate(cfg.data)
+    datamodule.setup("fit")
+    spec = datamodule.spec
+    dims = datamodule.model_dims()
+    net = instantiate(cfg.model, **dims)
+    idx = spec.target_index
+    task = instantiate(cfg.task, net=net, target_mean=[spec.mean[i] for i in idx],
+                       target_std=[spec.scale[i] for i in idx], pred_len=spec.pred_len)
+
+    monitor = RunMonitor()
+    callbacks = [instantiate(c) for c in (cfg.get("callbacks") or {}).values() if c is not None]
+    callbacks += [monitor, RecipeCheckpoint(config=resolved, spec=spec, model_dims=dims)]
+    loggers = [instantiate(c) for c in (cfg.get("logger") or {}).values() if c is not None]
+    trainer: L.Trainer = instantiate(cfg.trainer, callbacks=callbacks, logger=loggers or False,
+                                     default_root_dir=str(run_dir))
+    trainer.fit(task, datamodule=datamodule)
+    checkpoint = trainer.checkpoint_callback
+    best = checkpoint.best_model_path if checkpoint is not None and checkpoint.best_model_path else None
+    val_metrics = trainer.validate(task, datamodule=datamodule, ckpt_path=best, verbose=False)[0]
+    test_metrics = trainer.test(task, datamodule=datamodule, ckpt_path=best, verbose=False)[0]
+
+    metrics: dict[str, Any] = {k: float(v) for k, v in {**val_metrics, **test_metrics}.items()}
+    metrics.update({
+        "test/mse_per_step": getattr(task, "per_step_mse", []),
+        "epochs": monitor.epochs,
+        "train_seconds_per_epoch": (sum(task.epoch_seconds) / len(task.epoch_seconds)) if task.epoch_seconds else 0.0,
+        "n_params": sum(p.numel() for p in net.parameters()),
+        "n_trainable_params": sum(p.numel() for p in net.parameters() if p.requires_grad),
+        "seed": int(cfg.seed),
+        "model": str(cfg.model["_target_"]).rsplit(".", 1)[-1],
+        "data": Path(str(cfg.data.path)).stem,
+        "features": spec.features,
+        "seq_len": spec.seq_len, "label_len": spec.label_len, "pred_len": spec.pred_len,
+        "checkpoint": best,
+        "run_dir": str(run_dir),
+        "test_windows": len(datamodule.datasets["test"]),
+        **describe_backends(cfg),
+        **monitor.summary(task.device),
+    })
+    if cfg.get("plot", True) and trainer.is_global_zero:
+        from forecast.plotting import plot_test_windows
+
+        plot_test_windows(task.net, datamodule.datasets["test"], spec, datamodule.index, run_dir / "forecast.png")
+    metrics["wall_seconds"] = time.perf_counter() - started
+    if trainer.is_global_zero:
+        write_json(run_dir / "metrics.json", metrics)
+        print(f"test/mse {metrics['test/mse']:.4f}  test/mae {metrics['test/mae']:.4f}  "
+              f"test/mae_orig {metrics['test/mae_orig']:.4f}  ({metrics['test_windows']} test windows, "
+              f"{metrics['epochs']} epochs, {metrics['wall_seconds']:.0f} s)")
+        print(f"run dir:    {run_dir}")
+        print(f"checkpoint: {best}")
+    return metrics
+
+
+register_resolvers()
+
+
+@hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name="train")
+def _hydra_main(cfg: DictConfig) -> float:
+    try:
+        metrics = train(cfg)
+    except DataError as err:
+        log.error("%s", err)
+        print(f"error: {err}", file=sys.stderr)
+        sys.exit(2)
+    return float(metrics.get(cfg.get("optimized_metric", "val/mse"), float("nan")))
+
+
+def main() -> None:
+    """Console entry point."""
+    tune_malloc()
+    _hydra_main()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,112 @@
+"""Informer (Zhou et al., AAAI 2021): distilling encoder + generative decoder, swappable attention."""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+from torch import Tensor, nn
+
+from forecast.attention.base import AttentionBackend
+from forecast.models.decoder import Decoder, DecoderLayer
+from forecast.models.embedding import DataEmbedding, Embed
+from forecast.models.encoder import DistilConv, Encoder, EncoderLayer, EncoderStack
+from forecast.models.layers import Activation
+from forecast.models.multihead import MultiHeadAttention
+from forecast.models.revin import RevIN
+from forecast.models.start_token import decoder_input
+
+AttentionFactory = Callable[[], AttentionBackend]
+
+
+class Informer(nn.Module):
+    """Informer encoder-decoder forecaster; one forward pass emits the whole horizon.
+
+    Args:
+        enc_in: input channels (C_in); the decoder input has the same channels.
+        c_out: predicted channels (C_out).
+        n_time_features: continuous time-feature columns of the marks (``timeF``).
+        seq_len: encoder input length.
+        label_len: start-token length.
+        pred_len: horizon.
+        target_index: positions of the predicted channels among the inputs.
+        encoder_attention: factory of the encoder self-attention backend (called once per layer).
+        decoder_attention: factory of the decoder (causal) self-attention backend.
+        cross_attention: factory of the decoder-to-encoder attention backend.
+        d_model: width.
+        n_heads: heads.
+        e_layers: encoder layers.
+        d_layers: decoder layers.
+        d_ff: feed-forward width.
+        dropout: dropout.
+        activation: feed-forward activation.
+        embed: temporal embedding (``timeF``, ``fixed``, ``learned``).
+        distil: distilling convs between encoder layers.
+        mix: the reference's decoder-self-attention "mix" reshape (paper fidelity only).
+        stack_layers: InformerStack layer counts per encoder (e.g. [3, 2, 1]); None = one encoder.
+        revin: reversible instance normalisation of each input window.
+        revin_affine: learn RevIN's affine parameters.
+
+    Raises:
+        ValueError: a backend cannot fill the role it was given (e.g. a non-causal backend in the
+            decoder self-attention).
+    """
+
+    def __init__(self, *, enc_in: int, c_out: int, n_time_features: int, seq_len: int, label_len: int,
+                 pred_len: int, target_index: Sequence[int], encoder_attention: AttentionFactory,
+                 decoder_attention: AttentionFactory, cross_attention: AttentionFactory, d_model: int = 512,
+                 n_heads: int = 8, e_layers: int = 2, d_layers: int = 1, d_ff: int = 2048, dropout: float = 0.05,
+                 activation: Activation = "gelu", embed: Embed = "timeF", distil: bool = True, mix: bool = False,
+                 stack_layers: Sequence[int] | None = None, revin: bool = False,
+                 revin_affine: bool = False) -> None:
+        super().__init__()
+        if label_len > seq_len:
+            raise ValueError(f"label_len ({label_len}) cannot exceed seq_len ({seq_len})")
+        self.seq_len, self.label_len, self.pred_len = seq_len, label_len, pred_len
+        self.target_index = list(target_index)
+        self.revin = RevIN(enc_in, affine=revin_affine) if revin else None
+        self.enc_embedding = DataEmbedding(enc_in, d_model, n_time_features, embed, dropout)
+        self.dec_embedding = DataEmbedding(enc_in, d_model, n_time_features, embed, dropout)
+
+        def mha(factory: AttentionFactory, *, causal: bool, cross: bool, role: str, mixed: bool = False,
+                concatenated: bool = False) -> MultiHeadAttention:
+            backend = factory()
+            backend.check_role(causal=causal, cross=cross, role=role, concatenated_keys=concatenated)
+            return MultiHeadAttention(backend, d_model=d_model, n_heads=n_heads, mix=mixed)
+
+        def encoder(n_layers: int) -> Encoder:
+            layers = [EncoderLayer(mha(encoder_attention, causal=False, cross=False, role="encoder self-attention"),
+                                   d_model=d_model, d_ff=d_ff, dropout=dropout, activation=activation)
+                      for _ in range(n_layers)]
+            convs = [DistilConv(d_model) for _ in range(n_layers - 1)] if distil else []
+            return Encoder(layers, convs, d_model=d_model)
+
+        stacked = stack_layers is not None
+        self.encoder: nn.Module = (EncoderStack([encoder(n) for n in stack_layers]) if stacked
+                                   else encoder(e_layers))
+        self.decoder = Decoder(
+            [DecoderLayer(mha(decoder_attention, causal=True, cross=False, role="decoder self-attention", mixed=mix),
+                          mha(cross_attention, causal=False, cross=True, role="cross-attention",
+                              concatenated=stacked),
+                          d_model=d_model, d_ff=d_ff, dropout=dropout, activation=activation)
+             for _ in range(d_layers)],
+            d_model=d_model, c_out=c_out)
+
+    def forward(self, x_enc: Tensor, x_mark_enc: Tensor, x_mark_dec: Tensor) -> Tensor:
+        """Forecast the horizon.
+
+        Shapes:
+            x_enc: (B, seq_len, C_in); x_mark_enc: (B, seq_len, M); x_mark_dec: (B, T + P, M)
+            -> (B, P, C_out).
+        """
+        stats = None
+        if self.revin is not None:
+            x_enc, stats = self.revin.normalize(x_enc)
+        x_dec = decoder_input(x_enc, label_len=self.label_len, pred_len=self.pred_len)  # (B, T+P, C_in)
+        memory = self.encoder(self.enc_embedding(x_enc, x_mark_enc))  # (B, S, d_model)
+        dec = self.dec_embedding(x_dec, x_mark_dec)  # (B, T+P, d_model)
+        out = self.decoder(dec, memory, q_offset=self.seq_len - self.label_len,
+                           k_stride=self.encoder.stride)  # (B, T+P, C_out)
+        out = out[:, -self.pred_len:, :]  # (B, P, C_out)
+        if stats is not None:
+            out = self.revin.denormalize(out, stats, self.target_index)
+        return out

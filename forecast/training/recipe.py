@@ -1,0 +1,73 @@
+"""The rebuild recipe stored in every checkpoint: resolved config, data spec and model sizes.
+
+A checkpoint alone is enough to rebuild the model, the scaler, the column list, the frequency and
+the window sizes (``forecast-predict`` needs nothing else).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import lightning as L
+import torch
+from hydra.utils import instantiate
+from torch import nn
+
+from forecast.data.errors import DataError
+from forecast.data.spec import DataSpec
+
+RECIPE_KEY = "forecast_recipe"
+
+
+class RecipeCheckpoint(L.Callback):
+    """Adds the recipe (plain containers only) to every checkpoint Lightning saves.
+
+    Args:
+        config: the resolved run configuration.
+        spec: the data spec.
+        model_dims: data-derived constructor arguments of the model.
+    """
+
+    def __init__(self, *, config: dict[str, Any], spec: DataSpec, model_dims: dict[str, Any]) -> None:
+        self.recipe = {"config": config, "spec": spec.to_dict(), "model_dims": model_dims}
+
+    def on_save_checkpoint(self, trainer: L.Trainer, pl_module: L.LightningModule,
+                           checkpoint: dict[str, Any]) -> None:
+        checkpoint[RECIPE_KEY] = self.recipe
+
+
+def load_checkpoint(path: str | Path) -> dict[str, Any]:
+    """Load a checkpoint written by ``forecast-train``.
+
+    Raises:
+        DataError: missing file, unreadable/corrupt file, or a checkpoint without our recipe.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(f"{path}: checkpoint not found")
+    try:
+        ckpt = torch.load(path, map_location="cpu", weights_only=False)
+    except Exception as exc:  # noqa: BLE001 - any unpickling failure means a corrupt file
+        raise DataError(f"{path}: not a readable checkpoint ({type(exc).__name__}); pass a .ckpt written by "
+                        f"forecast-train") from exc
+    if not isinstance(ckpt, dict) or RECIPE_KEY not in ckpt or "state_dict" not in ckpt:
+        raise DataError(f"{path}: not a forecast checkpoint (no recipe inside); pass a .ckpt written by "
+                        f"forecast-train")
+    return ckpt
+
+
+def build_model(recipe: dict[str, Any]) -> nn.Module:
+    """Instantiate the model described by a recipe (untrained weights)."""
+    return instantiate(recipe["config"]["model"], **recipe["model_dims"])
+
+
+def load_model(ckpt: dict[str, Any]) -> tuple[nn.Module, DataSpec]:
+    """The trained model (eval mode) and its data spec from a loaded checkpoint."""
+    recipe = ckpt[RECIPE_KEY]
+    model = build_model(recipe)
+    prefix = "net."
+    state = {k[len(prefix):]: v for k, v in ckpt["state_dict"].items() if k.startswith(prefix)}
+    model.load_state_dict(state)
+    model.eval()
+    return model, DataSpec.from_dict(recipe["spec"])
