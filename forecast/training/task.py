@@ -37,6 +37,9 @@ class ForecastTask(L.LightningModule):
     def __init__(self, *, net: nn.Module, optimizer: OptimizerFactory, scheduler: SchedulerFactory | None,
                  target_mean: Sequence[float], target_std: Sequence[float], pred_len: int) -> None:
         super().__init__()
+        # plain floats: Hydra's instantiate hands lists over as ListConfig, which Lightning's
+        # weights-only checkpoint loading (validate/test with ckpt_path) refuses to unpickle.
+        target_mean, target_std = [float(v) for v in target_mean], [float(v) for v in target_std]
         self.save_hyperparameters(ignore=["net", "optimizer", "scheduler"], logger=False)
         self.net = net
         self.optimizer_factory, self.scheduler_factory = optimizer, scheduler
