@@ -1,0 +1,91 @@
+"""LogSparse attention (Li et al., NeurIPS 2019): a local window plus power-of-two hops, by index gather.
+
+With ``d = t_q - t_k`` (query i at ``q_offset + i``, key j at ``j * k_stride``), a query attends
+the keys with ``d`` in ``D = {0, ..., window-1} U {2^m : m >= 0}`` (the paper's "itself and i - 2^m",
+plus its local window); non-causal uses ``|d|`` in D. A row therefore holds at most
+``window + ceil(log2 L)`` keys, and ``ceil(log2 L)`` stacked layers reach every earlier step
+(any d < L is a sum of at most ceil(log2 L) distinct powers of two). The explicit formula above is
+the specification; it fixes flow-forecast's off-by-one at the restart boundary and has no restart.
+
+The fast path builds an (Lq, S) index table of the allowed keys (S = |D|, O(window + log L)),
+gathers ``K`` and ``V`` into (B, H, Lq, S, E) with ``index_select`` and runs one masked softmax per
+row: memory O(L * S * E), no dense mask.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import Tensor
+
+from forecast.attention.base import AttentionBackend, check_layout
+from forecast.attention.sparse import dense_times, masked_softmax
+
+
+class LogSparseAttention(AttentionBackend):
+    """LogSparse attention with a local window.
+
+    Args:
+        window: most recent time steps attended densely (1 = only the query's own step, the
+            paper's pure log pattern); ``None`` uses ``ceil(log2 key time span)``, the
+            reference implementation's ``log_l``.
+        scale: score scale; ``None`` means ``1/sqrt(E)``.
+    """
+
+    exact = True
+    supports_causal = True
+    supports_cross = True
+    supports_causal_cross = True
+    position_based = True
+
+    def __init__(self, *, window: int | None = None, scale: float | None = None) -> None:
+        super().__init__()
+        if window is not None and window < 1:
+            raise ValueError(f"window must be >= 1 or None, got {window}")
+        self.window, self.scale = window, scale
+
+    def window_for(self, lk: int, k_stride: int = 1) -> int:
+        """The local window used for ``lk`` keys ``k_stride`` time steps apart."""
+        return self.window if self.window is not None else max(1, math.ceil(math.log2(max(lk * k_stride, 2))))
+
+    def offsets(self, lq: int, lk: int, *, causal: bool, q_offset: int = 0, k_stride: int = 1) -> list[int]:
+        """The allowed time differences ``t_q - t_k``, distinct, covering every pair of these lengths."""
+        span = max(abs(q_offset + lq - 1), abs(q_offset - (lk - 1) * k_stride), 1)
+        window = self.window_for(lk, k_stride)
+        base = set(range(min(window, span + 1))) | {2 ** m for m in range(span.bit_length()) if 2 ** m <= span}
+        return sorted(base if causal else base | {-x for x in base})
+
+    def forward(self, q: Tensor, k: Tensor, v: Tensor, *, causal: bool = False,
+                key_padding_mask: Tensor | None = None, q_offset: int = 0, k_stride: int = 1) -> Tensor:
+        """Attend each query to its window and its power-of-two hops.
+
+        Shapes:
+            q: (B, H, Lq, E); k: (B, H, Lk, E); v: (B, H, Lk, D); key_padding_mask: (B, Lk)
+            -> (B, H, Lq, D).
+        """
+        check_layout(q, k, v)
+        b, h, lq, e = q.shape
+        lk, d = k.shape[2], v.shape[-1]
+        scale = self.scale if self.scale is not None else 1.0 / math.sqrt(e)
+        offsets = torch.tensor(self.offsets(lq, lk, causal=causal, q_offset=q_offset, k_stride=k_stride),
+                               device=q.device)  # (S,)
+        key_time = (q_offset + torch.arange(lq, device=q.device))[:, None] - offsets[None, :]  # (Lq, S)
+        idx = torch.div(key_time, k_stride, rounding_mode="floor")  # (Lq, S)
+        allowed = (key_time % k_stride == 0) & (idx >= 0) & (idx < lk)  # (Lq, S)
+        idx = idx.clamp(0, lk - 1)
+        if key_padding_mask is not None:
+            allowed = allowed & key_padding_mask[:, idx][:, None]  # (B, 1, Lq, S)
+        n_slots = idx.shape[1]
+        k_rows = k.index_select(2, idx.reshape(-1)).view(b, h, lq, n_slots, e)  # (B, H, Lq, S, E)
+        v_rows = v.index_select(2, idx.reshape(-1)).view(b, h, lq, n_slots, d)  # (B, H, Lq, S, D)
+        scores = torch.einsum("bhqe,bhqse->bhqs", q, k_rows) * scale  # (B, H, Lq, S)
+        return torch.einsum("bhqs,bhqsd->bhqd", masked_softmax(scores, allowed), v_rows)  # (B, H, Lq, D)
+
+    def pattern(self, lq: int, lk: int, *, causal: bool, q_offset: int = 0, k_stride: int = 1) -> Tensor:
+        """Test-only: the dense (Lq, Lk) mask the fast path computes."""
+        delta = dense_times(lq, lk, q_offset, k_stride)  # (Lq, Lk)
+        window = self.window_for(lk, k_stride)
+        dist = delta if causal else delta.abs()
+        power = (dist > 0) & ((dist & (dist - 1)) == 0)
+        return (dist >= 0) & ((dist < window) | power)
