@@ -135,7 +135,7 @@ class ProbSparseAttention(AttentionBackend):
                 count = key_padding_mask.sum(-1).clamp(min=1)[:, None, None, None]  # (B, 1, 1, 1)
                 mean = v.sum(dim=2, keepdim=True) / count
             return mean.expand(b, h, lq, d).clone()
-        acc = v.float().cumsum(dim=2)  # (B, H, L, D), float32 against fp16 overflow
+        acc = v.to(torch.promote_types(v.dtype, torch.float32)).cumsum(dim=2)  # (B, H, L, D), >= fp32 (fp16 overflow)
         if self.lazy == "cummean":
             if key_padding_mask is None:
                 count = torch.arange(1, lk + 1, device=v.device, dtype=acc.dtype)[None, None, :, None]

@@ -11,6 +11,7 @@ Examples::
 from __future__ import annotations
 
 import logging
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -52,13 +53,12 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         torch.set_num_threads(int(cfg.threads))
     L.seed_everything(cfg.seed, workers=True, verbose=False)
     run_dir = Path(cfg.paths.output_dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
     resolved = OmegaConf.to_container(cfg, resolve=True)
-    with atomic_path(run_dir / "config.yaml") as tmp:
-        tmp.write_text(OmegaConf.to_yaml(OmegaConf.create(resolved)))
-
     datamodule = instantiate(cfg.data)
     datamodule.setup("fit")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    with atomic_path(run_dir / "config.yaml") as tmp:
+        tmp.write_text(OmegaConf.to_yaml(OmegaConf.create(resolved)))
     spec = datamodule.spec
     dims = datamodule.model_dims()
     net = instantiate(cfg.model, **dims)
@@ -111,6 +111,15 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     return metrics
 
 
+def _remove_empty_run_dir(run_dir: Path) -> None:
+    """Delete a run dir that holds nothing but Hydra's own bookkeeping (bad input: no partial output)."""
+    if not run_dir.is_dir():
+        return
+    own = {".hydra", "train.log"}
+    if all(p.name in own for p in run_dir.iterdir()):
+        shutil.rmtree(run_dir, ignore_errors=True)
+
+
 register_resolvers()
 
 
@@ -119,7 +128,7 @@ def _hydra_main(cfg: DictConfig) -> float:
     try:
         metrics = train(cfg)
     except DataError as err:
-        log.error("%s", err)
+        _remove_empty_run_dir(Path(cfg.paths.output_dir))
         print(f"error: {err}", file=sys.stderr)
         sys.exit(2)
     return float(metrics.get(cfg.get("optimized_metric", "val/mse"), float("nan")))

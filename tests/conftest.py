@@ -1,0 +1,57 @@
+"""Shared fixtures: data slices, config composition, thread pinning."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator, Sequence
+
+import pandas as pd
+import pytest
+import torch
+from hydra import compose, initialize_config_dir
+from omegaconf import DictConfig
+
+from forecast.cli.runtime import CONF_DIR, PROJECT_ROOT, register_resolvers
+
+ETTH1 = PROJECT_ROOT / "data" / "ETTh1.csv"
+ETTH2 = PROJECT_ROOT.parent / "shared" / "data" / "ETTh2.csv"
+
+register_resolvers()
+
+
+@pytest.fixture(autouse=True)
+def _one_thread() -> Iterator[None]:
+    """Small tensors run fastest (and deterministically) on one thread."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def etth1_slice(path: Path, rows: int) -> Path:
+    """Write the first ``rows`` rows of the shipped ETTh1 to ``path``."""
+    pd.read_csv(ETTH1, nrows=rows).to_csv(path, index=False)
+    return path
+
+
+@pytest.fixture
+def small_csv(tmp_path: Path) -> Path:
+    """1,000 hourly rows of ETTh1."""
+    return etth1_slice(tmp_path / "etth1_small.csv", 1000)
+
+
+def compose_train(overrides: Sequence[str], output_dir: Path) -> DictConfig:
+    """Compose ``conf/train.yaml`` outside a Hydra app, writing into ``output_dir``."""
+    with initialize_config_dir(str(CONF_DIR), version_base="1.3"):
+        return compose("train", overrides=[*overrides, f"paths.output_dir={output_dir}"])
+
+
+TINY_MODEL = ["model.d_model=16", "model.n_heads=2", "model.d_ff=32", "model.e_layers=2", "model.d_layers=1"]
+
+
+def tiny_run_overrides(csv: Path, *extra: str) -> list[str]:
+    """A run that trains for seconds on a small CSV."""
+    return ["data=csv", f"data.path={csv}", "data.target=OT", "data.seq_len=24", "data.label_len=12",
+            "data.pred_len=6", "data.batch_size=16", *TINY_MODEL, "trainer.max_epochs=2",
+            "trainer.limit_train_batches=5", "logger=none", "plot=false", "trainer.enable_progress_bar=false",
+            "trainer.enable_model_summary=false", *extra]

@@ -1,0 +1,74 @@
+"""Borders, window counts and the decoder-mark alignment of the window dataset."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from forecast.data.datamodule import ForecastDataModule
+from forecast.data.errors import DataError
+from forecast.data.splits import RowRange, n_windows, split_ranges
+from forecast.data.windows import WindowDataset
+from tests.conftest import ETTH1
+
+
+def test_ett_hour_borders_start_val_and_test_seq_len_early() -> None:
+    r = split_ranges(17420, seq_len=96, borders=[8640, 11520, 14400])
+    assert r == {"train": RowRange(0, 8640), "val": RowRange(8544, 11520), "test": RowRange(11424, 14400)}
+
+
+@pytest.mark.parametrize("seq_len,pred_len,expected", [(96, 24, (8521, 2857, 2857)), (336, 720, (7585, 2161, 2161))])
+def test_window_counts_on_etth1(seq_len: int, pred_len: int, expected: tuple[int, int, int]) -> None:
+    dm = ForecastDataModule(path=str(ETTH1), seq_len=seq_len, label_len=48, pred_len=pred_len,
+                            borders=[8640, 11520, 14400])
+    dm.setup()
+    counts = tuple(len(dm.datasets[s]) for s in ("train", "val", "test"))
+    assert counts == expected
+    for split, count in zip(("train", "val", "test"), counts):
+        r = dm.ranges[split]
+        assert count == r.end - r.start - seq_len - pred_len + 1
+
+
+def test_first_val_and_test_targets_sit_on_the_border() -> None:
+    dm = ForecastDataModule(path=str(ETTH1), seq_len=96, label_len=48, pred_len=24, borders=[8640, 11520, 14400])
+    dm.setup()
+    assert dm.datasets["val"].origin(0) + 96 == 8640
+    assert dm.datasets["test"].origin(0) + 96 == 11520
+    last = dm.datasets["test"]
+    assert last.origin(len(last) - 1) + 96 + 24 == 14400
+
+
+def test_ratio_splits_follow_the_reference() -> None:
+    r = split_ranges(1000, seq_len=10, ratios=[0.7, 0.1, 0.2])
+    assert r["train"] == RowRange(0, 700)
+    assert r["val"] == RowRange(690, 800)
+    assert r["test"] == RowRange(790, 1000)
+
+
+def test_borders_past_the_data_are_refused() -> None:
+    with pytest.raises(DataError, match="borders end at row 14400 but the file has only 1000 rows"):
+        split_ranges(1000, seq_len=10, borders=[8640, 11520, 14400])
+
+
+def test_windows_slice_without_future_leakage() -> None:
+    n, c = 60, 3
+    data = torch.arange(n * c, dtype=torch.float32).view(n, c)  # row r holds r*c .. r*c+2
+    marks = torch.arange(n, dtype=torch.float32)[:, None]
+    ds = WindowDataset(data, data[:, -1:], marks, start=5, end=50, seq_len=10, label_len=4, pred_len=3)
+    assert len(ds) == n_windows(RowRange(5, 50), 10, 3) == 33
+    b = ds[2]
+    assert b.x_enc.shape == (10, 3) and b.x_mark_enc.shape == (10, 1)
+    assert b.x_mark_dec.shape == (7, 1) and b.y.shape == (3, 1)
+    enc_rows = b.x_mark_enc[:, 0]
+    assert enc_rows.tolist() == list(range(7, 17))
+    assert b.x_mark_dec[:, 0].tolist() == list(range(13, 20))  # last label_len known steps + horizon
+    assert b.y[:, 0].tolist() == [data[r, -1].item() for r in range(17, 20)]
+    assert enc_rows.max() < 17  # every input precedes every target
+    with pytest.raises(IndexError):
+        ds[33]
+
+
+def test_too_short_file_names_split_and_sizes(small_csv) -> None:
+    dm = ForecastDataModule(path=str(small_csv), seq_len=96, label_len=48, pred_len=101, ratios=[0.7, 0.1, 0.2])
+    with pytest.raises(DataError, match=r"the val split has 196 rows, too few for one window of seq_len 96 \+ pred_len 101"):
+        dm.setup()
