@@ -11,7 +11,9 @@ is expanded to token indices, the keys are gathered with one ``index_select`` in
 (B, H, nb, Kb*b, E), and one masked softmax runs per query block. Every key appears at most once per
 row (HF's eval mode counts block 0 up to 1 + r times), padded keys are masked, and the random
 blocks come from a seeded ``torch.Generator`` (re-seeded every call in eval mode, so inference is
-deterministic). Only the block-level table is (nb x nb)-sized; memory is linear in L.
+deterministic). Only the block-level table is (nb x nb)-sized; memory is linear in L. Trailing keys
+that are padding in every batch row are trimmed before the grid is laid, so padding never moves the
+global blocks or changes the random draw.
 """
 
 from __future__ import annotations
@@ -19,10 +21,11 @@ from __future__ import annotations
 import math
 
 import torch
+import torch.nn.functional as F
 from torch import Tensor
 
 from forecast.attention.base import AttentionBackend, check_layout, seeded_generator
-from forecast.attention.sparse import block_scores, gather_keys, masked_softmax, pad_rows
+from forecast.attention.sparse import block_scores, gather_keys, masked_softmax, pad_rows, real_length
 
 
 class BigBirdAttention(AttentionBackend):
@@ -52,6 +55,7 @@ class BigBirdAttention(AttentionBackend):
         self.pad_multiple = block_size
         self._train_generator: torch.Generator | None = None
         self.last_key_blocks: Tensor | None = None  # realized table of the last call (H, nb, Kb)
+        self.last_length = 0  # sequence length the last table was laid over (trailing padding trimmed)
 
     def _generator(self) -> torch.Generator:
         if not self.training:
@@ -99,10 +103,17 @@ class BigBirdAttention(AttentionBackend):
         if k.shape[2] != length or q_offset != 0 or k_stride != 1:
             raise ValueError("BigBird attention needs self-attention on one block grid (Lq == Lk, q_offset 0, "
                              "k_stride 1); use full for cross-attention")
+        real = real_length(key_padding_mask, length)
+        if real == 0:
+            return v.new_zeros(b, h, length, d)  # (B, H, L, D): no real key anywhere
+        if real < length:  # the block grid covers the real keys only: trailing padding changes nothing
+            out = self(q[:, :, :real], k[:, :, :real], v[:, :, :real], causal=causal,
+                       key_padding_mask=key_padding_mask[:, :real])  # (B, H, L', D)
+            return F.pad(out, (0, 0, 0, length - real))  # (B, H, L, D); padded query rows output 0
         scale = self.scale if self.scale is not None else 1.0 / math.sqrt(e)
         nb = math.ceil(length / bs)
         table = self.key_blocks(nb, h, causal=causal, generator=self._generator())  # (H, nb, Kb)
-        self.last_key_blocks = table
+        self.last_key_blocks, self.last_length = table, length
         table = table.to(q.device)
         n_keys = table.shape[-1] * bs
         tokens = (table[..., None] * bs + torch.arange(bs, device=q.device)).view(h, nb, n_keys)  # (H, nb, C)
@@ -145,10 +156,14 @@ class BigBirdAttention(AttentionBackend):
                 key_blocks: Tensor | None = None) -> Tensor:
         """Test-only: the dense per-head mask of a key-block table (default: the last call's).
 
+        A table drawn for fewer blocks (trailing padding trimmed) leaves the remaining rows and
+        columns False.
+
         Returns:
             (H, L, L) bool.
         """
         table = key_blocks if key_blocks is not None else self.last_key_blocks
+        real = lq if key_blocks is not None else min(lq, self.last_length)
         if table is None or lq != lk or q_offset != 0 or k_stride != 1:
             raise ValueError("pattern needs a realized key-block table and self-attention")
         h, nb, _ = table.shape
@@ -158,7 +173,8 @@ class BigBirdAttention(AttentionBackend):
         block_mask = block_mask[..., :nb]  # (H, nb, nb)
         if not causal:
             block_mask[:, [0, nb - 1]] = True
-        dense = block_mask.repeat_interleave(bs, 1).repeat_interleave(bs, 2)[:, :lq, :lk]  # (H, L, L)
+        dense = block_mask.repeat_interleave(bs, 1).repeat_interleave(bs, 2)[:, :real, :real]  # (H, L', L')
+        dense = F.pad(dense, (0, lk - dense.shape[2], 0, lq - dense.shape[1]))  # (H, L, L): trimmed padding
         if causal:
             dense = dense & torch.ones(lq, lk, dtype=torch.bool).tril()
         return dense

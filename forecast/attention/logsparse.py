@@ -20,7 +20,7 @@ import torch
 from torch import Tensor
 
 from forecast.attention.base import AttentionBackend, check_layout
-from forecast.attention.sparse import dense_times, masked_softmax
+from forecast.attention.sparse import dense_times, masked_softmax, real_length
 
 
 class LogSparseAttention(AttentionBackend):
@@ -28,8 +28,8 @@ class LogSparseAttention(AttentionBackend):
 
     Args:
         window: most recent time steps attended densely (1 = only the query's own step, the
-            paper's pure log pattern); ``None`` uses ``ceil(log2 key time span)``, the
-            reference implementation's ``log_l``.
+            paper's pure log pattern); ``None`` uses ``ceil(log2 key time span)`` (keys up to the
+            last real one), the reference implementation's ``log_l``.
         scale: score scale; ``None`` means ``1/sqrt(E)``.
     """
 
@@ -49,10 +49,15 @@ class LogSparseAttention(AttentionBackend):
         """The local window used for ``lk`` keys ``k_stride`` time steps apart."""
         return self.window if self.window is not None else max(1, math.ceil(math.log2(max(lk * k_stride, 2))))
 
-    def offsets(self, lq: int, lk: int, *, causal: bool, q_offset: int = 0, k_stride: int = 1) -> list[int]:
-        """The allowed time differences ``t_q - t_k``, distinct, covering every pair of these lengths."""
+    def offsets(self, lq: int, lk: int, *, causal: bool, q_offset: int = 0, k_stride: int = 1,
+                real_lk: int | None = None) -> list[int]:
+        """The allowed time differences ``t_q - t_k``, distinct, covering every pair of these lengths.
+
+        ``real_lk`` (keys up to the last real one) sets the default window, so trailing padding does not
+        change the pattern.
+        """
         span = max(abs(q_offset + lq - 1), abs(q_offset - (lk - 1) * k_stride), 1)
-        window = self.window_for(lk, k_stride)
+        window = self.window_for(lk if real_lk is None else real_lk, k_stride)
         base = set(range(min(window, span + 1))) | {2 ** m for m in range(span.bit_length()) if 2 ** m <= span}
         return sorted(base if causal else base | {-x for x in base})
 
@@ -68,7 +73,9 @@ class LogSparseAttention(AttentionBackend):
         b, h, lq, e = q.shape
         lk, d = k.shape[2], v.shape[-1]
         scale = self.scale if self.scale is not None else 1.0 / math.sqrt(e)
-        offsets = torch.tensor(self.offsets(lq, lk, causal=causal, q_offset=q_offset, k_stride=k_stride),
+        real_lk = real_length(key_padding_mask, lk)
+        offsets = torch.tensor(self.offsets(lq, lk, causal=causal, q_offset=q_offset, k_stride=k_stride,
+                                            real_lk=real_lk),
                                device=q.device)  # (S,)
         key_time = (q_offset + torch.arange(lq, device=q.device))[:, None] - offsets[None, :]  # (Lq, S)
         idx = torch.div(key_time, k_stride, rounding_mode="floor")  # (Lq, S)

@@ -28,6 +28,18 @@ def pad_rows(x: Tensor, multiple: int) -> Tensor:
     return F.pad(x, (0, 0, 0, pad)) if pad else x
 
 
+def real_length(key_padding_mask: Tensor | None, lk: int) -> int:
+    """Keys up to the last one that is real in some batch row (trailing all-padding keys dropped).
+
+    Length-dependent choices (a stride ~ sqrt(L), a window ~ log2 L, a block grid) use this, so
+    appending padded keys never changes the pattern of the real ones.
+    """
+    if key_padding_mask is None:
+        return lk
+    real = key_padding_mask.any(0).nonzero()  # (n, 1)
+    return int(real.max()) + 1 if real.numel() else 0
+
+
 def masked_softmax(scores: Tensor, allowed: Tensor | None) -> Tensor:
     """Softmax over the last axis restricted to ``allowed``; rows with no allowed key give 0, never NaN.
 

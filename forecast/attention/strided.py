@@ -22,7 +22,7 @@ from torch import Tensor
 
 from forecast.attention.base import AttentionBackend, check_layout
 from forecast.attention.sparse import (band_key_index, block_scores, dense_times, gather_keys, pad_rows,
-                                       residue_groups, ungroup)
+                                       real_length, residue_groups, ungroup)
 
 
 class StridedAttention(AttentionBackend):
@@ -30,7 +30,8 @@ class StridedAttention(AttentionBackend):
 
     Args:
         stride: l, the local window length and the atrous stride; ``None`` picks
-            ``ceil(sqrt(key time span))`` per call (the paper's ``l ~ sqrt(n)``).
+            ``ceil(sqrt(key time span))`` per call (the paper's ``l ~ sqrt(n)``), counting keys up to
+            the last real one (trailing padding does not change the pattern).
         scale: score scale; ``None`` means ``1/sqrt(E)``.
     """
 
@@ -47,7 +48,7 @@ class StridedAttention(AttentionBackend):
         self.stride, self.scale = stride, scale
 
     def stride_for(self, lk: int, k_stride: int = 1) -> int:
-        """The stride l used for ``lk`` keys ``k_stride`` time steps apart."""
+        """The stride l used for ``lk`` (real) keys ``k_stride`` time steps apart."""
         return self.stride if self.stride is not None else max(1, math.ceil(math.sqrt(lk * k_stride)))
 
     def forward(self, q: Tensor, k: Tensor, v: Tensor, *, causal: bool = False,
@@ -61,7 +62,7 @@ class StridedAttention(AttentionBackend):
         check_layout(q, k, v)
         b, h, lq, e = q.shape
         lk, d = k.shape[2], v.shape[-1]
-        n = self.stride_for(lk, k_stride)
+        n = self.stride_for(real_length(key_padding_mask, lk), k_stride)
         scale = self.scale if self.scale is not None else 1.0 / math.sqrt(e)
         lo, hi = (0 if causal else 1 - n), n - 1  # local band of time differences
         lq_pad = math.ceil(lq / n) * n
