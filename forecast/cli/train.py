@@ -22,8 +22,11 @@ import lightning as L
 import torch
 from hydra.core.hydra_config import HydraConfig
 from hydra.utils import instantiate
+from lightning.pytorch.callbacks import LearningRateMonitor
 from omegaconf import DictConfig, OmegaConf
+from torch.utils.data import DataLoader
 
+from forecast.attention.base import AttentionBackend
 from forecast.cli.runtime import CONF_DIR, register_resolvers, tune_malloc
 from forecast.data.errors import DataError
 from forecast.io import atomic_path, write_json
@@ -33,17 +36,38 @@ from forecast.training.recipe import RecipeCheckpoint
 log = logging.getLogger("forecast")
 
 
-def describe_backends(cfg: DictConfig) -> dict[str, str]:
-    """Backend class names of the three attention roles."""
+def describe_backends(cfg: DictConfig, net: torch.nn.Module | None = None) -> dict[str, str]:
+    """Backend class names of the three attention roles ("none" for a model without attention)."""
+    uses_attention = net is None or any(isinstance(m, AttentionBackend) for m in net.modules())
     names = {}
     for role in ("encoder_attention", "decoder_attention", "cross_attention"):
         node = cfg.model.get(role)
-        names[role] = str(node["_target_"]).rsplit(".", 1)[-1] if node is not None else "none"
+        names[role] = str(node["_target_"]).rsplit(".", 1)[-1] if node is not None and uses_attention else "none"
     return names
+
+
+def fit_closed_form(net: torch.nn.Module, datamodule: Any) -> float | None:
+    """Fit a closed-form model (one that defines ``fit_closed_form``) on every training window, in order.
+
+    Returns:
+        Seconds taken, or None when the model has no closed form.
+    """
+    if not hasattr(net, "fit_closed_form"):
+        return None
+    started = time.perf_counter()
+    windows = DataLoader(datamodule.datasets["train"], batch_size=datamodule.eval_batch_size, shuffle=False)
+    rows = net.fit_closed_form(windows)
+    seconds = time.perf_counter() - started
+    log.info("closed-form fit on %s rows in %.2f s", rows, seconds)
+    return seconds
 
 
 def train(cfg: DictConfig) -> dict[str, Any]:
     """Fit, test with the best checkpoint, write ``metrics.json``, ``config.yaml`` and a plot.
+
+    Models without trainable parameters skip ``trainer.fit``: closed-form ones (``fit_closed_form``,
+    e.g. the ridge floor) are fitted on the training windows first; parameter-free ones (naive, mean,
+    seasonal) need nothing. Both are validated, tested and saved to ``checkpoints/best.ckpt``.
 
     Returns:
         The metrics dict written to ``metrics.json``.
@@ -67,22 +91,33 @@ def train(cfg: DictConfig) -> dict[str, Any]:
                        target_std=[spec.scale[i] for i in idx], pred_len=spec.pred_len)
 
     monitor = RunMonitor()
-    callbacks = [instantiate(c) for c in (cfg.get("callbacks") or {}).values() if c is not None]
-    callbacks += [monitor, RecipeCheckpoint(config=resolved, spec=spec, model_dims=dims)]
     loggers = [instantiate(c) for c in (cfg.get("logger") or {}).values() if c is not None]
+    callbacks = [instantiate(c) for c in (cfg.get("callbacks") or {}).values() if c is not None]
+    if not loggers:  # the learning-rate monitor has nowhere to write
+        callbacks = [c for c in callbacks if not isinstance(c, LearningRateMonitor)]
+    callbacks += [monitor, RecipeCheckpoint(config=resolved, spec=spec, model_dims=dims)]
     trainer: L.Trainer = instantiate(cfg.trainer, callbacks=callbacks, logger=loggers or False,
                                      default_root_dir=str(run_dir))
-    trainer.fit(task, datamodule=datamodule)
-    checkpoint = trainer.checkpoint_callback
-    best = checkpoint.best_model_path if checkpoint is not None and checkpoint.best_model_path else None
+    fit_seconds = fit_closed_form(net, datamodule)
+    trainable = any(p.requires_grad for p in net.parameters())
+    best = None
+    if trainable:
+        trainer.fit(task, datamodule=datamodule)
+        checkpoint = trainer.checkpoint_callback
+        best = checkpoint.best_model_path if checkpoint is not None and checkpoint.best_model_path else None
     val_metrics = trainer.validate(task, datamodule=datamodule, ckpt_path=best, verbose=False)[0]
+    if not trainable:  # parameter-free or closed-form: no fit, so no ModelCheckpoint; save one (with recipe)
+        best = str(run_dir / "checkpoints" / "best.ckpt")
+        trainer.save_checkpoint(best)
     test_metrics = trainer.test(task, datamodule=datamodule, ckpt_path=best, verbose=False)[0]
 
     metrics: dict[str, Any] = {k: float(v) for k, v in {**val_metrics, **test_metrics}.items()}
     metrics.update({
         "test/mse_per_step": getattr(task, "per_step_mse", []),
         "epochs": monitor.epochs,
-        "train_seconds_per_epoch": (sum(task.epoch_seconds) / len(task.epoch_seconds)) if task.epoch_seconds else 0.0,
+        "train_seconds_per_epoch": (sum(task.epoch_seconds) / len(task.epoch_seconds)) if task.epoch_seconds
+        else (fit_seconds or 0.0),
+        "fit_seconds": fit_seconds,
         "n_params": sum(p.numel() for p in net.parameters()),
         "n_trainable_params": sum(p.numel() for p in net.parameters() if p.requires_grad),
         "seed": int(cfg.seed),
@@ -93,7 +128,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         "checkpoint": best,
         "run_dir": str(run_dir),
         "test_windows": len(datamodule.datasets["test"]),
-        **describe_backends(cfg),
+        **describe_backends(cfg, net),
         **monitor.summary(task.device),
     })
     if cfg.get("plot", True) and trainer.is_global_zero:

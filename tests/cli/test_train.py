@@ -1,0 +1,87 @@
+"""forecast-train end to end on small data: outputs, reproducibility, errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from forecast.cli.train import train
+from forecast.training.recipe import RECIPE_KEY, load_checkpoint, load_model
+from tests.conftest import compose_train, tiny_run_overrides
+
+
+def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "forecast.cli.train", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_fast_dev_run_through_the_cli(small_csv: Path, tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    proc = run_cli(*tiny_run_overrides(small_csv), "trainer.fast_dev_run=true", f"hydra.run.dir={run_dir}",
+                   cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "test/mse" in proc.stdout and f"run dir:    {run_dir}" in proc.stdout
+    metrics = json.loads((run_dir / "metrics.json").read_text())
+    assert metrics["epochs"] == 1 and metrics["test_windows"] == 200 - 6 + 1  # 20% test rows, look-back taken before the border
+
+
+def test_run_writes_metrics_config_checkpoint_and_plot(small_csv: Path, tmp_path: Path) -> None:
+    cfg = compose_train(tiny_run_overrides(small_csv, "plot=true"), tmp_path)
+    metrics = train(cfg)
+    for key in ("test/mse", "test/mae", "test/mae_orig", "test/rmse_orig", "val/mse", "val/mae"):
+        assert isinstance(metrics[key], float)
+    assert len(metrics["test/mse_per_step"]) == 6
+    assert metrics["test/mse"] == pytest.approx(sum(metrics["test/mse_per_step"]) / 6, rel=1e-5)
+    on_disk = json.loads((tmp_path / "metrics.json").read_text())
+    assert on_disk["test/mse"] == metrics["test/mse"]
+    assert "${" not in (tmp_path / "config.yaml").read_text()  # resolved
+    assert (tmp_path / "forecast.png").stat().st_size > 10_000
+    ckpt_path = Path(metrics["checkpoint"])
+    assert ckpt_path.parent == tmp_path / "checkpoints" and ckpt_path.suffix == ".ckpt"
+    ckpt = load_checkpoint(ckpt_path)
+    assert ckpt[RECIPE_KEY]["spec"]["input_columns"] == ["HUFL", "HULL", "MUFL", "MULL", "LUFL", "LULL", "OT"]
+    model, spec = load_model(ckpt)
+    assert spec.seq_len == 24 and spec.pred_len == 6 and not model.training
+
+
+def test_same_seed_same_metrics(small_csv: Path, tmp_path: Path) -> None:
+    runs = [train(compose_train(tiny_run_overrides(small_csv, "seed=7"), tmp_path / str(i))) for i in range(2)]
+    for key in ("test/mse", "test/mae", "val/mse"):
+        assert runs[0][key] == runs[1][key]
+    other = train(compose_train(tiny_run_overrides(small_csv, "seed=8"), tmp_path / "other"))
+    assert other["test/mse"] != runs[0]["test/mse"]
+
+
+@pytest.mark.parametrize("features,c_out", [("S", 1), ("MS", 1)])
+def test_univariate_and_many_to_one(features: str, c_out: int, small_csv: Path, tmp_path: Path) -> None:
+    metrics = train(compose_train(tiny_run_overrides(small_csv, f"data.features={features}",
+                                                     "trainer.max_epochs=1"), tmp_path))
+    model, spec = load_model(load_checkpoint(metrics["checkpoint"]))
+    assert spec.target_columns == ("OT",)
+    x = torch.zeros(2, 24, len(spec.input_columns))
+    marks = torch.zeros(2, 24, 9)
+    assert model(x, marks, torch.zeros(2, 18, 9)).shape == (2, 6, c_out)
+
+
+def test_bad_csv_is_one_line_exit_2_and_no_run_dir(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.csv"
+    bad.write_text("date,a,OT\n2020-01-01 00:00:00,1,2\n2020-01-01 00:00:00,3,4\n")
+    run_dir = tmp_path / "run"
+    proc = run_cli("data=csv", f"data.path={bad}", "data.target=OT", f"hydra.run.dir={run_dir}", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        f"error: {bad}: line 3: duplicate timestamp 2020-01-01 00:00:00 (also on line 2); remove or aggregate duplicates"]
+    assert "Traceback" not in proc.stdout + proc.stderr
+    assert not run_dir.exists()
+
+
+def test_missing_file_is_one_line(tmp_path: Path) -> None:
+    proc = run_cli("data=csv", f"data.path={tmp_path / 'nope.csv'}", "data.target=OT",
+                   f"hydra.run.dir={tmp_path / 'run'}", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == f"error: {tmp_path / 'nope.csv'}: file not found; check the path"

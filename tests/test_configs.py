@@ -1,0 +1,80 @@
+"""Every option of every config group composes and instantiates."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hydra.utils import instantiate
+from omegaconf import OmegaConf
+
+from forecast.attention.base import AttentionBackend
+from forecast.cli.runtime import CONF_DIR
+from tests.conftest import ETTH1, ETTH2, compose_train
+
+DIMS = {"enc_in": 7, "c_out": 7, "n_time_features": 4, "seq_len": 96, "label_len": 48, "pred_len": 24,
+        "target_index": list(range(7))}
+
+
+def options(group: str) -> list[str]:
+    return sorted(p.stem for p in (CONF_DIR / group).glob("*.yaml"))
+
+
+@pytest.mark.parametrize("name", options("attention"))
+def test_attention_option_instantiates_a_backend(name: str) -> None:
+    backend = instantiate(OmegaConf.load(CONF_DIR / "attention" / f"{name}.yaml"))()
+    assert isinstance(backend, AttentionBackend)
+
+
+@pytest.mark.parametrize("name", options("model"))
+def test_model_option_instantiates(name: str, tmp_path: Path) -> None:
+    cfg = compose_train([f"model={name}", "attention=full"], tmp_path)
+    dims = dict(DIMS, **({"n_time_features": 4, "seq_len": cfg.data.seq_len, "label_len": cfg.data.label_len,
+                         "pred_len": cfg.data.pred_len}))
+    assert instantiate(cfg.model, **dims) is not None
+
+
+@pytest.mark.parametrize("group", ["data", "trainer", "callbacks", "logger", "task"])
+def test_group_options_compose(group: str, tmp_path: Path) -> None:
+    for name in options(group):
+        overrides = [f"{group}={name}"]
+        if group == "data" and name == "csv":
+            overrides += [f"data.path={ETTH1}", "data.target=OT"]
+        cfg = compose_train(overrides, tmp_path)
+        node = cfg[group]
+        if group == "data" and (name != "etth2" or ETTH2.exists()):
+            dm = instantiate(node)
+            dm.setup()
+            assert dm.n_inputs == 7
+        elif group in ("callbacks", "logger"):
+            for sub in (node or {}).values():
+                instantiate(sub)
+        elif group == "trainer" and name not in ("gpu", "ddp"):
+            instantiate(node)
+
+
+@pytest.mark.parametrize("name", [str(p.relative_to(CONF_DIR / "experiment").with_suffix(""))
+                                  for p in sorted((CONF_DIR / "experiment").rglob("*.yaml"))])
+def test_experiment_overlays_compose_and_build_their_model(name: str, tmp_path: Path) -> None:
+    cfg = compose_train([f"experiment={name}"], tmp_path)
+    dims = dict(DIMS, seq_len=cfg.data.seq_len, label_len=cfg.data.label_len, pred_len=cfg.data.pred_len)
+    assert instantiate(cfg.model, **dims) is not None
+
+
+def test_attention_sets_both_self_attention_roles_and_cross_stays_full(tmp_path: Path) -> None:
+    cfg = compose_train(["attention=full"], tmp_path)
+    assert cfg.model.encoder_attention._target_ == cfg.model.decoder_attention._target_ == \
+        "forecast.attention.full.FullAttention"
+    cfg = compose_train(["attention=prob", "attention@model.cross_attention=prob",
+                         "attention@model.encoder_attention=full"], tmp_path)
+    assert cfg.model.encoder_attention._target_.endswith("FullAttention")
+    assert cfg.model.decoder_attention._target_.endswith("ProbSparseAttention")
+    assert cfg.model.cross_attention._target_.endswith("ProbSparseAttention")
+    assert "factor" not in cfg.model.encoder_attention
+
+
+def test_paper_row_uses_the_reference_windows(tmp_path: Path) -> None:
+    cfg = compose_train(["experiment=informer_etth2_720"], tmp_path)
+    assert (cfg.data.seq_len, cfg.data.label_len, cfg.data.pred_len) == (720, 336, 720)
+    assert (cfg.model.e_layers, cfg.model.d_layers, cfg.model.d_model) == (3, 2, 512)
+    assert cfg.model.mix is True and cfg.model.decoder_attention.lazy == "cumsum"
