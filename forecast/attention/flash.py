@@ -123,7 +123,7 @@ class FlashAttention(GAUKernel):
         valid = (key_padding_mask if key_padding_mask is not None
                  else torch.ones(b, length, dtype=torch.bool, device=q.device))  # (B, L)
         count = visible_counts(valid, causal=causal).to(acc)  # (B, L)
-        g = self.group_size
+        g = min(self.group_size, length)  # L <= G: one chunk either way, without padding to G
         validc = to_chunks(valid[:, None, :, None].to(acc), g)  # (B, 1, n, G, 1)
         countc = to_chunks(count[:, None, :, None], g).clamp(min=1)  # (B, 1, n, G, 1), pad rows 1
         qc, kc = to_chunks(q.to(acc), g), to_chunks(k.to(acc), g) * validc  # (B, H, n, G, E)

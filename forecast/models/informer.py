@@ -10,6 +10,7 @@ from forecast.attention.base import AttentionBackend
 from forecast.models.decoder import Decoder, DecoderLayer
 from forecast.models.embedding import DataEmbedding, Embed
 from forecast.models.encoder import DistilConv, Encoder, EncoderLayer, EncoderStack
+from forecast.models.gau import GAUDecoderLayer, GAUEncoderLayer
 from forecast.models.layers import Activation
 from forecast.models.multihead import MultiHeadAttention
 from forecast.models.revin import RevIN
@@ -67,29 +68,44 @@ class Informer(nn.Module):
         self.enc_embedding = DataEmbedding(enc_in, d_model, n_time_features, embed, dropout)
         self.dec_embedding = DataEmbedding(enc_in, d_model, n_time_features, embed, dropout)
 
-        def mha(factory: AttentionFactory, *, causal: bool, cross: bool, role: str, mixed: bool = False,
-                concatenated: bool = False) -> MultiHeadAttention:
+        def build(factory: AttentionFactory, *, causal: bool, cross: bool, role: str,
+                  concatenated: bool = False) -> AttentionBackend:
             backend = factory()
             backend.check_role(causal=causal, cross=cross, role=role, concatenated_keys=concatenated)
+            return backend
+
+        def mha(factory: AttentionFactory, *, causal: bool, cross: bool, role: str, mixed: bool = False,
+                concatenated: bool = False) -> MultiHeadAttention:
+            backend = build(factory, causal=causal, cross=cross, role=role, concatenated=concatenated)
             return MultiHeadAttention(backend, d_model=d_model, n_heads=n_heads, mix=mixed)
 
+        def encoder_layer() -> nn.Module:
+            backend = build(encoder_attention, causal=False, cross=False, role="encoder self-attention")
+            if backend.replaces_layer:  # GAU (flash, flash_quad): replaces attention and FFN
+                return GAUEncoderLayer(backend, d_model=d_model, dropout=dropout)
+            return EncoderLayer(MultiHeadAttention(backend, d_model=d_model, n_heads=n_heads),
+                                d_model=d_model, d_ff=d_ff, dropout=dropout, activation=activation)
+
+        def decoder_layer() -> nn.Module:
+            backend = build(decoder_attention, causal=True, cross=False, role="decoder self-attention")
+            if backend.replaces_layer and mix:
+                raise ValueError("mix reshapes multi-head outputs; the GAU decoder layer is single-head")
+            self_attn = None if backend.replaces_layer else MultiHeadAttention(backend, d_model=d_model,
+                                                                               n_heads=n_heads, mix=mix)
+            cross = mha(cross_attention, causal=False, cross=True, role="cross-attention", concatenated=stacked)
+            if self_attn is None:  # GAU: replaces self-attention and FFN
+                return GAUDecoderLayer(backend, cross, d_model=d_model, dropout=dropout)
+            return DecoderLayer(self_attn, cross, d_model=d_model, d_ff=d_ff, dropout=dropout, activation=activation)
+
         def encoder(n_layers: int) -> Encoder:
-            layers = [EncoderLayer(mha(encoder_attention, causal=False, cross=False, role="encoder self-attention"),
-                                   d_model=d_model, d_ff=d_ff, dropout=dropout, activation=activation)
-                      for _ in range(n_layers)]
+            layers = [encoder_layer() for _ in range(n_layers)]
             convs = [DistilConv(d_model) for _ in range(n_layers - 1)] if distil else []
             return Encoder(layers, convs, d_model=d_model)
 
         stacked = stack_layers is not None
         self.encoder: nn.Module = (EncoderStack([encoder(n) for n in stack_layers]) if stacked
                                    else encoder(e_layers))
-        self.decoder = Decoder(
-            [DecoderLayer(mha(decoder_attention, causal=True, cross=False, role="decoder self-attention", mixed=mix),
-                          mha(cross_attention, causal=False, cross=True, role="cross-attention",
-                              concatenated=stacked),
-                          d_model=d_model, d_ff=d_ff, dropout=dropout, activation=activation)
-             for _ in range(d_layers)],
-            d_model=d_model, c_out=c_out)
+        self.decoder = Decoder([decoder_layer() for _ in range(d_layers)], d_model=d_model, c_out=c_out)
 
     def forward(self, x_enc: Tensor, x_mark_enc: Tensor, x_mark_dec: Tensor) -> Tensor:
         """Forecast the horizon.
