@@ -37,7 +37,21 @@ def tune_malloc() -> bool:
     return bool(ok_trim and ok_mmap)
 
 
+def _period_for(freq: str | None) -> int | None:
+    from forecast.baselines.seasonal_naive import period_for
+
+    return period_for(freq)
+
+
 def register_resolvers() -> None:
-    """``${project_root:}`` resolves to the repository root (where ``data/`` and ``conf/`` live)."""
+    """Register the config resolvers.
+
+    * ``${project_root:}``: the repository root (where ``data/`` and ``conf/`` live).
+    * ``${period_for:${data.freq}}``: the default season length of a pandas frequency (``h`` -> 24,
+      ``15min`` -> 96, ``D`` -> 7, ``B`` -> 5, ``W`` -> 52, ``MS`` -> 12), null when the frequency is null
+      (inferred from the data) or has no default season.
+    """
     if not OmegaConf.has_resolver("project_root"):
         OmegaConf.register_new_resolver("project_root", lambda: str(PROJECT_ROOT))
+    if not OmegaConf.has_resolver("period_for"):
+        OmegaConf.register_new_resolver("period_for", _period_for)

@@ -1,0 +1,131 @@
+"""The ridge floor: closed-form ridge regression from the input window to the horizon."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+import torch
+from torch import Tensor, nn
+
+from forecast.baselines.base import Baseline
+
+
+class RidgeStats:
+    """Sufficient statistics of a least-squares problem ``Y ~ X W + b``, accumulated in float64.
+
+    Args:
+        n_in: columns of X.
+        n_out: columns of Y.
+    """
+
+    def __init__(self, *, n_in: int, n_out: int) -> None:
+        self.n = 0
+        self.sum_x = torch.zeros(n_in, dtype=torch.float64)
+        self.sum_y = torch.zeros(n_out, dtype=torch.float64)
+        self.xtx = torch.zeros(n_in, n_in, dtype=torch.float64)
+        self.xty = torch.zeros(n_in, n_out, dtype=torch.float64)
+
+    def update(self, x: Tensor, y: Tensor) -> None:
+        """Add rows. Shapes: x (N, n_in), y (N, n_out)."""
+        x, y = x.double(), y.double()
+        self.n += x.shape[0]
+        self.sum_x += x.sum(0)
+        self.sum_y += y.sum(0)
+        self.xtx += x.T @ x
+        self.xty += x.T @ y
+
+    def solve(self, *, alpha: float, fit_intercept: bool) -> tuple[Tensor, Tensor]:
+        """Minimise ``|Y - X W - b|^2 + alpha |W|^2`` (b unpenalised, as scikit-learn's ``Ridge``).
+
+        Returns:
+            W (n_in, n_out) and b (n_out,), float64.
+
+        Raises:
+            ValueError: no rows were added.
+        """
+        if self.n == 0:
+            raise ValueError("no training rows to fit the ridge regression on")
+        xtx, xty = self.xtx, self.xty
+        if fit_intercept:
+            mean_x, mean_y = self.sum_x / self.n, self.sum_y / self.n
+            xtx = xtx - self.n * torch.outer(mean_x, mean_x)  # centred X^T X
+            xty = xty - self.n * torch.outer(mean_x, mean_y)  # centred X^T Y
+        eye = torch.eye(xtx.shape[0], dtype=torch.float64)
+        w = torch.linalg.solve(xtx + alpha * eye, xty)
+        b = mean_y - mean_x @ w if fit_intercept else torch.zeros(xty.shape[1], dtype=torch.float64)
+        return w, b
+
+
+class RidgeFloor(Baseline):
+    """One ridge regression shared by all target channels, on values relative to the window's last value.
+
+    ``forecast = last + (window - last) @ W + b``: fitted in closed form (``fit_closed_form``) on every
+    training window, all channels stacked as rows; ``W`` and ``b`` are frozen parameters (saved in the
+    checkpoint, counted in ``n_params``, never touched by an optimiser).
+
+    Args:
+        enc_in: input channels (unused).
+        c_out: predicted channels.
+        n_time_features: time-feature columns (unused).
+        seq_len: input window length.
+        label_len: start-token length (unused).
+        pred_len: horizon.
+        target_index: positions of the predicted channels among the inputs.
+        alpha: L2 penalty on W.
+        fit_intercept: fit an unpenalised bias per horizon step.
+        encoder_attention: unused (filled by the attention config group).
+        decoder_attention: unused.
+        cross_attention: unused.
+    """
+
+    def __init__(self, *, enc_in: int, c_out: int, n_time_features: int, seq_len: int, label_len: int,
+                 pred_len: int, target_index: Sequence[int], alpha: float = 1.0, fit_intercept: bool = True,
+                 encoder_attention: Any = None, decoder_attention: Any = None, cross_attention: Any = None) -> None:
+        super().__init__(seq_len=seq_len, pred_len=pred_len, target_index=target_index, c_out=c_out)
+        self.alpha, self.fit_intercept = float(alpha), fit_intercept
+        self.weight = nn.Parameter(torch.zeros(seq_len, pred_len), requires_grad=False)
+        self.bias = nn.Parameter(torch.zeros(pred_len), requires_grad=False)
+
+    def design(self, x_enc: Tensor) -> tuple[Tensor, Tensor]:
+        """Regression rows of a batch: one per (window, target channel).
+
+        Shapes:
+            x_enc: (B, seq_len, C_in).
+            returns: rows (B * C_out, seq_len) relative to the last value, last values (B, 1, C_out).
+        """
+        x = self.targets(x_enc)  # (B, L, C)
+        last = x[:, -1:, :]  # (B, 1, C)
+        rows = (x - last).transpose(1, 2).reshape(-1, self.seq_len)  # (B*C, L)
+        return rows, last
+
+    @torch.no_grad()
+    def fit_closed_form(self, batches: Iterable[Any]) -> int:
+        """Fit W and b on every window of ``batches`` (``Batch`` tuples: ``x_enc``, ``y``).
+
+        Returns:
+            The number of regression rows (windows x channels).
+        """
+        stats = RidgeStats(n_in=self.seq_len, n_out=self.pred_len)
+        for batch in batches:
+            rows, last = self.design(batch.x_enc.cpu())
+            target = (batch.y.cpu() - last).transpose(1, 2).reshape(-1, self.pred_len)  # (B*C, P)
+            stats.update(rows, target)
+        w, b = stats.solve(alpha=self.alpha, fit_intercept=self.fit_intercept)
+        self.weight.copy_(w.to(self.weight))
+        self.bias.copy_(b.to(self.bias))
+        return stats.n
+
+    def forward(self, x_enc: Tensor, x_mark_enc: Tensor | None = None, x_mark_dec: Tensor | None = None) -> Tensor:
+        """Forecast.
+
+        Shapes:
+            x_enc: (B, seq_len, C_in); the marks are ignored.
+            returns: (B, pred_len, C_out).
+        """
+        rows, last = self.design(x_enc)  # (B*C, L), (B, 1, C)
+        out = rows @ self.weight + self.bias  # (B*C, P)
+        out = out.reshape(x_enc.shape[0], -1, self.pred_len).transpose(1, 2)  # (B, P, C)
+        return out + last
+
+    def extra_repr(self) -> str:
+        return f"{super().extra_repr()}, alpha={self.alpha}, fit_intercept={self.fit_intercept}"

@@ -1,0 +1,91 @@
+"""Seasonal naive forecast: the last full season, repeated over the horizon."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from pandas.tseries import offsets
+from pandas.tseries.frequencies import to_offset
+from torch import Tensor
+
+from forecast.baselines.base import Baseline
+
+# Steps per day of the sub-daily offsets; the season of sub-daily data is one day.
+_PER_DAY = {offsets.Hour: 24, offsets.Minute: 1440, offsets.Second: 86400}
+# Season of the daily and coarser offsets (unit multiple 1 only): a week, a year, a year of quarters.
+_COARSE = ((offsets.Day, 7), (offsets.BusinessDay, 5), (offsets.Week, 52),
+           ((offsets.MonthBegin, offsets.MonthEnd, offsets.BusinessMonthBegin, offsets.BusinessMonthEnd), 12),
+           ((offsets.QuarterBegin, offsets.QuarterEnd), 4))
+
+
+def period_for(freq: str | None) -> int | None:
+    """Default season length of a pandas frequency string, or None when unknown / not given.
+
+    Sub-daily data has a daily season: ``h`` -> 24, ``15min`` -> 96, ``2h`` -> 12; daily -> 7 (a week),
+    business-day -> 5, weekly -> 52, monthly -> 12, quarterly -> 4. Multiples of daily or coarser
+    units (``2D``), yearly data and multiples that do not divide a day give None.
+    """
+    if freq is None:
+        return None
+    try:
+        off = to_offset(str(freq))
+    except (ValueError, TypeError):
+        return None
+    for kind, per_day in _PER_DAY.items():
+        if type(off) is kind:
+            return per_day // off.n if per_day % off.n == 0 else None
+    for kind, period in _COARSE:
+        if isinstance(off, kind):
+            return period if off.n == 1 else None
+    return None
+
+
+class SeasonalNaive(Baseline):
+    """Repeats the last ``period`` input values of each target channel over the horizon.
+
+    The forecast of horizon step ``t`` (0-based) is the input at ``seq_len - period + (t mod period)``.
+
+    Args:
+        enc_in: input channels (unused).
+        c_out: predicted channels.
+        n_time_features: time-feature columns (unused).
+        seq_len: input window length (must be >= period).
+        label_len: start-token length (unused).
+        pred_len: horizon.
+        target_index: positions of the predicted channels among the inputs.
+        period: season length in steps. ``conf/model/seasonal_naive.yaml`` derives it from
+            ``data.freq`` (``${period_for:${data.freq}}``); it is None when ``data.freq`` is null
+            (inferred), and then this raises asking for ``model.period``.
+        encoder_attention: unused (filled by the attention config group).
+        decoder_attention: unused.
+        cross_attention: unused.
+
+    Raises:
+        ValueError: no period, a period < 1, or a period longer than the input window.
+    """
+
+    def __init__(self, *, enc_in: int, c_out: int, n_time_features: int, seq_len: int, label_len: int,
+                 pred_len: int, target_index: Sequence[int], period: int | None = None,
+                 encoder_attention: Any = None, decoder_attention: Any = None, cross_attention: Any = None) -> None:
+        super().__init__(seq_len=seq_len, pred_len=pred_len, target_index=target_index, c_out=c_out)
+        if period is None:
+            raise ValueError("seasonal_naive needs a season length: data.freq is null (inferred) or has no "
+                             "default season; set model.period=<steps>, e.g. model.period=24 for hourly data")
+        if not 1 <= int(period) <= seq_len:
+            raise ValueError(f"model.period must be in [1, seq_len={seq_len}], got {period}; "
+                             f"use a longer data.seq_len or a shorter period")
+        self.period = int(period)
+
+    def forward(self, x_enc: Tensor, x_mark_enc: Tensor | None = None, x_mark_dec: Tensor | None = None) -> Tensor:
+        """Forecast.
+
+        Shapes:
+            x_enc: (B, seq_len, C_in); the marks are ignored.
+            returns: (B, pred_len, C_out).
+        """
+        season = self.targets(x_enc)[:, -self.period:, :]  # (B, period, C_out)
+        repeats = -(-self.pred_len // self.period)
+        return season.repeat(1, repeats, 1)[:, : self.pred_len, :]  # (B, P, C_out)
+
+    def extra_repr(self) -> str:
+        return f"{super().extra_repr()}, period={self.period}"
