@@ -103,6 +103,7 @@ class FlashAttention(GAUKernel):
         if group_size < 1:
             raise ValueError(f"group_size must be >= 1, got {group_size}")
         self.group_size = group_size
+        self.pad_multiple = group_size  # pads L to a multiple of G when L > G
 
     def forward(self, q: Tensor, k: Tensor, v: Tensor, *, causal: bool = False,
                 key_padding_mask: Tensor | None = None, q_offset: int = 0, k_stride: int = 1,

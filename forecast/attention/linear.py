@@ -126,6 +126,7 @@ class LinearAttention(AttentionBackend):
         if eps < 0:
             raise ValueError(f"eps must be >= 0, got {eps}")
         self.chunk_size = chunk_size
+        self.pad_multiple = chunk_size  # the causal scan pads L to a multiple of the chunk
         self.eps = eps
 
     def forward(self, q: Tensor, k: Tensor, v: Tensor, *, causal: bool = False,

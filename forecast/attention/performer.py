@@ -111,6 +111,7 @@ class PerformerAttention(AttentionBackend):
         self.nb_features, self.redraw_interval = nb_features, redraw_interval
         self.orthogonal, self.row_norms, self.seed = orthogonal, row_norms, seed
         self.chunk_size, self.eps = chunk_size, eps
+        self.pad_multiple = chunk_size  # the causal scan pads L to a multiple of the chunk
         self.training_calls = 0
         self._cache: tuple[tuple, Tensor] | None = None
 
