@@ -1,0 +1,84 @@
+"""Report figures: test MSE against cost, and test MSE by horizon step; one panel per (dataset, horizon)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Sequence
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from forecast.io import atomic_path  # noqa: E402
+from forecast.report.collect import unique  # noqa: E402
+from forecast.report.table import Row  # noqa: E402
+
+PLOTS = {"mse_vs_train_time.png": ("train_seconds_per_epoch", "train s / epoch"),
+         "mse_vs_peak_memory.png": ("peak_memory_mb", "peak memory (MB)")}
+STEP_PLOT = "error_by_horizon_step.png"
+
+
+def _panels(rows: Sequence[Row]) -> tuple[plt.Figure, dict[tuple, plt.Axes]]:
+    groups = unique(r.group for r in rows)
+    ncols = min(len(groups), 3)
+    nrows = math.ceil(len(groups) / ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(5.5 * ncols, 4.2 * nrows), squeeze=False)
+    for ax in axes.flat[len(groups):]:
+        ax.set_visible(False)
+    panels = dict(zip(groups, axes.flat))
+    for (dataset, features, horizon), ax in panels.items():
+        ax.set_title(f"{dataset} {features}, horizon {horizon}")
+        ax.grid(alpha=0.3)
+    return fig, panels
+
+
+def _save(fig: plt.Figure, target: Path) -> None:
+    fig.tight_layout()
+    with atomic_path(target) as tmp:
+        fig.savefig(tmp, format="png", dpi=110)
+    plt.close(fig)
+
+
+def plot_cost(rows: Sequence[Row], key: str, xlabel: str, target: Path) -> None:
+    """Scatter of mean test MSE against a cost metric, points named by row label (and look-back)."""
+    fig, panels = _panels(rows)
+    for row in rows:
+        x, y = row.stats[key].mean, row.stats["test/mse"].mean
+        if math.isnan(x) or math.isnan(y):
+            continue
+        ax = panels[row.group]
+        ax.scatter([x], [y], s=28)
+        ax.annotate(f"{row.label} ({row.seq_len})", (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points")
+    for ax in panels.values():
+        ax.set_xscale("symlog", linthresh=0.1)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("test MSE (scaled)")
+    _save(fig, target)
+
+
+def plot_steps(rows: Sequence[Row], target: Path) -> None:
+    """Test MSE per horizon step (mean over seeds), one line per row."""
+    fig, panels = _panels(rows)
+    for row in rows:
+        steps = row.per_step()
+        if steps:
+            panels[row.group].plot(range(1, len(steps) + 1), steps, lw=1.2, label=f"{row.label} ({row.seq_len})")
+    for ax in panels.values():
+        ax.set_xlabel("horizon step")
+        ax.set_ylabel("test MSE (scaled)")
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7)
+    _save(fig, target)
+
+
+def write_plots(rows: Sequence[Row], out: Path) -> list[Path]:
+    """All report figures into ``out``; returns their paths."""
+    written = []
+    for name, (key, xlabel) in PLOTS.items():
+        plot_cost(rows, key, xlabel, out / name)
+        written.append(out / name)
+    plot_steps(rows, out / STEP_PLOT)
+    written.append(out / STEP_PLOT)
+    return written

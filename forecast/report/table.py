@@ -1,0 +1,134 @@
+"""Aggregate runs into table rows (mean and std over seeds) and render them as Markdown and CSV."""
+
+from __future__ import annotations
+
+import csv
+import math
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from forecast.report.collect import Run
+
+# (metrics.json key, column title, decimals, lower is better and gets the bold mark)
+COLUMNS: tuple[tuple[str, str, int, bool], ...] = (
+    ("test/mse", "test MSE", 3, True),
+    ("test/mae", "test MAE", 3, True),
+    ("test/mae_orig", "MAE orig", 3, True),
+    ("train_seconds_per_epoch", "train s/epoch", 1, False),
+    ("inference_ms_per_batch", "infer ms/batch", 1, False),
+    ("peak_memory_mb", "peak MB", 0, False),
+    ("n_params", "params", 0, False),
+)
+
+
+@dataclass(frozen=True)
+class Stat:
+    """Mean and sample standard deviation (NaN for one value) of a metric over seeds."""
+
+    mean: float
+    std: float
+
+    @classmethod
+    def of(cls, values: Sequence[float]) -> "Stat":
+        vals = [v for v in values if not math.isnan(v)]
+        if not vals:
+            return cls(math.nan, math.nan)
+        return cls(statistics.fmean(vals), statistics.stdev(vals) if len(vals) > 1 else math.nan)
+
+    def format(self, decimals: int) -> str:
+        if math.isnan(self.mean):
+            return "–"
+        text = f"{self.mean:,.{decimals}f}" if decimals == 0 else f"{self.mean:.{decimals}f}"
+        return text if math.isnan(self.std) else f"{text} ± {self.std:.{decimals}f}"
+
+
+@dataclass(frozen=True)
+class Row:
+    """One table row: a label on a dataset/horizon/look-back, over ``len(runs)`` seeds."""
+
+    dataset: str
+    features: str
+    pred_len: int
+    label: str
+    seq_len: int
+    runs: tuple[Run, ...]
+    stats: dict[str, Stat]
+
+    @property
+    def group(self) -> tuple[str, str, int]:
+        """Rows compared with each other (the bold mark is per group)."""
+        return (self.dataset, self.features, self.pred_len)
+
+    @property
+    def seeds(self) -> list[int]:
+        return [r.seed for r in self.runs]
+
+    def per_step(self) -> list[float]:
+        """Test MSE per horizon step, averaged over seeds (empty when no run recorded it)."""
+        steps = [r.metrics.get("test/mse_per_step") or [] for r in self.runs]
+        steps = [s for s in steps if len(s) == self.pred_len]
+        return [statistics.fmean(col) for col in zip(*steps)] if steps else []
+
+
+def aggregate(runs: Sequence[Run]) -> list[Row]:
+    """Group runs by row key; rows sorted by dataset, features, horizon, then mean test MSE."""
+    groups: dict[tuple, list[Run]] = {}
+    for run in runs:
+        groups.setdefault(run.row_key, []).append(run)
+    rows = [Row(dataset=k[0], features=k[1], pred_len=k[2], label=k[3], seq_len=k[4], runs=tuple(g),
+                stats={key: Stat.of([r.value(key) for r in g]) for key, *_ in COLUMNS})
+            for k, g in groups.items()]
+    return sorted(rows, key=lambda r: (*r.group, _nan_last(r.stats["test/mse"].mean), r.label, r.seq_len))
+
+
+def _nan_last(value: float) -> float:
+    return math.inf if math.isnan(value) else value
+
+
+def best_cells(rows: Sequence[Row]) -> set[tuple[int, str]]:
+    """(row index, metric key) of the lowest mean per group of every lower-is-better column (ties all win)."""
+    marked: set[tuple[int, str]] = set()
+    for key, _, decimals, lower in COLUMNS:
+        if not lower:
+            continue
+        best: dict[tuple, float] = {}
+        for row in rows:
+            m = row.stats[key].mean
+            if not math.isnan(m):
+                best[row.group] = min(best.get(row.group, math.inf), round(m, decimals))
+        marked |= {(i, key) for i, row in enumerate(rows)
+                   if not math.isnan(row.stats[key].mean) and round(row.stats[key].mean, decimals) == best[row.group]}
+    return marked
+
+
+def to_markdown(rows: Sequence[Row]) -> str:
+    """One Markdown table: rows label x dataset x horizon, best error per (dataset, horizon) in bold."""
+    head = ["dataset", "features", "horizon", "model / backend", "look-back", "seeds"] + [t for _, t, _, _ in COLUMNS]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * 6 + "---:|" * len(COLUMNS)]
+    bold = best_cells(rows)
+    for i, row in enumerate(rows):
+        cells = [row.dataset, row.features, str(row.pred_len), row.label, str(row.seq_len), str(len(row.runs))]
+        for key, _, decimals, _ in COLUMNS:
+            text = row.stats[key].format(decimals)
+            cells.append(f"**{text}**" if (i, key) in bold else text)
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def write_csv(rows: Sequence[Row], target: Path) -> None:
+    """One line per row: keys, seeds, and mean/std of every column (std empty for one seed)."""
+    fields = ["dataset", "features", "pred_len", "label", "seq_len", "n_seeds", "seeds"]
+    for key, *_ in COLUMNS:
+        fields += [f"{key}_mean", f"{key}_std"]
+    with target.open("w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(fields)
+        for row in rows:
+            line: list[object] = [row.dataset, row.features, row.pred_len, row.label, row.seq_len, len(row.runs),
+                                  " ".join(map(str, row.seeds))]
+            for key, *_ in COLUMNS:
+                s = row.stats[key]
+                line += ["" if math.isnan(s.mean) else repr(s.mean), "" if math.isnan(s.std) else repr(s.std)]
+            writer.writerow(line)
