@@ -137,3 +137,14 @@ def test_flags_and_gau_options() -> None:
     assert FlashAttention.qk_heads == 4 and FlashQuadAttention.qk_heads == 2
     with pytest.raises(ValueError):
         FlashAttention(gau_scaling="n")
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_gradcheck(causal: bool) -> None:
+    q, k, v, lq, lk = (t.requires_grad_() for t in tensors(11, b=1, h=1, e=3, d=2))
+    mask = torch.tensor([[True] * 9 + [False] * 2])
+    flash, quad = FlashAttention(group_size=4), FlashQuadAttention()
+    assert torch.autograd.gradcheck(
+        lambda q, k, v, lq, lk: flash(q, k, v, causal=causal, key_padding_mask=mask, lin_q=lq, lin_k=lk),
+        (q, k, v, lq, lk))
+    assert torch.autograd.gradcheck(lambda q, k, v: quad(q, k, v, causal=causal, key_padding_mask=mask), (q, k, v))

@@ -83,3 +83,11 @@ def test_half_inputs_accumulate_in_float32() -> None:
     q, k, v = (x.to(torch.bfloat16) for x in qkv(300, 300))
     out = LinearAttention()(q, k, v, causal=True)
     assert out.dtype == torch.bfloat16 and torch.isfinite(out).all()
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_gradcheck(causal: bool) -> None:
+    q, k, v = (t.requires_grad_() for t in qkv(9, 9, b=1, h=1, e=3, d=2))
+    mask = torch.tensor([[True] * 7 + [False] * 2])
+    assert torch.autograd.gradcheck(
+        lambda q, k, v: LinearAttention(chunk_size=4)(q, k, v, causal=causal, key_padding_mask=mask), (q, k, v))

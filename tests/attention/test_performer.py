@@ -102,3 +102,10 @@ def test_causal_outputs_ignore_appended_tokens() -> None:
     full = attn(q, k, v, causal=True)
     torch.testing.assert_close(attn(q[:, :, :23], k[:, :, :23], v[:, :, :23], causal=True), full[:, :, :23],
                                atol=1e-13, rtol=1e-12)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_gradcheck(causal: bool) -> None:
+    q, k, v = (t.requires_grad_() for t in qkv(9, 9, b=1, h=1, e=3, d=2))
+    attn = PerformerAttention(nb_features=5, chunk_size=4).eval()
+    assert torch.autograd.gradcheck(lambda q, k, v: attn(q, k, v, causal=causal), (q, k, v))
