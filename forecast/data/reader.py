@@ -35,7 +35,7 @@ def _line(row: int) -> int:
 
 
 def read_series(path: str | Path, *, timestamp_col: str = "date", columns: Sequence[str] | None = None,
-                fill: FillMethod | None = None) -> Series:
+                fill: FillMethod | None = None, timestamp_hint: str = "set data.timestamp_col") -> Series:
     """Read ``path`` and validate it.
 
     Args:
@@ -45,6 +45,8 @@ def read_series(path: str | Path, *, timestamp_col: str = "date", columns: Seque
             Columns present in the file but not required are ignored and listed in ``extra_columns``.
         fill: fill NaN/empty cells (``ffill`` then back-fill the head, or linear ``interpolate``);
             ``None`` refuses them.
+        timestamp_hint: what to do when the timestamp column is missing (the training config key by
+            default; ``forecast-predict`` names its own option).
 
     Raises:
         DataError: missing/unreadable file, missing timestamp column or data columns, unparsable or
@@ -60,7 +62,7 @@ def read_series(path: str | Path, *, timestamp_col: str = "date", columns: Seque
                         f"expected a comma-separated file with a header row") from exc
     if timestamp_col not in raw.columns:
         raise DataError(f"{path}: no timestamp column {timestamp_col!r} (columns: {', '.join(map(str, raw.columns))}); "
-                        f"set data.timestamp_col")
+                        f"{timestamp_hint}")
     available = [c for c in raw.columns if c != timestamp_col]
     if columns is None:
         columns = available
