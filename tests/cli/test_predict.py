@@ -1,0 +1,322 @@
+"""forecast-predict end to end: forecasts in original units, future timestamps, bad inputs, backtests.
+
+Tiny checkpoints are trained once per session in-process (tests/predict/tiny.py), a few seconds each.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from forecast.cli.predict import run
+from forecast.data.time_features import time_marks
+from forecast.training.recipe import load_checkpoint, load_model
+from tests.predict.tiny import LABEL_LEN, PRED_LEN, SEQ_LEN, etth1_rows, generated, train_tiny
+
+ROWS = 600
+
+
+@pytest.fixture(scope="session")
+def runs_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("predict_runs")
+
+
+@pytest.fixture(scope="session")
+def etth1_run(runs_root: Path) -> Path:
+    """Run dir of a tiny M model on the first 600 rows of ETTh1 (hourly)."""
+    return train_tiny(runs_root, "etth1", etth1_rows(ROWS))
+
+
+@pytest.fixture
+def good_csv(tmp_path: Path) -> Path:
+    """The last 100 training-compatible rows (hourly, ETTh1 columns)."""
+    path = tmp_path / "new.csv"
+    etth1_rows(ROWS).tail(100).to_csv(path, index=False)
+    return path
+
+
+def ckpt_of(run_dir: Path) -> Path:
+    return Path(json.loads((run_dir / "metrics.json").read_text())["checkpoint"])
+
+
+def predict(capsys: pytest.CaptureFixture, *argv: object) -> tuple[int, str, str]:
+    code = run([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def manual_forecast(ckpt: Path, frame: pd.DataFrame) -> tuple[np.ndarray, pd.DatetimeIndex]:
+    """Forecast by hand: scale with the stored stats, forward, invert (pred * std + mean)."""
+    model, spec = load_model(load_checkpoint(ckpt))
+    index = pd.DatetimeIndex(pd.to_datetime(frame["date"]))
+    values = frame[list(spec.input_columns)].to_numpy(np.float64)[-spec.seq_len:]
+    mean, std = np.asarray(spec.mean), np.asarray(spec.scale)
+    x = torch.tensor((values - mean) / std, dtype=torch.float32)[None]
+    future = pd.date_range(index[-1], periods=spec.pred_len + 1, freq=spec.freq)[1:]
+    marks = torch.tensor(time_marks(index[-spec.seq_len:].append(future), spec.freq))[None]
+    with torch.no_grad():
+        pred = model(x, marks[:, :spec.seq_len], marks[:, spec.seq_len - spec.label_len:])[0].double().numpy()
+    idx = spec.target_index
+    return pred * std[idx] + mean[idx], future
+
+
+# ----------------------------------------------------------------------------------------- success
+def test_forecast_m_original_units(etth1_run: Path, good_csv: Path, capsys: pytest.CaptureFixture) -> None:
+    code, out, err = predict(capsys, etth1_run, good_csv)
+    assert code == 0, err
+    out_csv = good_csv.with_name("new.forecast.csv")
+    got = pd.read_csv(out_csv, parse_dates=["date"])
+    expected, future = manual_forecast(ckpt_of(etth1_run), pd.read_csv(good_csv))
+    assert list(got.columns) == ["date", "HUFL", "HULL", "MUFL", "MULL", "LUFL", "LULL", "OT"]
+    assert len(got) == PRED_LEN
+    assert (pd.DatetimeIndex(got["date"]) == future).all()
+    assert got["date"].iloc[0] == pd.Timestamp("2016-07-26 00:00:00")  # row 600 of ETTh1 follows 07-25 23:00
+    np.testing.assert_allclose(got.iloc[:, 1:].to_numpy(), expected, rtol=1e-5, atol=1e-5)
+    assert f"wrote {out_csv}" in out
+
+
+@pytest.mark.parametrize("features", ["S", "MS"])
+def test_forecast_s_ms_original_units(features: str, runs_root: Path, good_csv: Path, tmp_path: Path,
+                                      capsys: pytest.CaptureFixture) -> None:
+    run_dir = train_tiny(runs_root, "etth1", etth1_rows(ROWS), features=features)
+    out_csv = tmp_path / "out.csv"
+    code, _, err = predict(capsys, run_dir, good_csv, "--output", out_csv)
+    assert code == 0, err
+    got = pd.read_csv(out_csv)
+    assert list(got.columns) == ["date", "OT"]
+    expected, _ = manual_forecast(ckpt_of(run_dir), pd.read_csv(good_csv))
+    np.testing.assert_allclose(got[["OT"]].to_numpy(), expected, rtol=1e-5, atol=1e-5)
+    # the inversion uses OT's own training-rows statistics (first 70% of the rows), whatever its position
+    _, spec = load_model(load_checkpoint(ckpt_of(run_dir)))
+    train_ot = etth1_rows(ROWS)["OT"].to_numpy()[: int(0.7 * ROWS)]
+    k = spec.input_columns.index("OT")
+    assert spec.target_index == [k] and (k == 6 if features == "MS" else k == 0)
+    assert spec.mean[k] == pytest.approx(train_ot.mean()) and spec.scale[k] == pytest.approx(train_ot.std())
+    if features == "S":  # an S model ignores the other columns, with a note
+        assert "note: ignoring column(s) HUFL" in err
+
+
+@pytest.mark.parametrize("freq,start,expected_first", [
+    ("15min", "2021-03-01 00:00", "2021-03-04 03:00:00"),
+    ("D", "2020-01-06", "2020-11-01 00:00:00"),
+    ("B", "2020-01-06", "2021-03-01 00:00:00"),
+    ("MS", "1990-01-01", "2015-01-01 00:00:00"),
+])
+def test_future_timestamps_follow_frequency(freq: str, start: str, expected_first: str, runs_root: Path,
+                                            tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    frame = generated(freq, 300, start=start)
+    run_dir = train_tiny(runs_root, f"gen_{freq}", frame, extra=["data.freq=null"])
+    csv = tmp_path / "series.csv"
+    frame.tail(50).to_csv(csv, index=False)
+    code, _, err = predict(capsys, run_dir, csv)
+    assert code == 0, err
+    got = pd.DatetimeIndex(pd.read_csv(tmp_path / "series.forecast.csv", parse_dates=["date"])["date"])
+    last = pd.Timestamp(frame["date"].iloc[-1])
+    assert list(got) == list(pd.date_range(last, periods=PRED_LEN + 1, freq=freq)[1:])
+    assert got[0] == pd.Timestamp(expected_first)
+    if freq == "B":
+        assert last.dayofweek == 4 and (got.dayofweek < 5).all()  # Friday -> Monday, no weekends
+    if freq == "MS":
+        assert (got.day == 1).all() and got[-1] == pd.Timestamp("2015-06-01")
+
+
+def test_run_dir_resolves_to_best_checkpoint(etth1_run: Path, good_csv: Path, tmp_path: Path,
+                                             capsys: pytest.CaptureFixture) -> None:
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    assert predict(capsys, etth1_run, good_csv, "--output", a)[0] == 0
+    assert predict(capsys, ckpt_of(etth1_run), good_csv, "--output", b)[0] == 0
+    assert a.read_text() == b.read_text()
+
+
+def test_plot_written(etth1_run: Path, good_csv: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    png = tmp_path / "f.png"
+    assert predict(capsys, etth1_run, good_csv, "--plot", png)[0] == 0
+    assert png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_no_overwrite_unless_asked(etth1_run: Path, good_csv: Path, tmp_path: Path,
+                                   capsys: pytest.CaptureFixture) -> None:
+    out = tmp_path / "out.csv"
+    out.write_text("keep me\n")
+    code, _, err = predict(capsys, etth1_run, good_csv, "--output", out)
+    assert code == 2 and err == f"error: {out}: already exists; pass --overwrite or another --output\n"
+    assert out.read_text() == "keep me\n"
+    code, _, _ = predict(capsys, etth1_run, good_csv, "--output", out, "--overwrite")
+    assert code == 0 and len(pd.read_csv(out)) == PRED_LEN
+
+
+def test_fill_option_fills_gaps(etth1_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    frame = etth1_rows(ROWS).tail(60)
+    frame.iloc[10, 3] = np.nan
+    csv = tmp_path / "gaps.csv"
+    frame.to_csv(csv, index=False)
+    code, _, err = predict(capsys, etth1_run, csv, "--fill", "interpolate")
+    assert code == 0, err
+
+
+# ----------------------------------------------------------------------------------------- rolling
+def test_rolling_test_span_reproduces_training_mse(etth1_run: Path, tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture) -> None:
+    metrics = json.loads((etth1_run / "metrics.json").read_text())
+    out = tmp_path / "bt.csv"
+    code, stdout, err = predict(capsys, etth1_run, etth1_run / "etth1.csv", "--rolling", "--span", "test",
+                                "--output", out, "--batch-size", "17")
+    assert code == 0, err
+    summary = json.loads(out.with_suffix(".json").read_text())
+    model = summary["metrics"]["model"]
+    assert summary["windows"] == metrics["test_windows"]
+    assert model["mse"] == pytest.approx(metrics["test/mse"], abs=1e-5)
+    assert model["mae"] == pytest.approx(metrics["test/mae"], abs=1e-5)
+    np.testing.assert_allclose(model["mse_per_step"], metrics["test/mse_per_step"], atol=1e-5)
+    assert model["mae_orig"] == pytest.approx(metrics["test/mae_orig"], rel=1e-5)
+    long = pd.read_csv(out)
+    assert list(long.columns) == ["origin", "timestamp", "column", "prediction", "actual"]
+    assert len(long) == summary["windows"] * PRED_LEN * 7
+    assert f"model mse {metrics['test/mse']:.6f}"[:14] in stdout
+
+
+def test_rolling_naive_baselines_and_every(etth1_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    csv = etth1_run / "etth1.csv"
+    out = tmp_path / "bt.csv"
+    code, _, err = predict(capsys, etth1_run, csv, "--rolling", "--start", "500", "--end", "560", "--every", "2",
+                           "--output", out)
+    assert code == 0, err
+    summary = json.loads(out.with_suffix(".json").read_text())
+    origins = np.arange(499, 560 - PRED_LEN, 2)  # last input rows; targets in rows [500, 560)
+    assert summary["windows"] == len(origins)
+    ot = etth1_rows(ROWS)["OT"].to_numpy()
+    long = pd.read_csv(out)
+    first = long[(long["column"] == "OT")].iloc[0]
+    assert first["actual"] == pytest.approx(ot[500]) and first["origin"] == "2016-07-21 19:00:00"
+    # naive "repeat last value", step 1, original units, by hand over the same windows and all columns
+    values = etth1_rows(ROWS).iloc[:, 1:].to_numpy()
+    by_hand = np.mean((values[origins + 1] - values[origins]) ** 2)
+    step1 = summary["metrics"]["naive_last"]["mse_orig_per_step"][0]
+    assert step1 == pytest.approx(by_hand, rel=1e-5)
+
+
+# ----------------------------------------------------------------------------------------- bad input
+def _bad(frame: pd.DataFrame, path: Path) -> Path:
+    frame.to_csv(path, index=False)
+    return path
+
+
+def _base() -> pd.DataFrame:
+    return etth1_rows(ROWS).tail(60).reset_index(drop=True)
+
+
+def _nonnumeric() -> pd.DataFrame:
+    f = _base().astype({"HUFL": object})
+    f.loc[7, "HUFL"] = "abc"
+    return f
+
+
+def _nan() -> pd.DataFrame:
+    f = _base()
+    f.loc[9, "OT"] = np.nan
+    return f
+
+
+def _set_date(row: int, value: str) -> pd.DataFrame:
+    f = _base()
+    f.loc[row, "date"] = value
+    return f
+
+
+def _swap() -> pd.DataFrame:
+    f = _base()
+    f.loc[[4, 5], "date"] = f.loc[[5, 4], "date"].to_numpy()
+    return f
+
+
+def _gap() -> pd.DataFrame:
+    return _base().drop(index=20)
+
+
+def _half_hourly() -> pd.DataFrame:
+    f = _base()
+    f["date"] = pd.date_range("2020-01-01", periods=len(f), freq="30min").strftime("%Y-%m-%d %H:%M:%S")
+    return f
+
+
+BAD_CSV = {
+    "no_timestamp_column": (lambda: _base().rename(columns={"date": "time"}),
+                            "no timestamp column 'date' (columns: time, HUFL"),
+    "unparsable_timestamp": (lambda: _set_date(3, "yesterday"), "line 5: cannot parse timestamp 'yesterday'"),
+    "missing_columns": (lambda: _base().drop(columns=["OT", "LULL"]), "missing column(s) LULL, OT that the model needs"),
+    "non_numeric": (_nonnumeric, "line 9: column 'HUFL' has non-numeric value 'abc'"),
+    "nan_cell": (_nan, "line 11: column 'OT' is empty or NaN; fill the gap or pass --fill ffill|interpolate"),
+    "duplicate_timestamp": (lambda: _set_date(6, _base().loc[5, "date"]), "line 8: duplicate timestamp"),
+    "unsorted": (_swap, "line 7: timestamp 2016-07-23 16:00:00 comes before the previous row's 2016-07-23 17:00:00"),
+    "irregular": (_gap, "line 22: timestamp 2016-07-24 09:00:00 follows 2016-07-24 07:00:00, but the model's "
+                        "frequency 'h' expects 2016-07-24 08:00:00"),
+    "other_frequency": (_half_hourly, "timestamps are at frequency '30min' but the model was trained on 'h'"),
+    "too_few_rows": (lambda: _base().tail(10), "10 data rows, but the model's input window (seq_len 24) needs"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_CSV))
+def test_bad_csv(case: str, etth1_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    make, message = BAD_CSV[case]
+    csv = _bad(make(), tmp_path / "in.csv")
+    code, out, err = predict(capsys, etth1_run, csv)
+    assert code == 2
+    assert err.startswith(f"error: {csv}") and err.count("\n") == 1 and "Traceback" not in err
+    assert message in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.csv"]  # nothing written
+
+
+def test_missing_and_unreadable_files(etth1_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    code, _, err = predict(capsys, etth1_run, tmp_path / "nope.csv")
+    assert code == 2 and err == f"error: {tmp_path / 'nope.csv'}: file not found; check the path\n"
+    binary = tmp_path / "bin.csv"
+    binary.write_bytes(b"\xff\xfe\x00\x01garbage\x00")
+    code, _, err = predict(capsys, etth1_run, binary)
+    assert code == 2 and "cannot read as CSV" in err and err.count("\n") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bin.csv"]
+
+
+def test_extra_columns_ignored_with_note(etth1_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    csv = _bad(_base().assign(humidity=1.0), tmp_path / "in.csv")
+    code, _, err = predict(capsys, etth1_run, csv)
+    assert code == 0
+    assert err == "note: ignoring column(s) humidity that the model was not trained on\n"
+
+
+@pytest.mark.parametrize("kind", ["missing", "foreign", "corrupt", "empty_dir"])
+def test_bad_checkpoint(kind: str, good_csv: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    ckpt = tmp_path / "model.ckpt"
+    if kind == "foreign":
+        torch.save({"state_dict": {}, "epoch": 3}, ckpt)
+        message = "not a forecast checkpoint (no recipe inside)"
+    elif kind == "corrupt":
+        ckpt.write_bytes(b"PK\x03\x04 this is not a checkpoint")
+        message = "not a readable checkpoint"
+    elif kind == "empty_dir":
+        ckpt = tmp_path / "run"
+        ckpt.mkdir()
+        message = "no checkpoint in this directory"
+    else:
+        message = "checkpoint not found"
+    code, _, err = predict(capsys, ckpt, good_csv)
+    assert code == 2 and err.startswith(f"error: {ckpt}: {message}") and err.count("\n") == 1
+    assert not good_csv.with_name("new.forecast.csv").exists()
+
+
+def test_option_errors(etth1_run: Path, good_csv: Path, capsys: pytest.CaptureFixture) -> None:
+    code, _, err = predict(capsys, etth1_run, good_csv, "--span", "test")
+    assert code == 2 and err == "error: --span applies only with --rolling\n"
+    code, _, err = predict(capsys, etth1_run, good_csv, "--rolling", "--start", "soon")
+    assert code == 2 and "--start 'soon': neither a row number nor a timestamp" in err
+    code, _, err = predict(capsys, etth1_run, good_csv, "--output", good_csv)
+    assert code == 2 and "is an input file" in err
+    if not torch.cuda.is_available():
+        code, _, err = predict(capsys, etth1_run, good_csv, "--device", "cuda")
+        assert code == 2 and "no CUDA device is available" in err
+    assert not good_csv.with_name("new.forecast.csv").exists()
+    assert not good_csv.with_name("new.backtest.csv").exists()

@@ -1,0 +1,61 @@
+"""Tiny trained checkpoints for the predict tests: trained once per session, in-process, in seconds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+from hydra import compose, initialize_config_dir
+
+from forecast.cli.runtime import CONF_DIR, PROJECT_ROOT, register_resolvers
+
+ETTH1 = PROJECT_ROOT / "data" / "ETTh1.csv"
+SEQ_LEN, LABEL_LEN, PRED_LEN = 24, 12, 6
+
+_RUNS: dict[tuple, Path] = {}
+
+
+def etth1_rows(rows: int) -> pd.DataFrame:
+    """The first ``rows`` rows of ETTh1 (timestamp column ``date``)."""
+    return pd.read_csv(ETTH1, nrows=rows)
+
+
+def generated(freq: str, rows: int, *, start: str = "2020-01-06") -> pd.DataFrame:
+    """A smooth two-column series at ``freq`` (``date``, ``load``, ``OT``)."""
+    index = pd.date_range(start, periods=rows, freq=freq)
+    t = np.arange(rows, dtype=np.float64)
+    rng = np.random.default_rng(0)
+    return pd.DataFrame({"date": index.strftime("%Y-%m-%d %H:%M:%S"),
+                         "load": 50 + 10 * np.sin(2 * np.pi * t / 12) + rng.normal(0, 1, rows),
+                         "OT": 20 + 5 * np.cos(2 * np.pi * t / 7) + 0.01 * t + rng.normal(0, 0.5, rows)})
+
+
+def train_tiny(root: Path, name: str, frame: pd.DataFrame, *, features: str = "M", target: str = "OT",
+               extra: Sequence[str] = ()) -> Path:
+    """Train a tiny Informer on ``frame`` (cached per ``name``); returns its run directory."""
+    key = (name, features, target, tuple(extra))
+    if key in _RUNS:
+        return _RUNS[key]
+    from forecast.cli.train import train
+
+    run_dir = root / f"run_{name}_{features}"
+    run_dir.mkdir(parents=True, exist_ok=True)
+    csv = run_dir / f"{name}.csv"
+    frame.to_csv(csv, index=False)
+    register_resolvers()
+    overrides = [
+        "data=csv", f"data.path={csv}", f"data.target={target}", f"data.features={features}",
+        f"data.seq_len={SEQ_LEN}", f"data.label_len={LABEL_LEN}", f"data.pred_len={PRED_LEN}",
+        "data.batch_size=16", "data.eval_batch_size=64",
+        "model.d_model=16", "model.n_heads=2", "model.d_ff=32", "model.e_layers=1", "model.d_layers=1",
+        "trainer=cpu", "trainer.max_epochs=1", "trainer.limit_train_batches=2", "trainer.enable_progress_bar=false",
+        "trainer.enable_model_summary=false", "logger=none", "callbacks.lr_monitor=null", "plot=false",
+        f"paths.output_dir={run_dir}", *extra,
+    ]
+    with initialize_config_dir(str(CONF_DIR), version_base="1.3"):
+        cfg = compose("train", overrides=overrides)
+    train(cfg)
+    _RUNS[key] = run_dir
+    return run_dir
