@@ -11,6 +11,7 @@ from torch import Tensor
 
 from forecast.attention.flash import FlashAttention
 from forecast.attention.flash_quad import FlashQuadAttention
+from tests.attention.memory import loglog_slope, peak_bytes
 from tests.attention.reference import causal_pattern
 
 
@@ -148,3 +149,21 @@ def test_gradcheck(causal: bool) -> None:
         lambda q, k, v, lq, lk: flash(q, k, v, causal=causal, key_padding_mask=mask, lin_q=lq, lin_k=lk),
         (q, k, v, lq, lk))
     assert torch.autograd.gradcheck(lambda q, k, v: quad(q, k, v, causal=causal, key_padding_mask=mask), (q, k, v))
+
+
+def test_memory_flash_linear_and_quad_quadratic() -> None:
+    """Peak live bytes: mixed chunks grow linearly, FLASH-Quad quadratically (upper bounds for both
+    live in test_memory_scaling.py; this is the quadratic lower bound)."""
+    lengths = (128, 256, 512)
+
+    def slope(attn: FlashAttention, causal: bool) -> float:
+        peaks = []
+        for length in lengths:
+            q, k, v = (x.float() for x in tensors(length, n=3, b=1, h=1, e=16, d=16))
+            with torch.no_grad():
+                peaks.append(peak_bytes(lambda: attn(q, k, v, causal=causal)))
+        return loglog_slope(lengths, peaks)
+
+    for causal in (False, True):
+        assert slope(FlashAttention(group_size=32), causal) < 1.3
+        assert slope(FlashQuadAttention(), causal) > 1.8
