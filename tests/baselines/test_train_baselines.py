@@ -1,0 +1,61 @@
+"""End to end: parameter-free and closed-form baselines through ``train(cfg)`` (no fit, still a checkpoint)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+from hydra.errors import InstantiationException
+
+from forecast.cli.train import train
+from forecast.training.recipe import load_checkpoint, load_model
+from tests.conftest import compose_train, etth1_slice
+
+
+def overrides(csv: Path, model: str, *extra: str) -> list[str]:
+    return ["data=csv", f"data.path={csv}", "data.target=OT", "data.seq_len=48", "data.label_len=24",
+            "data.pred_len=12", f"model={model}", "logger=none", "plot=false", "trainer.enable_progress_bar=false",
+            "trainer.enable_model_summary=false", *extra]
+
+
+@pytest.fixture(scope="module")
+def csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return etth1_slice(tmp_path_factory.mktemp("data") / "etth1_small.csv", 1000)
+
+
+def test_window_mean_runs_without_fit_and_writes_metrics_and_a_loadable_checkpoint(csv: Path, tmp_path: Path) -> None:
+    metrics = train(compose_train(overrides(csv, "mean"), tmp_path))
+    saved = json.loads((tmp_path / "metrics.json").read_text())
+    assert saved["epochs"] == 0 and saved["n_params"] == 0 and saved["model"] == "WindowMean"
+    assert saved["encoder_attention"] == saved["cross_attention"] == "none"
+    assert len(saved["test/mse_per_step"]) == 12 and saved["test/mse"] == pytest.approx(metrics["test/mse"])
+    model, spec = load_model(load_checkpoint(tmp_path / "checkpoints" / "best.ckpt"))
+    x = torch.randn(2, 48, 7)
+    torch.testing.assert_close(model(x, None, None), x.mean(1, keepdim=True).expand(-1, 12, -1))
+    assert spec.seq_len == 48 and saved["checkpoint"].endswith("best.ckpt")
+
+
+def test_ridge_floor_is_fitted_in_closed_form_and_its_weights_are_checkpointed(csv: Path, tmp_path: Path) -> None:
+    metrics = train(compose_train(overrides(csv, "linear"), tmp_path))
+    assert metrics["epochs"] == 0 and metrics["fit_seconds"] > 0
+    assert metrics["n_params"] == 48 * 12 + 12 and metrics["n_trainable_params"] == 0
+    model, _ = load_model(load_checkpoint(tmp_path / "checkpoints" / "best.ckpt"))
+    assert model.weight.abs().sum() > 0  # the fitted W, not the zero init
+
+
+def test_seasonal_naive_without_a_frequency_asks_for_model_period(csv: Path, tmp_path: Path) -> None:
+    cfg = compose_train(overrides(csv, "seasonal_naive"), tmp_path)  # data=csv: freq null (inferred)
+    assert cfg.model.period is None
+    with pytest.raises(InstantiationException, match="model.period"):
+        train(cfg)
+    cfg = compose_train(overrides(csv, "seasonal_naive", "data.freq=h"), tmp_path)
+    assert cfg.model.period == 24
+
+
+def test_dlinear_trains_like_any_model(csv: Path, tmp_path: Path) -> None:
+    metrics = train(compose_train(overrides(csv, "dlinear", "trainer.max_epochs=1", "trainer.limit_train_batches=3",
+                                            "task.optimizer.lr=0.005"), tmp_path))
+    assert metrics["epochs"] == 1 and metrics["n_trainable_params"] == 2 * (48 * 12 + 12)
+    assert Path(metrics["checkpoint"]).is_file()

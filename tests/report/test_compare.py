@@ -1,0 +1,109 @@
+"""scripts/compare.py and forecast.report: table values, mean ± std, best marking, plots, bad input."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from forecast.cli.runtime import PROJECT_ROOT
+from forecast.report.build import write_report
+from forecast.report.collect import ReportError, load_runs, run_label
+from forecast.report.table import aggregate, best_cells, to_markdown
+
+SCRIPT = PROJECT_ROOT / "scripts" / "compare.py"
+
+
+def metrics(*, model: str = "Informer", enc: str = "FullAttention", mse: float, seed: int = 1, pred_len: int = 4,
+            data: str = "ETTh1", seq_len: int = 96) -> dict:
+    return {"test/mse": mse, "test/mae": mse / 2, "test/mae_orig": mse * 3, "val/mse": mse,
+            "train_seconds_per_epoch": 10.0, "inference_ms_per_batch": 5.0, "peak_memory_mb": 100.0,
+            "n_params": 1000, "seed": seed, "model": model, "data": data, "features": "M", "seq_len": seq_len,
+            "label_len": 48, "pred_len": pred_len, "encoder_attention": enc, "decoder_attention": enc,
+            "cross_attention": enc, "test/mse_per_step": [mse] * pred_len}
+
+
+def write_runs(root: Path, runs: list[dict]) -> Path:
+    for i, m in enumerate(runs):
+        (root / str(i)).mkdir(parents=True)
+        (root / str(i) / "metrics.json").write_text(json.dumps(m))
+    return root
+
+
+@pytest.fixture
+def sweep(tmp_path: Path) -> Path:
+    return write_runs(tmp_path / "sweep", [
+        metrics(enc="FullAttention", mse=0.50, seed=1), metrics(enc="FullAttention", mse=0.70, seed=2),
+        metrics(enc="ProbSparseAttention", mse=0.40, seed=1),
+        metrics(model="WindowMean", enc="none", mse=0.90, seed=1),
+        metrics(model="WindowMean", enc="none", mse=0.90, seed=1),  # the same run again (attention sweep)
+        metrics(enc="FullAttention", mse=0.30, pred_len=8),
+    ])
+
+
+def test_labels_are_backends_for_attention_models_and_names_for_baselines() -> None:
+    assert run_label(metrics(mse=1)) == "FullAttention"
+    assert run_label(metrics(model="WindowMean", enc="none", mse=1)) == "WindowMean"
+    assert run_label(metrics(model="Other", enc="LocalAttention", mse=1)) == "Other[LocalAttention]"
+
+
+def test_rows_average_seeds_and_repeated_seeds_count_once(sweep: Path) -> None:
+    rows = aggregate(load_runs([sweep]))
+    by = {(r.pred_len, r.label): r for r in rows}
+    assert set(by) == {(4, "FullAttention"), (4, "ProbSparseAttention"), (4, "WindowMean"), (8, "FullAttention")}
+    full = by[(4, "FullAttention")].stats["test/mse"]
+    assert full.mean == pytest.approx(0.60) and full.std == pytest.approx(0.1414213, rel=1e-5)
+    assert len(by[(4, "WindowMean")].runs) == 1
+    assert [r.label for r in rows if r.pred_len == 4] == ["ProbSparseAttention", "FullAttention", "WindowMean"]
+    assert by[(4, "FullAttention")].per_step() == pytest.approx([0.6] * 4)
+
+
+def test_markdown_marks_the_best_error_per_dataset_and_horizon(sweep: Path) -> None:
+    rows = aggregate(load_runs([sweep]))
+    text = to_markdown(rows)
+    assert "| ETTh1 | M | 4 | FullAttention | 96 | 2 | 0.600 ± 0.141 |" in text
+    assert "| ETTh1 | M | 4 | ProbSparseAttention | 96 | 1 | **0.400** | **0.200** | **1.200** |" in text
+    assert "| ETTh1 | M | 8 | FullAttention | 96 | 1 | **0.300** |" in text  # its own group
+    assert {key for _, key in best_cells(rows)} == {"test/mse", "test/mae", "test/mae_orig"}
+
+
+def test_report_files_and_csv_values(sweep: Path, tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    written = write_report([sweep], out)
+    names = {p.name for p in written}
+    assert names == {"results.csv", "report.md", "mse_vs_train_time.png", "mse_vs_peak_memory.png",
+                     "error_by_horizon_step.png"}
+    for p in written:
+        assert p.stat().st_size > 0
+    assert (out / "error_by_horizon_step.png").read_bytes()[:4] == b"\x89PNG"
+    lines = list(csv.DictReader((out / "results.csv").open()))
+    full = next(r for r in lines if r["label"] == "FullAttention" and r["pred_len"] == "4")
+    assert float(full["test/mse_mean"]) == pytest.approx(0.6) and full["n_seeds"] == "2" and full["seeds"] == "1 2"
+    assert next(r for r in lines if r["label"] == "WindowMean")["test/mse_std"] == ""
+    assert "![error_by_horizon_step](error_by_horizon_step.png)" in (out / "report.md").read_text()
+    assert sorted(p.name for p in out.iterdir()) == sorted(names)  # no temp files left
+
+
+def test_empty_or_missing_dir_is_one_error_line_and_nothing_written(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    out = tmp_path / "report"
+    with pytest.raises(ReportError, match="no metrics.json"):
+        write_report([tmp_path / "empty"], out)
+    for bad in ("empty", "missing"):
+        proc = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path / bad), "--out", str(out)],
+                              capture_output=True, text=True, cwd=PROJECT_ROOT)
+        assert proc.returncode == 2
+        assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("error: ")
+    assert not out.exists()
+
+
+def test_unreadable_metrics_file_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "sweep" / "0").mkdir(parents=True)
+    (tmp_path / "sweep" / "0" / "metrics.json").write_text("{not json")
+    with pytest.raises(ReportError, match="not a readable metrics file"):
+        write_report([tmp_path / "sweep"], tmp_path / "report")
+    assert not (tmp_path / "report").exists()
