@@ -46,6 +46,10 @@ class Informer(nn.Module):
         stack_layers: InformerStack layer counts per encoder (e.g. [3, 2, 1]); None = one encoder.
         revin: reversible instance normalisation of each input window.
         revin_affine: learn RevIN's affine parameters.
+        channel_independent: model every channel as its own univariate series through shared
+            weights (PatchTST-style); the encoder and decoder then see one channel at a time.
+        linear_skip: add a linear map from the (normalised) input window to the horizon, shared by
+            all channels (DLinear / ridge-floor style), to the decoder's output.
 
     Raises:
         ValueError: a backend cannot fill the role it was given (e.g. a non-causal backend in the
@@ -58,15 +62,18 @@ class Informer(nn.Module):
                  n_heads: int = 8, e_layers: int = 2, d_layers: int = 1, d_ff: int = 2048, dropout: float = 0.05,
                  activation: Activation = "gelu", embed: Embed = "timeF", distil: bool = True, mix: bool = False,
                  stack_layers: Sequence[int] | None = None, revin: bool = False,
-                 revin_affine: bool = False) -> None:
+                 revin_affine: bool = False, channel_independent: bool = False, linear_skip: bool = False) -> None:
         super().__init__()
         if label_len > seq_len:
             raise ValueError(f"label_len ({label_len}) cannot exceed seq_len ({seq_len})")
         self.seq_len, self.label_len, self.pred_len = seq_len, label_len, pred_len
         self.target_index = list(target_index)
         self.revin = RevIN(enc_in, affine=revin_affine) if revin else None
-        self.enc_embedding = DataEmbedding(enc_in, d_model, n_time_features, embed, dropout)
-        self.dec_embedding = DataEmbedding(enc_in, d_model, n_time_features, embed, dropout)
+        self.channel_independent = channel_independent
+        self.skip = nn.Linear(seq_len, pred_len) if linear_skip else None
+        c_in, c_out = (1, 1) if channel_independent else (enc_in, c_out)
+        self.enc_embedding = DataEmbedding(c_in, d_model, n_time_features, embed, dropout)
+        self.dec_embedding = DataEmbedding(c_in, d_model, n_time_features, embed, dropout)
 
         def build(factory: AttentionFactory, *, causal: bool, cross: bool, role: str,
                   concatenated: bool = False) -> AttentionBackend:
@@ -117,12 +124,30 @@ class Informer(nn.Module):
         stats = None
         if self.revin is not None:
             x_enc, stats = self.revin.normalize(x_enc)
-        x_dec = decoder_input(x_enc, label_len=self.label_len, pred_len=self.pred_len)  # (B, T+P, C_in)
+        if self.channel_independent:
+            b, length, c = x_enc.shape
+            series = x_enc.permute(0, 2, 1).reshape(b * c, length, 1)  # (B*C, seq_len, 1)
+            out = self.encode_decode(series, x_mark_enc.repeat_interleave(c, dim=0),
+                                     x_mark_dec.repeat_interleave(c, dim=0))  # (B*C, P, 1)
+            out = out.reshape(b, c, self.pred_len).permute(0, 2, 1)  # (B, P, C)
+            out = out[..., self.target_index]  # (B, P, C_out)
+        else:
+            out = self.encode_decode(x_enc, x_mark_enc, x_mark_dec)  # (B, P, C_out)
+        if self.skip is not None:
+            window = x_enc[..., self.target_index].transpose(1, 2)  # (B, C_out, seq_len)
+            out = out + self.skip(window).transpose(1, 2)  # (B, P, C_out)
+        if stats is not None:
+            out = self.revin.denormalize(out, stats, self.target_index)
+        return out
+
+    def encode_decode(self, x_enc: Tensor, x_mark_enc: Tensor, x_mark_dec: Tensor) -> Tensor:
+        """The encoder-decoder on (normalised) inputs.
+
+        Shapes: x_enc (B, seq_len, C), x_mark_enc (B, seq_len, M), x_mark_dec (B, T + P, M) -> (B, P, C_out).
+        """
+        x_dec = decoder_input(x_enc, label_len=self.label_len, pred_len=self.pred_len)  # (B, T+P, C)
         memory = self.encoder(self.enc_embedding(x_enc, x_mark_enc))  # (B, S, d_model)
         dec = self.dec_embedding(x_dec, x_mark_dec)  # (B, T+P, d_model)
         out = self.decoder(dec, memory, q_offset=self.seq_len - self.label_len,
                            k_stride=self.encoder.stride)  # (B, T+P, C_out)
-        out = out[:, -self.pred_len:, :]  # (B, P, C_out)
-        if stats is not None:
-            out = self.revin.denormalize(out, stats, self.target_index)
-        return out
+        return out[:, -self.pred_len:, :]  # (B, P, C_out)

@@ -41,7 +41,8 @@ def test_output_shapes_for_m_s_ms(features: str, enc_in: int, c_out: int, target
 
 @pytest.mark.parametrize("embed", ["timeF", "fixed", "learned"])
 @pytest.mark.parametrize("options", [{}, {"distil": False}, {"mix": True}, {"revin": True, "revin_affine": True},
-                                     {"stack_layers": [3, 2, 1]}])
+                                     {"stack_layers": [3, 2, 1]}, {"channel_independent": True, "revin": True},
+                                     {"linear_skip": True}, {"channel_independent": True, "linear_skip": True}])
 def test_options_keep_the_output_shape(embed: str, options: dict) -> None:
     x, me, md = inputs(b=2)
     md = md.abs() * 10  # calendar fields must be valid indices for fixed/learned tables
@@ -112,3 +113,21 @@ def test_parameter_count_matches_the_reference_small_config() -> None:
     # reference Informer2020, d_model 128, d_ff 512, 4 heads, e2/d1, ETTh1 M: 718,983 parameters
     model = make(d_model=128, n_heads=4, d_ff=512)
     assert sum(p.numel() for p in model.parameters()) == 718_983
+
+
+def test_channel_independent_forecasts_each_channel_alone() -> None:
+    model = make(channel_independent=True, revin=True, linear_skip=True, encoder_attention=FULL,
+                 decoder_attention=FULL).eval()
+    x, me, md = inputs(b=2)
+    together = model(x, me, md)  # (B, P, 7)
+    for ch in (0, 6):
+        alone = make(enc_in=1, c_out=1, channel_independent=True, revin=True, linear_skip=True,
+                     encoder_attention=FULL, decoder_attention=FULL).eval()
+        state = {k: v for k, v in model.state_dict().items() if not k.startswith("revin")}
+        alone.load_state_dict(state, strict=False)
+        torch.testing.assert_close(alone(x[..., ch:ch + 1], me, md)[..., 0], together[..., ch], rtol=0, atol=1e-5)
+    ms = make(enc_in=7, c_out=1, target_index=[6], channel_independent=True, encoder_attention=FULL,
+              decoder_attention=FULL).eval()
+    ms.load_state_dict({k: v for k, v in model.state_dict().items() if not k.startswith(("revin", "skip"))},
+                       strict=False)
+    assert ms(x, me, md).shape == (2, 24, 1)
