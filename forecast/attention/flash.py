@@ -3,8 +3,9 @@
 GAU replaces attention *and* the feed-forward block, so this backend has two faces:
 
 * **Kernel** (this module, testable like any backend): ``forward(q, k, v)`` with heads as given.
-  The sequence is cut into chunks of ``group_size`` (G; padded at the end, padding masked).
-  ``out_i = (1 / l_i) * (sum_{j in chunk(i)} relu^2-term(q_i, k_j) v_j + sum_{j in lin(i)} tau (lq_i . lk_j) v_j)``
+  The sequence is cut into chunks of ``G = min(group_size, L)`` (padded at the end, padding masked;
+  L <= group_size is one chunk either way):
+  ``out_i = (1 / l_i) * (sum_{j in chunk(i)} quad(q_i, k_j) v_j + sum_{j in lin(i)} tau (lq_i . lk_j) v_j)``
   where ``lin(i)`` is every key (non-causal) or the keys of strictly earlier chunks (causal), the
   quadratic part is ``tril``-masked inside the chunk when causal, and ``l_i`` is the number of real
   keys row i may see (per row: no dependence on the total length, so appending tokens never changes
@@ -65,8 +66,8 @@ class GAUKernel(AttentionBackend):
     replaces_layer = True
     qk_heads: ClassVar[int] = 2
 
-    def __init__(self, *, query_key_dim: int = 128, expansion_factor: float = 2.0, gau_scaling: GauScaling = "ns",
-                 norm_eps: float = 1e-5) -> None:
+    def __init__(self, *, query_key_dim: int = 128, expansion_factor: float = 2.0,
+                 gau_scaling: GauScaling = "ns", norm_eps: float = 1e-5) -> None:
         super().__init__()
         if query_key_dim < 1 or expansion_factor <= 0:
             raise ValueError("query_key_dim must be >= 1 and expansion_factor > 0")
@@ -98,8 +99,8 @@ class FlashAttention(GAUKernel):
 
     def __init__(self, *, group_size: int = 256, query_key_dim: int = 128, expansion_factor: float = 2.0,
                  gau_scaling: GauScaling = "ns", norm_eps: float = 1e-5) -> None:
-        super().__init__(query_key_dim=query_key_dim, expansion_factor=expansion_factor, gau_scaling=gau_scaling,
-                         norm_eps=norm_eps)
+        super().__init__(query_key_dim=query_key_dim, expansion_factor=expansion_factor,
+                         gau_scaling=gau_scaling, norm_eps=norm_eps)
         if group_size < 1:
             raise ValueError(f"group_size must be >= 1, got {group_size}")
         self.group_size = group_size
@@ -130,7 +131,7 @@ class FlashAttention(GAUKernel):
         qc, kc = to_chunks(q.to(acc), g), to_chunks(k.to(acc), g) * validc  # (B, H, n, G, E)
         vc = to_chunks(v.to(acc), g)  # (B, H, n, G, D)
         scores = torch.matmul(qc, kc.transpose(-1, -2))  # (B, H, n, G, G)
-        quad = self.quad_term(scores, countc, dim=e) * validc.transpose(-1, -2)  # (B, H, n, G, G), padded keys 0
+        quad = self.quad_term(scores, countc, dim=e) * validc.transpose(-1, -2)  # (B, H, n, G, G)
         if causal:
             quad = quad.tril()
         out = torch.matmul(quad, vc)  # (B, H, n, G, D)

@@ -143,7 +143,8 @@ class LinearAttention(AttentionBackend):
                                 chunk_size=self.chunk_size, eps=self.eps, key_padding_mask=key_padding_mask)
 
 
-def check_aligned_causal(q: Tensor, k: Tensor, *, causal: bool, q_offset: int, k_stride: int, name: str) -> None:
+def check_aligned_causal(q: Tensor, k: Tensor, *, causal: bool, q_offset: int, k_stride: int,
+                         name: str) -> None:
     """Raise ValueError for causal attention that is not aligned self-attention."""
     if causal and (q.shape[2] != k.shape[2] or q_offset != 0 or k_stride != 1):
         raise ValueError(f"{name} causal attention needs aligned self-attention (Lq == Lk, q_offset 0, "

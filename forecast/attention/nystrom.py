@@ -101,9 +101,11 @@ class NystromAttention(AttentionBackend):
             raise ValueError("num_landmarks and pinv_iterations must be >= 1")
         if pinv not in ("iterative", "exact"):
             raise ValueError(f"pinv must be 'iterative' or 'exact', got {pinv!r}")
-        self.num_landmarks, self.pinv_iterations, self.pinv, self.scale = num_landmarks, pinv_iterations, pinv, scale
+        self.num_landmarks, self.pinv_iterations = num_landmarks, pinv_iterations
+        self.pinv, self.scale = pinv, scale
 
-    def kernels(self, q: Tensor, k: Tensor, key_padding_mask: Tensor | None = None) -> tuple[Tensor, Tensor, Tensor]:
+    def kernels(self, q: Tensor, k: Tensor,
+                key_padding_mask: Tensor | None = None) -> tuple[Tensor, Tensor, Tensor]:
         """The three softmax kernels F, A, G.
 
         Shapes: q (B, H, Lq, E), k (B, H, Lk, E), key_padding_mask (B, Lk)

@@ -33,13 +33,14 @@ def visible(lq: int, lk: int, causal: bool, mask: Tensor | None) -> Tensor:
 
 def dense_flash(q: Tensor, k: Tensor, v: Tensor, lq: Tensor, lk: Tensor, *, group: int, causal: bool,
                 mask: Tensor | None, scaling: str) -> Tensor:
-    """``A = blockdiag(quad)[(.) tril] + tau lq lk^T [(.) chunk-strictly-lower]``, ``out = A V / l`` (dense)."""
+    """Dense: ``A = blockdiag(quad)[(.) tril] + tau lq lk^T [(.) chunk-strictly-lower]``, ``out = AV / l``."""
     length, e = q.shape[2], q.shape[3]
     vis = visible(length, length, causal, mask)
     count = vis.sum(-1, keepdim=True).clamp(min=1).double()  # (B, 1, L, 1)
     chunk = torch.arange(length) // group
     same = chunk[:, None] == chunk[None, :]
-    lin_allowed = (chunk[None, :] < chunk[:, None]) if causal else torch.ones(length, length, dtype=torch.bool)
+    everywhere = torch.ones(length, length, dtype=torch.bool)
+    lin_allowed = (chunk[None, :] < chunk[:, None]) if causal else everywhere
     scores = q @ k.transpose(-1, -2)
     quad = F.relu(scores).square() / e if scaling == "ns" else F.relu(scores / count).square() * count
     tau = 1 / math.sqrt(e) if scaling == "ns" else 1.0
@@ -53,7 +54,10 @@ def dense_quad(q: Tensor, k: Tensor, v: Tensor, *, causal: bool, mask: Tensor | 
     vis = visible(q.shape[2], k.shape[2], causal, mask)
     count = vis.sum(-1, keepdim=True).clamp(min=1).double()
     scores = q @ k.transpose(-1, -2)
-    a = F.relu(scores / math.sqrt(q.shape[-1])).square() / count if scaling == "ns" else F.relu(scores / count).square()
+    if scaling == "ns":
+        a = F.relu(scores / math.sqrt(q.shape[-1])).square() / count
+    else:
+        a = F.relu(scores / count).square()
     return (a * vis) @ v
 
 
@@ -100,9 +104,11 @@ def test_quad_cross_attention() -> None:
     torch.testing.assert_close(out, dense_quad(q, k, v, causal=False, mask=None, scaling="ns"))
 
 
-@pytest.mark.parametrize("attn", [FlashAttention(group_size=8), FlashAttention(group_size=8, gau_scaling="n2"),
-                                  FlashQuadAttention(), FlashQuadAttention(gau_scaling="n2")],
-                         ids=["flash-ns", "flash-n2", "quad-ns", "quad-n2"])
+KERNELS = [FlashAttention(group_size=8), FlashAttention(group_size=8, gau_scaling="n2"), FlashQuadAttention(),
+           FlashQuadAttention(gau_scaling="n2")]
+
+
+@pytest.mark.parametrize("attn", KERNELS, ids=["flash-ns", "flash-n2", "quad-ns", "quad-n2"])
 def test_causal_outputs_do_not_depend_on_total_length(attn: FlashAttention) -> None:
     """Appending tokens must not change earlier causal outputs (a 1/n normaliser fails this)."""
     q, k, v = tensors(37, n=3, seed=3)
@@ -148,7 +154,8 @@ def test_gradcheck(causal: bool) -> None:
     assert torch.autograd.gradcheck(
         lambda q, k, v, lq, lk: flash(q, k, v, causal=causal, key_padding_mask=mask, lin_q=lq, lin_k=lk),
         (q, k, v, lq, lk))
-    assert torch.autograd.gradcheck(lambda q, k, v: quad(q, k, v, causal=causal, key_padding_mask=mask), (q, k, v))
+    assert torch.autograd.gradcheck(lambda q, k, v: quad(q, k, v, causal=causal, key_padding_mask=mask),
+                                    (q, k, v))
 
 
 def test_memory_flash_linear_and_quad_quadratic() -> None:

@@ -18,7 +18,8 @@ def dense_linear(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None, eps: floa
     return torch.einsum("bhqk,bhkd->bhqd", a, v.double()) / (a.sum(-1, keepdim=True) + eps)
 
 
-def qkv(lq: int, lk: int, *, b: int = 2, h: int = 3, e: int = 5, d: int = 4, seed: int = 0) -> tuple[Tensor, ...]:
+def qkv(lq: int, lk: int, *, b: int = 2, h: int = 3, e: int = 5, d: int = 4,
+        seed: int = 0) -> tuple[Tensor, ...]:
     gen = torch.Generator().manual_seed(seed)
     return tuple(torch.randn(b, h, n, w, generator=gen, dtype=torch.float64)
                  for n, w in ((lq, e), (lk, e), (lk, d)))
@@ -35,7 +36,8 @@ def test_equals_dense_form(causal: bool) -> None:
 
 def test_cross_equals_dense_form() -> None:
     q, k, v = qkv(11, 29)
-    torch.testing.assert_close(LinearAttention()(q, k, v), dense_linear(q, k, v, None, 1e-6), atol=1e-12, rtol=1e-10)
+    torch.testing.assert_close(LinearAttention()(q, k, v), dense_linear(q, k, v, None, 1e-6),
+                               atol=1e-12, rtol=1e-10)
 
 
 @pytest.mark.parametrize("causal", [False, True])
@@ -89,5 +91,6 @@ def test_half_inputs_accumulate_in_float32() -> None:
 def test_gradcheck(causal: bool) -> None:
     q, k, v = (t.requires_grad_() for t in qkv(9, 9, b=1, h=1, e=3, d=2))
     mask = torch.tensor([[True] * 7 + [False] * 2])
-    assert torch.autograd.gradcheck(
-        lambda q, k, v: LinearAttention(chunk_size=4)(q, k, v, causal=causal, key_padding_mask=mask), (q, k, v))
+    attn = LinearAttention(chunk_size=4)
+    assert torch.autograd.gradcheck(lambda q, k, v: attn(q, k, v, causal=causal, key_padding_mask=mask),
+                                    (q, k, v))

@@ -18,7 +18,8 @@ from tests.attention.reference import dense_attention
 ERROR_BOUND = {4: 0.4, 8: 0.22, 16: 0.09, 32: 0.045, 64: 0.04, 128: 0.038}
 
 
-def qkv(lq: int, lk: int, *, b: int = 2, h: int = 2, e: int = 8, d: int = 4, seed: int = 0) -> tuple[Tensor, ...]:
+def qkv(lq: int, lk: int, *, b: int = 2, h: int = 2, e: int = 8, d: int = 4,
+        seed: int = 0) -> tuple[Tensor, ...]:
     gen = torch.Generator().manual_seed(seed)
     return tuple(torch.randn(b, h, n, w, generator=gen, dtype=torch.float64)
                  for n, w in ((lq, e), (lk, e), (lk, d)))

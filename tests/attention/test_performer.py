@@ -85,7 +85,8 @@ def test_rows_of_each_block_are_orthogonal() -> None:
 
 def test_eval_is_deterministic_and_training_redraws() -> None:
     q, k, v = qkv(16, 16)
-    a, b = PerformerAttention(nb_features=12, seed=3).eval(), PerformerAttention(nb_features=12, seed=3).eval()
+    a = PerformerAttention(nb_features=12, seed=3).eval()
+    b = PerformerAttention(nb_features=12, seed=3).eval()
     torch.testing.assert_close(a(q, k, v), b(q, k, v), atol=0, rtol=0)
     torch.testing.assert_close(a(q, k, v), a(q, k, v), atol=0, rtol=0)
     t = PerformerAttention(nb_features=12, seed=3, redraw_interval=2).train()

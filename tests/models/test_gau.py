@@ -24,7 +24,8 @@ QUAD = partial(FlashQuadAttention, query_key_dim=8)
 @pytest.mark.parametrize("factory", [FLASH, QUAD], ids=["flash", "flash_quad"])
 def test_informer_builds_gau_layers_and_runs(factory: partial) -> None:
     torch.manual_seed(0)
-    model = Informer(encoder_attention=factory, decoder_attention=factory, cross_attention=FullAttention, **SIZES)
+    model = Informer(encoder_attention=factory, decoder_attention=factory, cross_attention=FullAttention,
+                     **SIZES)
     assert all(isinstance(layer, GAUEncoderLayer) for layer in model.encoder.layers)
     assert all(isinstance(layer, GAUDecoderLayer) for layer in model.decoder.layers)
     assert len(model.encoder.convs) == 1  # distilling kept
