@@ -13,10 +13,12 @@ Example (the full CPU sweep)::
     python scripts/bench_attention.py --backends all \\
         --lengths 256 512 1024 2048 4096 8192 16384 --out results/attention_cpu.csv --summary
 
-Measurement details (allocator, RSS high-water mark, timing) are in ``forecast/bench/worker.py``
-and ``forecast/bench/runner.py``. Defaults: 1 thread (``--threads``), tuned glibc malloc
-(``--allocator tuned``: ``MALLOC_MMAP_THRESHOLD_``/``MALLOC_TRIM_THRESHOLD_`` = 16 GiB, stable step
-times; the peak stays valid because the memory call is each fresh process's first full-size call).
+Each measurement runs in two fresh processes: one for the peak memory (RSS high-water mark with
+glibc's mmap threshold fixed at 64 KiB, so freed tensors leave RSS and the peak is exact; CUDA:
+``max_memory_allocated``), one for the time (median of ``--repeats`` blocks, ``--threads`` threads,
+default 1, under ``--allocator tuned``: ``MALLOC_MMAP_THRESHOLD_``/``MALLOC_TRIM_THRESHOLD_`` =
+16 GiB for stable step times). Why two: ``forecast/bench/worker.py``; failures, timeouts and the
+memory guard: ``forecast/bench/runner.py``.
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="memory budget per measurement above the worker's baseline (CPU: RLIMIT_AS; "
                         "CUDA: memory fraction); default 80%% of MemAvailable on CPU, none on CUDA")
     p.add_argument("--allocator", choices=("tuned", "default"), default="tuned",
-                   help="glibc malloc thresholds for the workers (see the module docstring)")
+                   help="glibc malloc thresholds of the time processes (memory always uses a 64 KiB mmap threshold)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--conf-dir", type=Path, default=CONF_DIR, help="the backend registry")
     p.add_argument("--out", type=Path, required=True, help="CSV path")

@@ -33,8 +33,9 @@ def settings_line(rows: Sequence[Result]) -> str:
         return ""
     r = rows[0]
     causal = "causal" if r.causal else "non-causal"
+    memory = next((x.mem_method for x in rows if x.mem_method), "")
     return (f"{r.device}, {r.threads} thread(s), B={r.batch} H={r.heads} D={r.head_dim}, {r.dtype}, "
-            f"{causal}, allocator {r.allocator}")
+            f"{causal}, allocator {r.allocator}" + (f", memory {memory}" if memory else ""))
 
 
 def plot(rows: Sequence[Result], target: Path) -> None:
@@ -46,8 +47,11 @@ def plot(rows: Sequence[Result], target: Path) -> None:
 
     fig, axes = plt.subplots(1, 2, figsize=(13, 5.5))
     backends = list(dict.fromkeys(r.backend for r in rows))
-    cmap = plt.get_cmap("tab10" if len(backends) <= 10 else "tab20")
-    colors = {b: _BASELINE_COLOR.get(b, cmap(i % cmap.N)) for i, b in enumerate(backends)}
+    cmap = plt.get_cmap("tab20")
+    # dark shades first, then the light ones; no grays (14, 15): those are the baselines'
+    order = [i for i in list(range(0, 20, 2)) + list(range(1, 20, 2)) if i not in (14, 15)]
+    others = [b for b in backends if b not in _BASELINE_COLOR]
+    colors = {b: cmap(order[i % len(order)]) for i, b in enumerate(others)} | _BASELINE_COLOR
     for backend in backends:
         for mode in MODES:
             ok = sorted((r for r in rows if r.backend == backend and r.mode == mode and r.status == "ok"),
@@ -68,8 +72,8 @@ def plot(rows: Sequence[Result], target: Path) -> None:
     handles, labels = axes[0].get_legend_handles_labels()
     if handles:
         fig.legend(handles, labels, loc="center right", fontsize=8, title="solid fwd, dashed fwd+bwd")
-    fig.suptitle(f"attention backends: {settings_line(rows)}", fontsize=9)
-    fig.tight_layout(rect=(0, 0, 0.83, 0.95))
+    fig.suptitle("attention backends: " + settings_line(rows).replace(", allocator", ",\nallocator"), fontsize=9)
+    fig.tight_layout(rect=(0, 0, 0.83, 0.93))
     with atomic_path(target) as tmp:
         fig.savefig(tmp, format="png", dpi=110)
     plt.close(fig)

@@ -1,16 +1,17 @@
-"""Run every (backend, length, mode) measurement in its own process and collect the rows.
+"""Run every (backend, length, mode) measurement in fresh processes and collect the rows.
 
-Processes come from a ``multiprocessing`` *forkserver* that has imported torch once: each
-measurement is a fresh fork of it (a clean heap and its own RSS high-water mark, see
-:mod:`forecast.bench.worker`) without paying the multi-second ``import torch`` per measurement.
-The server never runs a tensor op, so no thread pool or CUDA context is forked.
+Each measurement takes two processes, one for its peak memory and then one for its time (why: see
+:mod:`forecast.bench.worker`). Processes come from a ``multiprocessing`` *forkserver* that has
+imported torch once: each is a fresh fork of it (a clean heap and its own RSS high-water mark)
+without paying the multi-second ``import torch`` per process. The server never runs a tensor op,
+so no thread pool or CUDA context is forked.
 
 The allocator and thread environment (glibc ``MALLOC_*_THRESHOLD_``, ``OMP_NUM_THREADS``) is set
 in ``os.environ`` before the server starts, because glibc and OpenMP read it at process start.
 
 Failure handling, per measurement: a Python exception in the worker becomes ``oom`` or ``error``;
 a worker killed by a signal becomes ``oom`` for SIGKILL (the kernel's OOM killer) and ``error``
-otherwise; a worker past ``timeout_s`` is killed and recorded as ``timeout``. After an ``oom`` or
+otherwise; a worker (either of the two) past ``timeout_s`` is killed and recorded as ``timeout``. After an ``oom`` or
 ``timeout`` the longer lengths of that (backend, mode) are not attempted (status ``skipped``), and
 after ``unsupported`` none are.
 """
@@ -54,10 +55,25 @@ def default_max_mb() -> float | None:
     return None
 
 
-def run_one(ctx: mp.context.BaseContext, m: Measurement, entry: BackendEntry, *, timeout_s: float) -> Result:
-    """One measurement in a fresh forked worker, with a wall-clock limit."""
+def measure(ctx: mp.context.BaseContext, m: Measurement, entry: BackendEntry, *, timeout_s: float) -> Result:
+    """Peak memory (one process), then time (another), merged into one row."""
+    row = run_one(ctx, m, entry, "memory", timeout_s=timeout_s)
+    if row.status != "ok":
+        return row
+    timed = run_one(ctx, m, entry, "time", timeout_s=timeout_s)
+    if timed.status != "ok":
+        timed.peak_mb, timed.mem_method = None, row.mem_method
+        return timed
+    row.time_ms, row.runs, row.allocator = timed.time_ms, timed.runs, timed.allocator
+    row.detail = "; ".join(d for d in (row.detail, timed.detail) if d)
+    return row
+
+
+def run_one(ctx: mp.context.BaseContext, m: Measurement, entry: BackendEntry, what: str, *,
+            timeout_s: float) -> Result:
+    """One ``memory`` or ``time`` measurement in a fresh forked worker, with a wall-clock limit."""
     receiver, sender = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(m, entry, sender), daemon=True)
+    proc = ctx.Process(target=_child, args=(m, entry, what, sender), daemon=True)
     proc.start()
     sender.close()
     result: Result | None = None
@@ -76,22 +92,22 @@ def run_one(ctx: mp.context.BaseContext, m: Measurement, entry: BackendEntry, *,
         return result
     code = proc.exitcode
     if timed_out:
-        status, detail = "timeout", f"over {timeout_s:g} s"
+        status, detail = "timeout", f"{what}: over {timeout_s:g} s"
     elif code == -signal.SIGKILL:
-        status, detail = "oom", "killed by SIGKILL (OOM killer?)"
+        status, detail = "oom", f"{what}: killed by SIGKILL (OOM killer?)"
     elif code is not None and code < 0:
-        status, detail = "error", f"killed by signal {-code}"
+        status, detail = "error", f"{what}: killed by signal {-code}"
     else:
-        status, detail = "error", f"worker exited with code {code} and no result"
+        status, detail = "error", f"{what}: worker exited with code {code} and no result"
     return Result.for_measurement(m, status=status, detail=detail,  # type: ignore[arg-type]
                                   allocator=describe_allocator(m.device))
 
 
-def _child(m: Measurement, entry: BackendEntry, conn: Connection) -> None:
+def _child(m: Measurement, entry: BackendEntry, what: str, conn: Connection) -> None:
     """Worker entry point (torch is imported only here, i.e. in the forkserver and its children)."""
     from forecast.bench.worker import child_main  # noqa: PLC0415
 
-    child_main(m, entry, conn)
+    child_main(m, entry, what, conn)  # type: ignore[arg-type]
 
 
 def run_all(entries: Sequence[BackendEntry], lengths: Sequence[int], modes: Iterable[Mode],
@@ -118,7 +134,7 @@ def run_all(entries: Sequence[BackendEntry], lengths: Sequence[int], modes: Iter
                             conf_path=None if entry.conf_path is None else str(entry.conf_path),
                             length=length, mode=mode)
                 if stop is None:
-                    result = run_one(ctx, m, entry, timeout_s=timeout_s)
+                    result = measure(ctx, m, entry, timeout_s=timeout_s)
                 else:
                     result = _follow_up(m, stop)
                 if result.status in ("oom", "timeout", "unsupported") and stop is None:

@@ -1,44 +1,53 @@
-"""One measurement (backend, length, mode), meant to run alone in a fresh process.
+"""One measurement (backend, length, mode): its memory and its time, each in a fresh process.
 
-CPU memory: tensor storage is invisible to ``tracemalloc`` (pytorch/pytorch#91823), so the worker
-reads the process's resident-set high-water mark. It resets it to the current RSS by writing ``5``
-to ``/proc/self/clear_refs``, runs the call once, and reports ``VmHWM - VmRSS_before``
-(``mem_method = vmhwm``). ``getrusage().ru_maxrss`` is only the fallback (``mem_method =
-ru_maxrss``, Δ of the maximum): Linux carries the *parent's* peak RSS into ``ru_maxrss`` across
-fork and exec, and it cannot be reset, so it understates whenever the process once held more.
+Two processes per measurement (the runner forks both), because the allocator setting that gives
+stable times distorts the memory number and vice versa:
 
-Why the memory call is the first full-size call: with the tuned glibc thresholds (design README
-"Allocator") freed blocks stay on the heap and stay resident, and a later call reuses them without
-raising RSS; a full-size warm-up would hide the whole peak. Only a tiny warm-up (L <= 128, to load
-kernels and thread pools) runs before it. Within the measured call the high-water mark is the
-baseline plus the peak of live heap bytes plus fragmentation (a freed block too small for the
-next request), i.e. the memory this allocator really needed; with glibc's default thresholds big
-blocks are mmapped and unmapped on free, which tracks live bytes slightly more tightly but makes
-step times erratic (page faults). Trust only differences well above ~5 MB either way.
+* **Memory process (CPU).** Tensor storage is invisible to ``tracemalloc`` (pytorch/pytorch#91823),
+  so the worker reads the resident-set high-water mark: it resets it to the current RSS (``5`` to
+  ``/proc/self/clear_refs``), runs the call once, and reports ``VmHWM - VmRSS_before``.
+  Before anything else it fixes glibc's mmap threshold low (``mallopt(M_MMAP_THRESHOLD, 64 KiB)``):
+  every block of 64 KiB or more is then its own mmap, unmapped on free, so RSS follows the live
+  tensor bytes and the high-water mark is their peak (plus kernel scratch memory, which a
+  live-tensor counter would miss). With the *tuned* thresholds of the design README instead
+  (``MALLOC_MMAP_THRESHOLD_``/``MALLOC_TRIM_THRESHOLD_`` = 16 GiB) freed blocks stay resident on the
+  heap: a warm-up would hide the peak entirely, and even a single cold call over-counts, because
+  an aligned request cannot reuse a freed block of the same size (measured here: dense einsum,
+  L=1024, fwd: 72 MB with the low threshold, which is the two live 32 MB score tensors plus
+  small change; 102 MB with the tuned thresholds). ``mem_method = vmhwm+mmap64k``. Fallbacks:
+  ``vmhwm`` where mallopt is not glibc's (jemalloc/tcmalloc preloaded), ``ru_maxrss`` (Δ of the
+  maximum) where ``/proc`` cannot be reset; note that Linux carries the *parent's* peak RSS into
+  ``ru_maxrss`` across fork and exec, so that fallback understates small peaks.
+  Only a tiny warm-up (L <= 128, loading kernels and thread pools) precedes the measured call.
+  Trust only differences well above ~1 MB.
+* **Memory process (CUDA).** Warm up at full size, then ``max_memory_allocated() -
+  memory_allocated()`` around one call (``mem_method = cuda_max_allocated``; the reserved peak goes
+  to ``detail``).
+* **Time process.** Keeps the allocator the runner configured (tuned by default: stable CPU step
+  times, no page faults per call; the CSV ``allocator`` column names it). One warm-up call, then
+  ``repeats`` blocks of ``torch.utils.benchmark.Timer.timeit(n)`` (it synchronises CUDA), ``n``
+  chosen so that a block lasts about ``min_block_s``; the median per-call time is reported.
 
-CUDA memory: warm up at full size, then ``max_memory_allocated() - memory_allocated()`` around one
-call (``mem_method = cuda_max_allocated``; the reserved peak goes to ``detail``).
-
-Memory guard (``max_mb``, CPU): ``RLIMIT_AS`` = current address-space size + ``max_mb``, set after
-the inputs exist and kept through the timing calls, so a run that would not fit fails with an
-allocation error (status ``oom``; ``detail`` names the phase) instead of swapping or meeting the
-kernel's OOM killer. It bounds address space, which also grows with heap fragmentation over
-repeated calls, so give it headroom over the expected peak; it is a safety net, not the measurement.
-
-Time: one warm-up call, then ``repeats`` blocks of ``torch.utils.benchmark.Timer.timeit(n)`` (it
-synchronises CUDA), ``n`` chosen so a block lasts about ``min_block_s``; the median per-call time
-is reported.
+Memory guard (``max_mb``, both processes, CPU): ``RLIMIT_AS`` = current address-space size +
+``max_mb``, set once the inputs exist, so a run that would not fit fails with an allocation error
+(status ``oom``; ``detail`` names the phase) instead of swapping or meeting the kernel's OOM
+killer. It bounds address space, which in the time process also grows with heap fragmentation
+over repeated calls, so give it headroom; it is a safety net, not the measurement. On CUDA it is
+``torch.cuda.set_per_process_memory_fraction``.
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import gc
 import math
+import os
 import resource
 import statistics
 import time
 from multiprocessing.connection import Connection
-from typing import Callable
+from typing import Callable, Literal
 
 import torch
 from torch.utils import benchmark
@@ -48,6 +57,8 @@ from forecast.bench.spec import Measurement, Result, describe_allocator
 
 MiB = 2**20
 WARMUP_LENGTH = 128
+M_MMAP_THRESHOLD = -3  # glibc mallopt parameter
+EXACT_MMAP_BYTES = 64 * 1024
 
 
 def _proc_status_kib(*keys: str) -> dict[str, int]:
@@ -164,8 +175,28 @@ def _warm_up_small(fn: AttentionFn, m: Measurement) -> None:
         pass
 
 
-def measure(m: Measurement, entry: BackendEntry) -> Result:
-    """Run one measurement in this process (it must be fresh for the memory number to be valid)."""
+def exact_mmap_threshold() -> bool:
+    """Make glibc mmap every block >= 64 KiB (unmapped on free); False where not possible."""
+    preload = os.environ.get("LD_PRELOAD", "")
+    if "jemalloc" in preload or "tcmalloc" in preload:
+        return False
+    name = ctypes.util.find_library("c")
+    if name is None:
+        return False
+    try:
+        return bool(ctypes.CDLL(name).mallopt(M_MMAP_THRESHOLD, ctypes.c_int(EXACT_MMAP_BYTES)))
+    except (OSError, AttributeError):
+        return False
+
+
+def measure(m: Measurement, entry: BackendEntry, what: Literal["memory", "time"]) -> Result:
+    """Measure ``m``'s peak memory or its time in this (fresh) process.
+
+    Returns:
+        A row with ``peak_mb`` and ``mem_method`` (memory) or ``time_ms`` and ``runs`` (time) set
+        when ``status == "ok"``, else a failure status and ``detail``.
+    """
+    exact = what == "memory" and not m.device.startswith("cuda") and exact_mmap_threshold()
     torch.set_num_threads(m.threads)
     result = Result.for_measurement(m, allocator=describe_allocator(m.device))
     try:
@@ -174,38 +205,47 @@ def measure(m: Measurement, entry: BackendEntry) -> Result:
         result.status, result.detail = "unsupported", str(err).splitlines()[0][:300]
         return result
     cuda = m.device.startswith("cuda")
-    phase = "memory call"
+    phase = "warm-up"
     try:
         if not cuda:
             _warm_up_small(fn, m)
         q, k, v = make_inputs(m, m.length)
         step = make_step(fn, q, k, v, causal=m.causal, mode=m.mode)
+        phase = "memory call" if what == "memory" else "timing"
         if cuda:
-            peak_mb, result.detail = _cuda_peak(step, q.device, m.max_mb)
+            _cuda_limit(q.device, m.max_mb)
+        elif m.max_mb is not None:
+            limit_address_space(m.max_mb)
+        if what == "time":
+            seconds, result.runs = time_step(step, repeats=m.repeats, min_block_s=m.min_block_s, cuda=cuda)
+            result.time_ms = seconds * 1e3
+        elif cuda:
+            result.peak_mb, result.detail = _cuda_peak(step, q.device)
             result.mem_method = "cuda_max_allocated"
         else:
-            if m.max_mb is not None:
-                limit_address_space(m.max_mb)
             with CpuPeak() as mem:
                 step()
-            peak_mb, result.mem_method = mem.peak_mb, mem.method
-        phase = "timing"
-        seconds, result.runs = time_step(step, repeats=m.repeats, min_block_s=m.min_block_s, cuda=cuda)
+            result.peak_mb = mem.peak_mb
+            result.mem_method = mem.method + ("+mmap64k" if exact and mem.method == "vmhwm" else "")
     except Exception as err:  # noqa: BLE001 - every failure becomes a status
-        result.status = _classify(err)
+        result.status = _classify(err)  # type: ignore[assignment]
         message = str(err).splitlines()[0] if str(err) else ""
         result.detail = f"{phase}: {type(err).__name__}: {message}"[:300]
-        return result
-    result.time_ms, result.peak_mb = seconds * 1e3, peak_mb
+        result.time_ms = result.peak_mb = None
     return result
 
 
-def _cuda_peak(step: Callable[[], None], device: torch.device, max_mb: float | None) -> tuple[float, str]:
+def _cuda_limit(device: torch.device, max_mb: float | None) -> None:
+    """Cap this process's CUDA allocations at the current ones + ``max_mb``."""
+    if max_mb is None:
+        return
+    total = torch.cuda.get_device_properties(device).total_memory
+    wanted = torch.cuda.memory_allocated(device) + max_mb * MiB
+    torch.cuda.set_per_process_memory_fraction(min(1.0, wanted / total), device)
+
+
+def _cuda_peak(step: Callable[[], None], device: torch.device) -> tuple[float, str]:
     """Peak allocated MiB of one call after a full-size warm-up, and the reserved peak as detail."""
-    if max_mb is not None:
-        total = torch.cuda.get_device_properties(device).total_memory
-        wanted = torch.cuda.memory_allocated(device) + max_mb * MiB
-        torch.cuda.set_per_process_memory_fraction(min(1.0, wanted / total), device)
     step()  # warm-up: kernels, cuBLAS workspace
     torch.cuda.synchronize(device)
     torch.cuda.empty_cache()
@@ -217,10 +257,11 @@ def _cuda_peak(step: Callable[[], None], device: torch.device, max_mb: float | N
     return peak, f"max_reserved_mb={torch.cuda.max_memory_reserved(device) / MiB:.1f}"
 
 
-def child_main(m: Measurement, entry: BackendEntry, conn: Connection) -> None:
+def child_main(m: Measurement, entry: BackendEntry, what: Literal["memory", "time"],
+               conn: Connection) -> None:
     """Process entry point: measure and send the :class:`Result` back through ``conn``."""
     try:
-        result = measure(m, entry)
+        result = measure(m, entry, what)
     except BaseException as err:  # noqa: BLE001 - report instead of dying silently
         result = Result.for_measurement(m, status="error", detail=f"{type(err).__name__}: {err}"[:300])
     conn.send(result)
