@@ -51,7 +51,8 @@ class BigBirdAttention(AttentionBackend):
         if block_size < 1 or num_random_blocks < 0:
             raise ValueError(f"need block_size >= 1 and num_random_blocks >= 0, got {block_size}, "
                              f"{num_random_blocks}")
-        self.block_size, self.num_random_blocks, self.seed, self.scale = block_size, num_random_blocks, seed, scale
+        self.block_size, self.num_random_blocks = block_size, num_random_blocks
+        self.seed, self.scale = seed, scale
         self.pad_multiple = block_size
         self._train_generator: torch.Generator | None = None
         self.last_key_blocks: Tensor | None = None  # realized table of the last call (H, nb, Kb)
@@ -64,7 +65,8 @@ class BigBirdAttention(AttentionBackend):
             self._train_generator = seeded_generator(self.seed)
         return self._train_generator
 
-    def key_blocks(self, nb: int, n_heads: int, *, causal: bool, generator: torch.Generator | None = None) -> Tensor:
+    def key_blocks(self, nb: int, n_heads: int, *, causal: bool,
+                   generator: torch.Generator | None = None) -> Tensor:
         """Draw the per-head key-block table: distinct blocks per row, ascending, -1 padded.
 
         Returns:
@@ -101,8 +103,8 @@ class BigBirdAttention(AttentionBackend):
         b, h, length, e = q.shape
         d, bs = v.shape[-1], self.block_size
         if k.shape[2] != length or q_offset != 0 or k_stride != 1:
-            raise ValueError("BigBird attention needs self-attention on one block grid (Lq == Lk, q_offset 0, "
-                             "k_stride 1); use full for cross-attention")
+            raise ValueError("BigBird attention needs self-attention on one block grid (Lq == Lk, "
+                             "q_offset 0, k_stride 1); use full for cross-attention")
         real = real_length(key_padding_mask, length)
         if real == 0:
             return v.new_zeros(b, h, length, d)  # (B, H, L, D): no real key anywhere
@@ -117,7 +119,8 @@ class BigBirdAttention(AttentionBackend):
         table = table.to(q.device)
         n_keys = table.shape[-1] * bs
         tokens = (table[..., None] * bs + torch.arange(bs, device=q.device)).view(h, nb, n_keys)  # (H, nb, C)
-        key_ok = (table[..., None] >= 0).expand(h, nb, table.shape[-1], bs).reshape(h, nb, n_keys)
+        key_ok = (table[..., None] >= 0).expand(h, nb, table.shape[-1], bs)  # (H, nb, Kb, b)
+        key_ok = key_ok.reshape(h, nb, n_keys)  # (H, nb, C)
         key_ok = key_ok & (tokens < length)  # (H, nb, C)
         tokens = tokens.clamp(0, length - 1)
         allowed = key_ok[:, :, None, :]  # (H, nb, 1, C)
@@ -127,7 +130,8 @@ class BigBirdAttention(AttentionBackend):
         if key_padding_mask is not None:
             allowed = allowed & key_padding_mask[:, tokens][:, :, :, None, :]  # (B, H, nb, b|1, C)
         q_blocks = pad_rows(q, bs).view(b, h, nb, bs, e)  # (B, H, nb, b, E)
-        probs = masked_softmax(block_scores(q_blocks, gather_keys(k, tokens), scale), allowed)  # (B, H, nb, b, C)
+        scores = block_scores(q_blocks, gather_keys(k, tokens), scale)  # (B, H, nb, b, C)
+        probs = masked_softmax(scores, allowed)
         out = torch.matmul(probs, gather_keys(v, tokens))  # (B, H, nb, b, D)
         if not causal:
             out = self._global_rows(q_blocks, k, v, out, key_padding_mask, scale)
@@ -147,7 +151,8 @@ class BigBirdAttention(AttentionBackend):
         glob = q_blocks[:, :, ends].flatten(2, 3)  # (B, H, G*b, E)
         scores = torch.matmul(glob, k.transpose(-1, -2)) * scale  # (B, H, G*b, L)
         allowed = None if key_padding_mask is None else key_padding_mask[:, None, None, :]  # (B, 1, 1, L)
-        dense = torch.matmul(masked_softmax(scores, allowed), v).unflatten(2, (len(ends), -1))  # (B, H, G, b, D)
+        dense = torch.matmul(masked_softmax(scores, allowed), v)  # (B, H, G*b, D)
+        dense = dense.unflatten(2, (len(ends), -1))  # (B, H, G, b, D)
         if nb == 1:
             return dense
         return torch.cat([dense[:, :, :1], out[:, :, 1:nb - 1], dense[:, :, 1:]], dim=2)

@@ -58,7 +58,8 @@ class LogSparseAttention(AttentionBackend):
         """
         span = max(abs(q_offset + lq - 1), abs(q_offset - (lk - 1) * k_stride), 1)
         window = self.window_for(lk if real_lk is None else real_lk, k_stride)
-        base = set(range(min(window, span + 1))) | {2 ** m for m in range(span.bit_length()) if 2 ** m <= span}
+        hops = {2 ** m for m in range(span.bit_length()) if 2 ** m <= span}
+        base = set(range(min(window, span + 1))) | hops
         return sorted(base if causal else base | {-x for x in base})
 
     def forward(self, q: Tensor, k: Tensor, v: Tensor, *, causal: bool = False,

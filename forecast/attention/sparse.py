@@ -150,4 +150,5 @@ def ungroup(out: Tensor, lq: int) -> Tensor:
 def dense_times(lq: int, lk: int, q_offset: int, k_stride: int,
                 device: torch.device | str | None = None) -> Tensor:
     """Test-only helper: dense time differences ``t_q - t_k``. Shape (Lq, Lk)."""
-    return (q_offset + torch.arange(lq, device=device))[:, None] - (torch.arange(lk, device=device) * k_stride)[None, :]
+    q_time = q_offset + torch.arange(lq, device=device)  # (Lq,)
+    return q_time[:, None] - (torch.arange(lk, device=device) * k_stride)[None, :]

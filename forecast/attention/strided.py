@@ -98,9 +98,10 @@ class StridedAttention(AttentionBackend):
         m_atr = s_atr.amax(-1).transpose(2, 3).reshape(b, h, lq_pad)  # (B, H, Lq')
         row_max = torch.maximum(m_loc, m_atr).detach()  # (B, H, Lq'); any constant per row is exact
         w_loc = torch.exp(s_loc - row_max.view(b, h, nb, n, 1)).masked_fill(~ok_loc, 0.0)  # (B, H, nb, n, C)
-        w_atr = torch.exp(s_atr - row_max.view(b, h, -1, n).transpose(2, 3)[..., None])
+        w_atr = torch.exp(s_atr - row_max.view(b, h, -1, n).transpose(2, 3)[..., None])  # (B, H, n, nq, nk)
         w_atr = w_atr.masked_fill(~ok_atr, 0.0)  # (B, H, n, nq, nk)
-        norm = w_loc.sum(-1).reshape(b, h, lq_pad) + w_atr.sum(-1).transpose(2, 3).reshape(b, h, lq_pad)
+        norm = (w_loc.sum(-1).reshape(b, h, lq_pad)  # (B, H, Lq')
+                + w_atr.sum(-1).transpose(2, 3).reshape(b, h, lq_pad))  # (B, H, Lq')
         num = (torch.matmul(w_loc, gather_keys(v, idx)).reshape(b, h, lq_pad, d)  # (B, H, Lq', D)
                + ungroup(torch.matmul(w_atr, vg), lq_pad))  # (B, H, Lq', D)
         # norm >= 1 on every row with a key (its maximum contributes exp(0)); empty rows have num == 0.

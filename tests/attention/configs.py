@@ -19,7 +19,9 @@ def load_backend(name_or_path: str | Path, **overrides: object) -> AttentionBack
 
     A ``_target_`` that does not import raises here, so the test fails instead of skipping.
     """
-    path = Path(name_or_path) if Path(name_or_path).suffix == ".yaml" else CONF_ATTENTION / f"{name_or_path}.yaml"
+    path = Path(name_or_path)
+    if path.suffix != ".yaml":
+        path = CONF_ATTENTION / f"{name_or_path}.yaml"
     cfg = OmegaConf.load(path)
     for key, value in overrides.items():
         cfg[key] = value

@@ -124,7 +124,8 @@ def test_padded_keys_never_count(path: Path) -> None:
     self_only = not backend.supports_cross
     qa, ka, va = padded(q, k, v, with_queries=self_only, seed=1)
     _, kb, vb = padded(q, k, v, with_queries=self_only, seed=2)
-    kb[:, :, :L], vb[:, :, :L] = torch.where(real[:, None, :, None], k, -k), torch.where(real[:, None, :, None], v, 7.0)
+    keep = real[:, None, :, None]  # (B, 1, L, 1): other junk under the interior padding too
+    kb[:, :, :L], vb[:, :, :L] = torch.where(keep, k, -k), torch.where(keep, v, 7.0)
     out_a = backend(qa, ka, va, key_padding_mask=kpm)[:, :, :L]
     torch.testing.assert_close(backend(qa, kb, vb, key_padding_mask=kpm)[:, :, :L], out_a, **tol())
     if backend.exact:

@@ -65,7 +65,7 @@ def assert_matches_pattern(backend: AttentionBackend, lq: int, lk: int, q_offset
     q, k, v, kpm = inputs(lq, lk)
     kpm = kpm if padding else None
     out = backend(q, k, v, causal=causal, key_padding_mask=kpm, q_offset=q_offset, k_stride=k_stride)
-    mask = backend.pattern(lq, lk, causal=causal, q_offset=q_offset, k_stride=k_stride)  # (Lq, Lk) or (H, ...)
+    mask = backend.pattern(lq, lk, causal=causal, q_offset=q_offset, k_stride=k_stride)  # ([H,] Lq, Lk)
     mask = mask.expand(1, *mask.shape[-3:]) if mask.dim() == 3 else mask[None, None]  # (1, H|1, Lq, Lk)
     if kpm is not None:
         mask = mask & kpm[:, None, None, :]
@@ -92,7 +92,8 @@ def test_fast_path_equals_dense_pattern(name: str, geometry: tuple[int, int, int
 def test_gradcheck(name: str) -> None:
     backend = BACKENDS[name]().eval()
     gen = torch.Generator().manual_seed(3)
-    q, k, v = (torch.randn(1, 2, 7, 3, generator=gen, dtype=torch.float64, requires_grad=True) for _ in range(3))
+    q, k, v = (torch.randn(1, 2, 7, 3, generator=gen, dtype=torch.float64, requires_grad=True)
+               for _ in range(3))
     kpm = torch.tensor([[True, True, False, True, True, True, True]])
     for causal in (False, True):
         assert torch.autograd.gradcheck(lambda a, b, c: backend(a, b, c, causal=causal, key_padding_mask=kpm),
@@ -104,7 +105,8 @@ def test_full_matches_dense_reference(causal: bool) -> None:
     q, k, v, kpm = inputs(11, 11)
     full = FullAttention(dropout=0.0)
     mask = causal_pattern(11, 11)[None, None] if causal else None
-    torch.testing.assert_close(full(q, k, v, causal=causal), dense_attention(q, k, v, mask), atol=ATOL, rtol=0)
+    torch.testing.assert_close(full(q, k, v, causal=causal), dense_attention(q, k, v, mask),
+                               atol=ATOL, rtol=0)
     # Cross with a q_offset / k_stride causal mask, plus key padding.
     q, k, v, kpm = inputs(7, 11)
     mask = causal_pattern(7, 11, q_offset=5, k_stride=2)
@@ -119,8 +121,8 @@ def test_full_matches_dense_reference(causal: bool) -> None:
 def test_atrous_rate_one_is_full_attention(causal: bool, length: int) -> None:
     q, k, v, _ = inputs(length, length)
     full = FullAttention(dropout=0.0)
-    torch.testing.assert_close(AtrousAttention(dilation=1)(q, k, v, causal=causal), full(q, k, v, causal=causal),
-                               atol=ATOL, rtol=0)
+    out = AtrousAttention(dilation=1)(q, k, v, causal=causal)
+    torch.testing.assert_close(out, full(q, k, v, causal=causal), atol=ATOL, rtol=0)
 
 
 @pytest.mark.parametrize("length", [9, 64, 100])
