@@ -42,7 +42,10 @@ class GatedAttentionUnit(nn.Module):
         self.norm = nn.LayerNorm(d_model, eps=attention.norm_eps)
         self.to_uv = nn.Linear(d_model, 2 * hidden)
         self.to_z = nn.Linear(d_model, qk_dim)
-        self.gamma = nn.Parameter(torch.empty(self.qk_heads, qk_dim).normal_(std=0.02))
+        # Offset/scale initialised as bert4keras (ones/zeros), matching the default "ns" scaling: rows
+        # start mean-like. The paper draws gamma ~ N(0, 0.02), which starts relu^2 attention near 0
+        # (and its gradient with it, since d relu^2(x) = 2 relu(x)).
+        self.gamma = nn.Parameter(torch.ones(self.qk_heads, qk_dim))
         self.beta = nn.Parameter(torch.zeros(self.qk_heads, qk_dim))
         self.to_out = nn.Linear(hidden, d_model)
         self.dropout = nn.Dropout(dropout)
@@ -55,7 +58,8 @@ class GatedAttentionUnit(nn.Module):
         heads = z[:, None] * self.gamma[None, :, None, :] + self.beta[None, :, None, :]  # (B, n_qk, L, s)
         q, k = heads[:, 0:1], heads[:, 1:2]  # (B, 1, L, s): single-head layout for the kernel
         extra = {"lin_q": heads[:, 2:3], "lin_k": heads[:, 3:4]} if self.qk_heads == 4 else {}
-        attn = self.attention(q, k, v[:, None], causal=causal, key_padding_mask=key_padding_mask,
+        v = v[:, None]  # (B, 1, L, e)
+        attn = self.attention(q, k, v, causal=causal, key_padding_mask=key_padding_mask,
                               **extra)  # (B, 1, L, e)
         return x + self.dropout(self.to_out(u * attn[:, 0]))  # (B, L, d_model)
 
