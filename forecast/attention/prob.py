@@ -42,6 +42,7 @@ class ProbSparseAttention(AttentionBackend):
         dropout: dropout on the active rows' attention probabilities.
         seed: seed of the key sampling.
         scale: score scale; ``None`` means ``1/sqrt(E)``.
+        query_chunk: queries whose sampled keys are gathered at once (bounds peak memory).
     """
 
     exact = False
@@ -51,7 +52,7 @@ class ProbSparseAttention(AttentionBackend):
     randomized = True
 
     def __init__(self, *, factor: int = 5, lazy: Literal["cumsum", "cummean"] = "cummean",
-                 dropout: float = 0.0, seed: int = 0, scale: float | None = None) -> None:
+                 dropout: float = 0.0, seed: int = 0, scale: float | None = None, query_chunk: int = 128) -> None:
         super().__init__()
         if factor < 1:
             raise ValueError(f"factor must be >= 1, got {factor}")
@@ -62,6 +63,9 @@ class ProbSparseAttention(AttentionBackend):
         self.dropout = torch.nn.Dropout(dropout)
         self.seed = seed
         self.scale = scale
+        if query_chunk < 1:
+            raise ValueError(f"query_chunk must be >= 1, got {query_chunk}")
+        self.query_chunk = query_chunk
         self._train_generator: torch.Generator | None = None
         self.last_top: Tensor | None = None  # indices of the active queries of the last call (B, H, u)
 
@@ -76,6 +80,24 @@ class ProbSparseAttention(AttentionBackend):
         """Key indices sampled per query, with replacement. Shape (Lq, U), on CPU."""
         n = sample_count(self.factor, lk)
         return torch.randint(lk, (lq, n), generator=self._generator())
+
+    def sampled_scores(self, q: Tensor, k: Tensor, idx: Tensor) -> Tensor:
+        """Dot products of each query with its own sampled keys, in query chunks.
+
+        Gathering the sampled keys for every query at once costs (B, H, Lq, U, E); chunking the
+        queries keeps the gathered block at ``query_chunk * U * E`` while the result is (B, H, Lq, U).
+
+        Shapes: q (B, H, Lq, E), k (B, H, Lk, E), idx (Lq, U) -> (B, H, Lq, U).
+        """
+        b, h, lq, e = q.shape
+        n_samples = idx.shape[1]
+        out = q.new_empty(b, h, lq, n_samples)
+        for start in range(0, lq, self.query_chunk):
+            stop = min(lq, start + self.query_chunk)
+            rows = idx[start:stop].reshape(-1)  # (chunk * U,)
+            k_sample = k.index_select(2, rows).view(b, h, stop - start, n_samples, e)  # (B, H, chunk, U, E)
+            out[:, :, start:stop] = torch.einsum("bhqe,bhque->bhqu", q[:, :, start:stop], k_sample)
+        return out
 
     def forward(self, q: Tensor, k: Tensor, v: Tensor, *, causal: bool = False,
                 key_padding_mask: Tensor | None = None, q_offset: int = 0, k_stride: int = 1,
@@ -95,9 +117,7 @@ class ProbSparseAttention(AttentionBackend):
 
         if top is None:
             idx = (self.sample_keys(lq, lk) if sampled is None else sampled).to(q.device)  # (Lq, U)
-            n_samples = idx.shape[1]
-            k_sample = k.index_select(2, idx.reshape(-1)).view(b, h, lq, n_samples, e)  # (B, H, Lq, U, E)
-            s_sample = torch.einsum("bhqe,bhque->bhqu", q, k_sample)  # (B, H, Lq, U)
+            s_sample = self.sampled_scores(q, k, idx)  # (B, H, Lq, U)
             if valid is None:
                 measure = s_sample.amax(-1) - s_sample.sum(-1) / lk  # (B, H, Lq)
             else:
