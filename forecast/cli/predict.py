@@ -12,6 +12,7 @@ Every bad input (file, columns, values, timestamps, frequency, length, checkpoin
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -86,7 +87,6 @@ def _rolling(args: argparse.Namespace) -> None:
     from forecast.predict.output import check_targets, default_output, write_csv
     from forecast.predict.rolling import format_table, long_frame, run_backtest, score
     from forecast.predict.span import resolve_span
-    import json
 
     if args.plot:
         raise DataError("--plot draws a single forecast; leave it out with --rolling")

@@ -102,7 +102,7 @@ def long_frame(forecaster: Forecaster, series: Series, bt: Backtest) -> pd.DataF
         "timestamp": np.repeat(index[steps.reshape(-1)].to_numpy(), n_col),
         "column": np.tile(np.asarray(spec.target_columns, dtype=object), n_win * n_step),
         "prediction": _unscale(forecaster, bt.pred).reshape(-1),
-        "actual": _unscale(forecaster, bt.actual).reshape(-1),
+        "actual": series.frame[list(spec.target_columns)].to_numpy()[steps.reshape(-1)].reshape(-1),  # exact input
     })
 
 
