@@ -159,6 +159,13 @@ def test_fill_option_fills_gaps(etth1_run: Path, tmp_path: Path, capsys: pytest.
     assert code == 0, err
 
 
+def test_timestamp_col_option(etth1_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    csv = _bad(_base().rename(columns={"date": "time"}), tmp_path / "in.csv")
+    code, _, err = predict(capsys, etth1_run, csv, "--timestamp-col", "time")
+    assert code == 0, err
+    assert list(pd.read_csv(tmp_path / "in.forecast.csv").columns)[:2] == ["time", "HUFL"]
+
+
 # ----------------------------------------------------------------------------------------- rolling
 def test_rolling_test_span_reproduces_training_mse(etth1_run: Path, tmp_path: Path,
                                                     capsys: pytest.CaptureFixture) -> None:
