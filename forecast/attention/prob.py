@@ -4,8 +4,8 @@ Only the ``u = factor * ceil(ln Lq)`` "active" queries with the largest sparsity
 all keys exactly; the other ("lazy") queries output an aggregate of V. The measure of query i is
 ``max_j s_ij - sum_j s_ij / Lk`` over ``U = factor * ceil(ln Lk)`` keys sampled (with replacement)
 per query, shared by the whole batch and every head: the reference implementation's formula.
-Sampled keys are gathered with ``index_select``; K is never expanded to Lq x Lk and no dense mask
-is built.
+Memory is O(L log L): the sampled scores are computed in query chunks (see ``sampled_scores``),
+K is never expanded to Lq x Lk and no dense mask is built.
 
 Deviations from the reference code, all deliberate:
 * sampling uses this module's own seeded generator; in eval mode it is re-seeded on every call,
@@ -82,21 +82,31 @@ class ProbSparseAttention(AttentionBackend):
         return torch.randint(lk, (lq, n), generator=self._generator())
 
     def sampled_scores(self, q: Tensor, k: Tensor, idx: Tensor) -> Tensor:
-        """Dot products of each query with its own sampled keys, in query chunks.
+        """Dot products of each query with its own sampled keys, computed in query chunks.
 
-        Gathering the sampled keys for every query at once costs (B, H, Lq, U, E); chunking the
-        queries keeps the gathered block at ``query_chunk * U * E`` while the result is (B, H, Lq, U).
+        Two exact kernels, picked by which materialises fewer bytes per query: when
+        ``Lk <= U * E`` a chunk's scores against all keys (chunk x Lk, a BLAS matmul) are formed and
+        the sampled columns gathered; otherwise the sampled keys themselves are gathered
+        (chunk x U x E). Either way the block is bounded by ``query_chunk`` and only the
+        (B, H, Lq, U) result persists.
 
         Shapes: q (B, H, Lq, E), k (B, H, Lk, E), idx (Lq, U) -> (B, H, Lq, U).
         """
         b, h, lq, e = q.shape
+        lk = k.shape[2]
         n_samples = idx.shape[1]
+        dense_rows = lk <= n_samples * e
         out = q.new_empty(b, h, lq, n_samples)
         for start in range(0, lq, self.query_chunk):
             stop = min(lq, start + self.query_chunk)
-            rows = idx[start:stop].reshape(-1)  # (chunk * U,)
-            k_sample = k.index_select(2, rows).view(b, h, stop - start, n_samples, e)  # (B, H, chunk, U, E)
-            out[:, :, start:stop] = torch.einsum("bhqe,bhque->bhqu", q[:, :, start:stop], k_sample)
+            q_chunk = q[:, :, start:stop]  # (B, H, chunk, E)
+            if dense_rows:
+                scores = torch.matmul(q_chunk, k.transpose(-2, -1))  # (B, H, chunk, Lk)
+                out[:, :, start:stop] = scores.gather(-1, idx[start:stop].expand(b, h, -1, -1))
+            else:
+                rows = idx[start:stop].reshape(-1)  # (chunk * U,)
+                k_sample = k.index_select(2, rows).view(b, h, stop - start, n_samples, e)  # (B, H, chunk, U, E)
+                out[:, :, start:stop] = torch.einsum("bhqe,bhque->bhqu", q_chunk, k_sample)
         return out
 
     def forward(self, q: Tensor, k: Tensor, v: Tensor, *, causal: bool = False,
