@@ -135,3 +135,23 @@ def seeded_generator(seed: int, device: torch.device | str = "cpu") -> torch.Gen
     gen = torch.Generator(device=device)
     gen.manual_seed(seed)
     return gen
+
+
+class SampleStream:
+    """Random draws of a randomised backend (on CPU).
+
+    Training draws from one persistent generator seeded with ``seed`` (fresh samples every step,
+    reproducible run to run); eval re-seeds on every call, so inference is a deterministic function
+    of the weights and the input.
+    """
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+        self._train: torch.Generator | None = None
+
+    def generator(self, training: bool) -> torch.Generator:
+        if not training:
+            return seeded_generator(self.seed)
+        if self._train is None:
+            self._train = seeded_generator(self.seed)
+        return self._train

@@ -24,7 +24,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from forecast.attention.base import AttentionBackend, check_layout, seeded_generator
+from forecast.attention.base import AttentionBackend, SampleStream, check_layout, seeded_generator
 from forecast.attention.sparse import block_scores, gather_keys, masked_softmax, pad_rows, real_length
 
 
@@ -54,16 +54,10 @@ class BigBirdAttention(AttentionBackend):
         self.block_size, self.num_random_blocks = block_size, num_random_blocks
         self.seed, self.scale = seed, scale
         self.pad_multiple = block_size
-        self._train_generator: torch.Generator | None = None
+        self.samples = SampleStream(seed)
         self.last_key_blocks: Tensor | None = None  # realized table of the last call (H, nb, Kb)
         self.last_length = 0  # sequence length the last table was laid over (trailing padding trimmed)
 
-    def _generator(self) -> torch.Generator:
-        if not self.training:
-            return seeded_generator(self.seed)
-        if self._train_generator is None:
-            self._train_generator = seeded_generator(self.seed)
-        return self._train_generator
 
     def key_blocks(self, nb: int, n_heads: int, *, causal: bool,
                    generator: torch.Generator | None = None) -> Tensor:
@@ -114,7 +108,8 @@ class BigBirdAttention(AttentionBackend):
             return F.pad(out, (0, 0, 0, length - real))  # (B, H, L, D); padded query rows output 0
         scale = self.scale if self.scale is not None else 1.0 / math.sqrt(e)
         nb = math.ceil(length / bs)
-        table = self.key_blocks(nb, h, causal=causal, generator=self._generator())  # (H, nb, Kb)
+        gen = self.samples.generator(self.training)
+        table = self.key_blocks(nb, h, causal=causal, generator=gen)  # (H, nb, Kb)
         self.last_key_blocks, self.last_length = table, length
         table = table.to(q.device)
         n_keys = table.shape[-1] * bs

@@ -25,7 +25,7 @@ from typing import Literal
 import torch
 from torch import Tensor
 
-from forecast.attention.base import AttentionBackend, check_layout, seeded_generator
+from forecast.attention.base import AttentionBackend, SampleStream, check_layout
 
 
 def sample_count(factor: int, length: int) -> int:
@@ -66,20 +66,14 @@ class ProbSparseAttention(AttentionBackend):
         if query_chunk < 1:
             raise ValueError(f"query_chunk must be >= 1, got {query_chunk}")
         self.query_chunk = query_chunk
-        self._train_generator: torch.Generator | None = None
+        self.samples = SampleStream(seed)
         self.last_top: Tensor | None = None  # indices of the active queries of the last call (B, H, u)
 
-    def _generator(self) -> torch.Generator:
-        if not self.training:
-            return seeded_generator(self.seed)
-        if self._train_generator is None:
-            self._train_generator = seeded_generator(self.seed)
-        return self._train_generator
 
     def sample_keys(self, lq: int, lk: int) -> Tensor:
         """Key indices sampled per query, with replacement. Shape (Lq, U), on CPU."""
         n = sample_count(self.factor, lk)
-        return torch.randint(lk, (lq, n), generator=self._generator())
+        return torch.randint(lk, (lq, n), generator=self.samples.generator(self.training))
 
     def sampled_scores(self, q: Tensor, k: Tensor, idx: Tensor) -> Tensor:
         """Dot products of each query with its own sampled keys, computed in query chunks.
