@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 from torch import Tensor, nn
 
@@ -10,19 +10,25 @@ from torch import Tensor, nn
 class Baseline(nn.Module):
     """Stores the window sizes and the target channels every baseline needs.
 
-    Subclasses take the whole constructor contract of the models (``enc_in``, ``c_out``,
-    ``n_time_features``, ``seq_len``, ``label_len``, ``pred_len``, ``target_index`` and the three
-    attention factories ``encoder_attention``, ``decoder_attention``, ``cross_attention`` that
-    ``conf/train.yaml`` always fills) and pass the part they use here.
+    The constructor takes the whole contract of the models, so a baseline with no options of its own
+    needs no constructor; the arguments a baseline does not use are accepted and ignored.
 
     Args:
+        enc_in: input channels (unused).
+        c_out: number of predicted channels (must match ``target_index``).
+        n_time_features: time-feature columns (unused).
         seq_len: input window length.
+        label_len: start-token length (unused).
         pred_len: horizon.
         target_index: positions of the predicted channels among the inputs (all of them for ``M``).
-        c_out: number of predicted channels (must match ``target_index``).
+        encoder_attention: unused (``conf/train.yaml`` fills the attention roles of every model).
+        decoder_attention: unused.
+        cross_attention: unused.
     """
 
-    def __init__(self, *, seq_len: int, pred_len: int, target_index: Sequence[int], c_out: int) -> None:
+    def __init__(self, *, enc_in: int, c_out: int, n_time_features: int, seq_len: int, label_len: int,
+                 pred_len: int, target_index: Sequence[int], encoder_attention: Any = None,
+                 decoder_attention: Any = None, cross_attention: Any = None) -> None:
         super().__init__()
         if min(seq_len, pred_len) < 1:
             raise ValueError(f"seq_len and pred_len must be >= 1, got {seq_len} and {pred_len}")

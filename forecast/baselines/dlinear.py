@@ -91,7 +91,8 @@ class DLinear(Baseline):
     def __init__(self, *, enc_in: int, c_out: int, n_time_features: int, seq_len: int, label_len: int,
                  pred_len: int, target_index: Sequence[int], kernel_size: int = 25, individual: bool = False,
                  encoder_attention: Any = None, decoder_attention: Any = None, cross_attention: Any = None) -> None:
-        super().__init__(seq_len=seq_len, pred_len=pred_len, target_index=target_index, c_out=c_out)
+        super().__init__(enc_in=enc_in, c_out=c_out, n_time_features=n_time_features, seq_len=seq_len,
+                         label_len=label_len, pred_len=pred_len, target_index=target_index)
         self.decomposition = MovingAverageDecomposition(kernel_size=kernel_size)
         self.seasonal = TimeLinear(seq_len=seq_len, pred_len=pred_len, channels=c_out, individual=individual)
         self.trend = TimeLinear(seq_len=seq_len, pred_len=pred_len, channels=c_out, individual=individual)

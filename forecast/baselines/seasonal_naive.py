@@ -67,7 +67,8 @@ class SeasonalNaive(Baseline):
     def __init__(self, *, enc_in: int, c_out: int, n_time_features: int, seq_len: int, label_len: int,
                  pred_len: int, target_index: Sequence[int], period: int | None = None,
                  encoder_attention: Any = None, decoder_attention: Any = None, cross_attention: Any = None) -> None:
-        super().__init__(seq_len=seq_len, pred_len=pred_len, target_index=target_index, c_out=c_out)
+        super().__init__(enc_in=enc_in, c_out=c_out, n_time_features=n_time_features, seq_len=seq_len,
+                         label_len=label_len, pred_len=pred_len, target_index=target_index)
         if period is None:
             raise ValueError("seasonal_naive needs a season length: data.freq is null (inferred) or has no "
                              "default season; set model.period=<steps>, e.g. model.period=24 for hourly data")
