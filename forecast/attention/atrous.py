@@ -4,7 +4,8 @@ Query i (time ``t_q = q_offset + i``) attends key j (time ``t_k = j * k_stride``
 ``(t_q - t_k) mod r == 0`` (and ``t_k <= t_q`` when causal): bojone's ``AtrousSelfAttention``
 generalised to time differences. The fast path regroups ``(B, H, L, E) -> (B, H, r, L/r, E)`` so
 that every group is an ordinary (dense, small) attention problem; the score memory is
-``Lq * Lk / r``, sub-quadratic only if r grows with L. Padding to a multiple of r is masked (the
+``Lq * Lk / r``, sub-quadratic only if r grows with L. Without padding (and for causal only when
+aligned) each group runs through fused SDPA, which keeps memory O(L). Padding to a multiple of r is masked (the
 bojone code leaves it unmasked and pads a whole extra group when ``L % r == 0``).
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 import math
 
 import torch
+import torch.nn.functional as F
 from torch import Tensor
 
 from forecast.attention.base import AttentionBackend, check_layout
@@ -53,6 +55,14 @@ class AtrousAttention(AttentionBackend):
         scale = self.scale if self.scale is not None else 1.0 / math.sqrt(q.shape[-1])
         qg, kg, vg, q_time, k_index, key_ok = residue_groups(q, k, v, self.dilation, q_offset=q_offset,
                                                              k_stride=k_stride)
+        b, h, r, nq, e = qg.shape
+        aligned = q_offset == 0 and k_stride == 1 and lq == k.shape[2]
+        if key_padding_mask is None and bool(key_ok.all()) and (aligned or not causal):
+            # every group is a plain (causal) attention problem: fused SDPA, O(L) memory
+            out = F.scaled_dot_product_attention(qg.reshape(b, h * r, nq, e), kg.reshape(b, h * r, -1, e),
+                                                 vg.reshape(b, h * r, -1, vg.shape[-1]), is_causal=causal,
+                                                 scale=scale)  # (B, H*r, nq, D)
+            return ungroup(out.view(b, h, r, nq, -1), lq)  # (B, H, Lq, D)
         allowed = key_ok[:, None, :]  # (r, 1, nk)
         if causal:
             allowed = allowed & ((k_index * k_stride)[:, None, :] <= q_time[:, :, None])  # (r, nq, nk)
