@@ -57,6 +57,8 @@ def fit_closed_form(net: torch.nn.Module, datamodule: Any) -> float | None:
     started = time.perf_counter()
     windows = DataLoader(datamodule.datasets["train"], batch_size=datamodule.eval_batch_size, shuffle=False)
     rows = net.fit_closed_form(windows)
+    if rows is None:  # the model has the hook but nothing closed-form in this configuration
+        return None
     seconds = time.perf_counter() - started
     log.info("closed-form fit on %s rows in %.2f s", rows, seconds)
     return seconds

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Any, Callable, Iterable, Literal, Sequence
+
+import torch
 
 from torch import Tensor, nn
 
 from forecast.attention.base import AttentionBackend
+from forecast.baselines.linear import RidgeFloor
 from forecast.models.decoder import Decoder, DecoderLayer
 from forecast.models.embedding import DataEmbedding, Embed
 from forecast.models.encoder import DistilConv, Encoder, EncoderLayer, EncoderStack
@@ -48,8 +51,12 @@ class Informer(nn.Module):
         revin_affine: learn RevIN's affine parameters.
         channel_independent: model every channel as its own univariate series through shared
             weights (PatchTST-style); the encoder and decoder then see one channel at a time.
-        linear_skip: add a linear map from the (normalised) input window to the horizon, shared by
-            all channels (DLinear / ridge-floor style), to the decoder's output.
+        skip: a path from the input window straight to the horizon, added to the decoder's output:
+            ``none``; ``linear``, a trained linear map shared by all channels (DLinear style);
+            ``ridge``, the closed-form ridge floor (``forecast.baselines.linear.RidgeFloor``) fitted on
+            the training windows before training (``fit_closed_form``), with the decoder's projection
+            zero-initialised so training starts at the floor and the encoder-decoder learns the
+            residual (scaled by each window's std when RevIN is on).
 
     Raises:
         ValueError: a backend cannot fill the role it was given (e.g. a non-causal backend in the
@@ -62,7 +69,8 @@ class Informer(nn.Module):
                  n_heads: int = 8, e_layers: int = 2, d_layers: int = 1, d_ff: int = 2048, dropout: float = 0.05,
                  activation: Activation = "gelu", embed: Embed = "timeF", distil: bool = True, mix: bool = False,
                  stack_layers: Sequence[int] | None = None, revin: bool = False,
-                 revin_affine: bool = False, channel_independent: bool = False, linear_skip: bool = False) -> None:
+                 revin_affine: bool = False, channel_independent: bool = False,
+                 skip: Literal["none", "linear", "ridge"] = "none") -> None:
         super().__init__()
         if label_len > seq_len:
             raise ValueError(f"label_len ({label_len}) cannot exceed seq_len ({seq_len})")
@@ -70,7 +78,12 @@ class Informer(nn.Module):
         self.target_index = list(target_index)
         self.revin = RevIN(enc_in, affine=revin_affine) if revin else None
         self.channel_independent = channel_independent
-        self.skip = nn.Linear(seq_len, pred_len) if linear_skip else None
+        if skip not in ("none", "linear", "ridge"):
+            raise ValueError(f"skip must be none, linear or ridge, got {skip!r}")
+        self.skip = nn.Linear(seq_len, pred_len) if skip == "linear" else None
+        self.ridge = RidgeFloor(enc_in=enc_in, c_out=c_out, n_time_features=n_time_features, seq_len=seq_len,
+                                label_len=label_len, pred_len=pred_len, target_index=target_index) \
+            if skip == "ridge" else None
         c_in, c_out = (1, 1) if channel_independent else (enc_in, c_out)
         self.enc_embedding = DataEmbedding(c_in, d_model, n_time_features, embed, dropout)
         self.dec_embedding = DataEmbedding(c_in, d_model, n_time_features, embed, dropout)
@@ -113,6 +126,14 @@ class Informer(nn.Module):
         self.encoder: nn.Module = (EncoderStack([encoder(n) for n in stack_layers]) if stacked
                                    else encoder(e_layers))
         self.decoder = Decoder([decoder_layer() for _ in range(d_layers)], d_model=d_model, c_out=c_out)
+        if self.ridge is not None:  # start exactly at the ridge floor
+            nn.init.zeros_(self.decoder.projection.weight)
+            nn.init.zeros_(self.decoder.projection.bias)
+
+    @torch.no_grad()
+    def fit_closed_form(self, batches: Iterable[Any]) -> int | None:
+        """Fit the ridge skip on the training windows (``skip=ridge``); None when there is none."""
+        return None if self.ridge is None else self.ridge.fit_closed_form(batches)
 
     def forward(self, x_enc: Tensor, x_mark_enc: Tensor, x_mark_dec: Tensor) -> Tensor:
         """Forecast the horizon.
@@ -121,6 +142,7 @@ class Informer(nn.Module):
             x_enc: (B, seq_len, C_in); x_mark_enc: (B, seq_len, M); x_mark_dec: (B, T + P, M)
             -> (B, P, C_out).
         """
+        floor = self.ridge(x_enc) if self.ridge is not None else None  # (B, P, C_out), scaled units
         stats = None
         if self.revin is not None:
             x_enc, stats = self.revin.normalize(x_enc)
@@ -136,6 +158,8 @@ class Informer(nn.Module):
         if self.skip is not None:
             window = x_enc[..., self.target_index].transpose(1, 2)  # (B, C_out, seq_len)
             out = out + self.skip(window).transpose(1, 2)  # (B, P, C_out)
+        if floor is not None:  # residual over the ridge floor, in units of each window's std
+            return floor + (out * stats[1][..., self.target_index] if stats is not None else out)
         if stats is not None:
             out = self.revin.denormalize(out, stats, self.target_index)
         return out
