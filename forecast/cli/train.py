@@ -123,6 +123,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         "n_params": sum(p.numel() for p in net.parameters()),
         "n_trainable_params": sum(p.numel() for p in net.parameters() if p.requires_grad),
         "seed": int(cfg.seed),
+        "tag": cfg.get("tag"),
         "model": str(cfg.model["_target_"]).rsplit(".", 1)[-1],
         "data": Path(str(cfg.data.path)).stem,
         "features": spec.features,

@@ -23,7 +23,8 @@ class Run:
     Attributes:
         label: the attention backend for attention models (``FullAttention``; ``Model[Backend]`` for a
             model other than Informer, ``enc/dec`` when the decoder self-attention differs), the model
-            name for models without attention (``WindowMean``, ``RidgeFloor`` ...).
+            name for models without attention (``WindowMean``, ``RidgeFloor`` ...); followed by
+            ``(tag)`` when the run was tagged (``tag=revin+ridge``), so variants stay apart.
         dataset: data file stem (``ETTh1``).
         features: ``M``, ``S`` or ``MS``.
         seq_len: input window length.
@@ -58,10 +59,11 @@ def run_label(metrics: dict[str, Any]) -> str:
     model = str(metrics.get("model", "?"))
     enc = str(metrics.get("encoder_attention", "none"))
     dec = str(metrics.get("decoder_attention", enc))
+    tag = f" ({metrics['tag']})" if metrics.get("tag") else ""
     if enc == "none":
-        return model
+        return model + tag
     backend = enc if dec in (enc, "none") else f"{enc}/{dec}"
-    return backend if model == "Informer" else f"{model}[{backend}]"
+    return (backend if model == "Informer" else f"{model}[{backend}]") + tag
 
 
 def find_metric_files(dirs: Sequence[str | Path]) -> list[Path]:

@@ -48,6 +48,8 @@ def sweep(tmp_path: Path) -> Path:
 def test_labels_are_backends_for_attention_models_and_names_for_baselines() -> None:
     assert run_label(metrics(mse=1)) == "FullAttention"
     assert run_label(metrics(model="WindowMean", enc="none", mse=1)) == "WindowMean"
+    assert run_label({**metrics(mse=1), "tag": "revin+ridge"}) == "FullAttention (revin+ridge)"
+    assert run_label({**metrics(model="WindowMean", enc="none", mse=1), "tag": None}) == "WindowMean"
     assert run_label(metrics(model="Other", enc="LocalAttention", mse=1)) == "Other[LocalAttention]"
 
 
