@@ -8,7 +8,9 @@ from typing import Any, Sequence
 import lightning as L
 import numpy as np
 from sklearn.preprocessing import StandardScaler
-from torch.utils.data import DataLoader
+import torch.distributed as dist
+from lightning.pytorch.overrides.distributed import UnrepeatedDistributedSampler
+from torch.utils.data import DataLoader, DistributedSampler
 
 from forecast.data.errors import DataError
 from forecast.data.reader import FillMethod, read_series
@@ -16,6 +18,10 @@ from forecast.data.spec import DataSpec, Features
 from forecast.data.splits import SPLITS, RowRange, n_windows, split_ranges
 from forecast.data.time_features import infer_frequency, n_continuous_features, time_marks
 from forecast.data.windows import WindowDataset, as_tensor
+
+
+def _distributed() -> bool:
+    return dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1
 
 
 class ForecastDataModule(L.LightningDataModule):
@@ -39,6 +45,11 @@ class ForecastDataModule(L.LightningDataModule):
         num_workers: DataLoader workers.
         fill: fill missing cells (``ffill`` or ``interpolate``) instead of refusing them.
         train_stride: step between training window origins (1 = every window).
+        seed: shuffling seed of the distributed training sampler (DDP).
+
+    The loaders bring their own distributed samplers (run the trainer with
+    ``use_distributed_sampler=False``): shuffled shards for training, unpadded shards for
+    validation and test.
     """
 
     def __init__(self, *, path: str, target: str = "OT", features: Features = "M", timestamp_col: str = "date",
@@ -46,7 +57,7 @@ class ForecastDataModule(L.LightningDataModule):
                  freq: str | None = None, borders: Sequence[int] | None = None,
                  ratios: Sequence[float] = (0.7, 0.1, 0.2), scale: bool = True, batch_size: int = 32,
                  eval_batch_size: int | None = None, num_workers: int = 0, fill: FillMethod | None = None,
-                 train_stride: int = 1) -> None:
+                 train_stride: int = 1, seed: int = 0) -> None:
         super().__init__()
         if features not in ("M", "S", "MS"):
             raise DataError(f"data.features must be M, S or MS, got {features!r}")
@@ -66,6 +77,7 @@ class ForecastDataModule(L.LightningDataModule):
         self.num_workers = num_workers
         self.fill = fill
         self.train_stride = train_stride
+        self.seed = seed
         self.spec: DataSpec | None = None
         self.datasets: dict[str, WindowDataset] = {}
         self.ranges: dict[str, RowRange] = {}
@@ -147,12 +159,18 @@ class ForecastDataModule(L.LightningDataModule):
 
     # ---------------------------------------------------------------------------------------- loaders
     def train_dataloader(self) -> DataLoader:
-        return DataLoader(self.datasets["train"], batch_size=self.batch_size, shuffle=True,
-                          drop_last=len(self.datasets["train"]) > self.batch_size,
+        data = self.datasets["train"]
+        sampler = DistributedSampler(data, shuffle=True, seed=self.seed) if _distributed() else None
+        return DataLoader(data, batch_size=self.batch_size, shuffle=sampler is None, sampler=sampler,
+                          drop_last=len(data) > self.batch_size,
                           num_workers=self.num_workers, persistent_workers=self.num_workers > 0)
 
     def _eval_loader(self, split: str) -> DataLoader:
-        return DataLoader(self.datasets[split], batch_size=self.eval_batch_size, shuffle=False, drop_last=False,
+        # Under DDP each rank takes every world-size-th window, unpadded: metrics (sums reduced
+        # across ranks by torchmetrics) count every window exactly once.
+        data = self.datasets[split]
+        sampler = UnrepeatedDistributedSampler(data, shuffle=False) if _distributed() else None
+        return DataLoader(data, batch_size=self.eval_batch_size, shuffle=False, sampler=sampler, drop_last=False,
                           num_workers=self.num_workers, persistent_workers=self.num_workers > 0)
 
     def val_dataloader(self) -> DataLoader:

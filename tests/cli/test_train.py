@@ -85,3 +85,18 @@ def test_missing_file_is_one_line(tmp_path: Path) -> None:
                    f"hydra.run.dir={tmp_path / 'run'}", cwd=tmp_path)
     assert proc.returncode == 2
     assert proc.stderr.strip() == f"error: {tmp_path / 'nope.csv'}: file not found; check the path"
+
+
+def test_ddp_on_two_cpu_processes_counts_every_test_window_once(small_csv: Path, tmp_path: Path) -> None:
+    run_dir = tmp_path / "ddp"
+    proc = run_cli(*tiny_run_overrides(small_csv, "trainer.max_epochs=1"), "trainer=ddp_sim", "logger=csv",
+                   f"hydra.run.dir={run_dir}", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    metrics = json.loads((run_dir / "metrics.json").read_text())
+    assert metrics["epochs"] == 1 and len(metrics["test/mse_per_step"]) == 6
+    backtest = subprocess.run([sys.executable, "-m", "forecast.cli.predict", str(run_dir), str(small_csv),
+                               "--rolling", "--span", "test", "--output", str(tmp_path / "bt.csv")],
+                              capture_output=True, text=True, timeout=120)
+    assert backtest.returncode == 0, backtest.stderr
+    summary = json.loads((tmp_path / "bt.json").read_text())
+    assert summary["metrics"]["model"]["mse"] == pytest.approx(metrics["test/mse"], rel=1e-5)
