@@ -18,9 +18,24 @@ import math
 
 import torch
 from torch import Tensor
+from torch.utils.checkpoint import checkpoint
 
 from forecast.attention.base import AttentionBackend, check_layout
 from forecast.attention.sparse import dense_times, masked_softmax, real_length
+
+
+def gathered_attention(q: Tensor, k: Tensor, v: Tensor, idx: Tensor, allowed: Tensor, scale: float) -> Tensor:
+    """Softmax attention of each query over its own gathered key slots.
+
+    Shapes: q (B, H, Lq, E), k (B, H, Lk, E), v (B, H, Lk, D), idx (Lq, S), allowed broadcastable
+    to (B, H, Lq, S) -> (B, H, Lq, D).
+    """
+    b, h, lq, e = q.shape
+    n_slots, d = idx.shape[1], v.shape[-1]
+    k_rows = k.index_select(2, idx.reshape(-1)).view(b, h, lq, n_slots, e)  # (B, H, Lq, S, E)
+    v_rows = v.index_select(2, idx.reshape(-1)).view(b, h, lq, n_slots, d)  # (B, H, Lq, S, D)
+    scores = torch.einsum("bhqe,bhqse->bhqs", q, k_rows) * scale  # (B, H, Lq, S)
+    return torch.einsum("bhqs,bhqsd->bhqd", masked_softmax(scores, allowed), v_rows)  # (B, H, Lq, D)
 
 
 class LogSparseAttention(AttentionBackend):
@@ -31,6 +46,8 @@ class LogSparseAttention(AttentionBackend):
             paper's pure log pattern); ``None`` uses ``ceil(log2 key time span)`` (keys up to the
             last real one), the reference implementation's ``log_l``.
         scale: score scale; ``None`` means ``1/sqrt(E)``.
+        query_chunk: queries whose key/value slots are gathered at once (bounds peak memory; in
+            training each chunk is checkpointed, so the gathers are recomputed in backward).
     """
 
     exact = True
@@ -39,11 +56,13 @@ class LogSparseAttention(AttentionBackend):
     supports_causal_cross = True
     position_based = True
 
-    def __init__(self, *, window: int | None = None, scale: float | None = None) -> None:
+    def __init__(self, *, window: int | None = None, scale: float | None = None, query_chunk: int = 256) -> None:
         super().__init__()
         if window is not None and window < 1:
             raise ValueError(f"window must be >= 1 or None, got {window}")
-        self.window, self.scale = window, scale
+        if query_chunk < 1:
+            raise ValueError(f"query_chunk must be >= 1, got {query_chunk}")
+        self.window, self.scale, self.query_chunk = window, scale, query_chunk
 
     def window_for(self, lk: int, k_stride: int = 1) -> int:
         """The local window used for ``lk`` keys ``k_stride`` time steps apart."""
@@ -84,11 +103,17 @@ class LogSparseAttention(AttentionBackend):
         idx = idx.clamp(0, lk - 1)
         if key_padding_mask is not None:
             allowed = allowed & key_padding_mask[:, idx][:, None]  # (B, 1, Lq, S)
-        n_slots = idx.shape[1]
-        k_rows = k.index_select(2, idx.reshape(-1)).view(b, h, lq, n_slots, e)  # (B, H, Lq, S, E)
-        v_rows = v.index_select(2, idx.reshape(-1)).view(b, h, lq, n_slots, d)  # (B, H, Lq, S, D)
-        scores = torch.einsum("bhqe,bhqse->bhqs", q, k_rows) * scale  # (B, H, Lq, S)
-        return torch.einsum("bhqs,bhqsd->bhqd", masked_softmax(scores, allowed), v_rows)  # (B, H, Lq, D)
+        out = q.new_empty(b, h, lq, d)
+        for start in range(0, lq, self.query_chunk):
+            rows = slice(start, min(lq, start + self.query_chunk))
+            ok = allowed[..., rows, :]
+            if torch.is_grad_enabled() and (q.requires_grad or k.requires_grad or v.requires_grad):
+                # recompute the gathered keys/values in backward instead of saving (chunk, S, E) per chunk
+                out[:, :, rows] = checkpoint(gathered_attention, q[:, :, rows], k, v, idx[rows], ok, scale,
+                                             use_reentrant=False)
+            else:
+                out[:, :, rows] = gathered_attention(q[:, :, rows], k, v, idx[rows], ok, scale)
+        return out
 
     def pattern(self, lq: int, lk: int, *, causal: bool, q_offset: int = 0, k_stride: int = 1) -> Tensor:
         """Test-only: the dense (Lq, Lk) mask the fast path computes."""

@@ -75,6 +75,7 @@ class ProbSparseAttention(AttentionBackend):
         n = sample_count(self.factor, lk)
         return torch.randint(lk, (lq, n), generator=self.samples.generator(self.training))
 
+    @torch.no_grad()
     def sampled_scores(self, q: Tensor, k: Tensor, idx: Tensor) -> Tensor:
         """Dot products of each query with its own sampled keys, computed in query chunks.
 
@@ -82,7 +83,8 @@ class ProbSparseAttention(AttentionBackend):
         ``Lk <= U * E`` a chunk's scores against all keys (chunk x Lk, a BLAS matmul) are formed and
         the sampled columns gathered; otherwise the sampled keys themselves are gathered
         (chunk x U x E). Either way the block is bounded by ``query_chunk`` and only the
-        (B, H, Lq, U) result persists.
+        (B, H, Lq, U) result persists. The scores only choose the active queries (top-k indices),
+        so no gradient flows through them and autograd saves nothing here.
 
         Shapes: q (B, H, Lq, E), k (B, H, Lk, E), idx (Lq, U) -> (B, H, Lq, U).
         """
