@@ -21,6 +21,18 @@ from torch import Tensor, nn
 UNIVERSAL_BACKENDS = "full"
 
 
+class BackendRoleError(ValueError):
+    """A backend was asked to fill an attention role it cannot (one-line message naming a fix).
+
+    Attributes:
+        role: the refused role, as passed to :meth:`AttentionBackend.check_role`.
+    """
+
+    def __init__(self, message: str, *, role: str) -> None:
+        super().__init__(message)
+        self.role = role
+
+
 class AttentionBackend(nn.Module):
     """Base class of the attention kernels.
 
@@ -93,30 +105,30 @@ class AttentionBackend(nn.Module):
             concatenated_keys: keys are a concatenation of several resolutions (InformerStack).
 
         Raises:
-            ValueError: the backend does not support the role.
+            BackendRoleError: the backend does not support the role.
         """
         name = self.backend_name()
         if causal and not self.supports_causal:
-            raise ValueError(
+            raise BackendRoleError(
                 f"attention backend {name} cannot be used for {role}: it is not causal "
                 f"(its output at step t depends on later steps); use {UNIVERSAL_BACKENDS}, prob, local "
-                f"or linear there instead"
+                f"or linear there instead", role=role
             )
         if cross and not self.supports_cross:
-            raise ValueError(
+            raise BackendRoleError(
                 f"attention backend {name} cannot be used for {role}: it does not support queries and "
-                f"keys of different lengths; use {UNIVERSAL_BACKENDS} there instead"
+                f"keys of different lengths; use {UNIVERSAL_BACKENDS} there instead", role=role
             )
         if cross and causal and not self.supports_causal_cross:
-            raise ValueError(
+            raise BackendRoleError(
                 f"attention backend {name} cannot be used for {role}: it does not support causal "
-                f"attention between different lengths; use {UNIVERSAL_BACKENDS} there instead"
+                f"attention between different lengths; use {UNIVERSAL_BACKENDS} there instead", role=role
             )
         if concatenated_keys and self.position_based:
-            raise ValueError(
+            raise BackendRoleError(
                 f"attention backend {name} cannot be used for {role}: its pattern is position-based and "
                 f"the InformerStack encoder output concatenates several time resolutions; use "
-                f"{UNIVERSAL_BACKENDS} there instead"
+                f"{UNIVERSAL_BACKENDS} there instead", role=role
             )
 
 

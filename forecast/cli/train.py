@@ -20,13 +20,12 @@ from typing import Any
 import hydra
 import lightning as L
 import torch
-from hydra.core.hydra_config import HydraConfig
 from hydra.utils import instantiate
 from lightning.pytorch.callbacks import LearningRateMonitor
 from omegaconf import DictConfig, OmegaConf
 from torch.utils.data import DataLoader
 
-from forecast.attention.base import AttentionBackend
+from forecast.attention.base import AttentionBackend, BackendRoleError
 from forecast.cli.runtime import CONF_DIR, register_resolvers, tune_malloc
 from forecast.data.errors import DataError
 from forecast.io import atomic_path, write_json
@@ -82,15 +81,15 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     resolved = OmegaConf.to_container(cfg, resolve=True)
     datamodule = instantiate(cfg.data)
     datamodule.setup("fit")
-    run_dir.mkdir(parents=True, exist_ok=True)
-    with atomic_path(run_dir / "config.yaml") as tmp:
-        tmp.write_text(OmegaConf.to_yaml(OmegaConf.create(resolved)))
     spec = datamodule.spec
     dims = datamodule.model_dims()
     net = instantiate(cfg.model, **dims)
     idx = spec.target_index
     task = instantiate(cfg.task, net=net, target_mean=[spec.mean[i] for i in idx],
                        target_std=[spec.scale[i] for i in idx], pred_len=spec.pred_len)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    with atomic_path(run_dir / "config.yaml") as tmp:
+        tmp.write_text(OmegaConf.to_yaml(OmegaConf.create(resolved)))
 
     monitor = RunMonitor()
     loggers = [instantiate(c) for c in (cfg.get("logger") or {}).values() if c is not None]
@@ -149,6 +148,26 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     return metrics
 
 
+ROLE_KEYS = {"encoder self-attention": "encoder_attention", "decoder self-attention": "decoder_attention",
+             "cross-attention": "cross_attention"}
+
+
+def user_error(exc: BaseException) -> str | None:
+    """The one-line message of a user error (bad data, a backend in a role it cannot fill), else None.
+
+    Hydra wraps errors raised while instantiating a config; the cause chain is searched.
+    """
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, DataError):
+            return str(seen)
+        if isinstance(seen, BackendRoleError):
+            key = ROLE_KEYS.get(seen.role)
+            return f"{seen} (e.g. attention@model.{key}=full)" if key else str(seen)
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
 def _remove_empty_run_dir(run_dir: Path) -> None:
     """Delete a run dir that holds nothing but Hydra's own bookkeeping (bad input: no partial output)."""
     if not run_dir.is_dir():
@@ -165,9 +184,12 @@ register_resolvers()
 def _hydra_main(cfg: DictConfig) -> float:
     try:
         metrics = train(cfg)
-    except DataError as err:
+    except Exception as exc:  # noqa: BLE001 - user errors become one line; anything else re-raises
+        message = user_error(exc)
+        if message is None:
+            raise
         _remove_empty_run_dir(Path(cfg.paths.output_dir))
-        print(f"error: {err}", file=sys.stderr)
+        print(f"error: {message}", file=sys.stderr)
         sys.exit(2)
     return float(metrics.get(cfg.get("optimized_metric", "val/mse"), float("nan")))
 
