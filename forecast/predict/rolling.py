@@ -10,9 +10,12 @@ import pandas as pd
 import torch
 from torch.utils.data import DataLoader
 
+from forecast.baselines.mean import WindowMean
+from forecast.baselines.naive import Naive
 from forecast.data.errors import DataError
 from forecast.data.reader import Series
 from forecast.data.splits import RowRange
+from forecast.data.time_features import n_continuous_features
 from forecast.predict.forecaster import Forecaster
 
 METHODS = ("model", "naive_last", "naive_mean")
@@ -51,14 +54,16 @@ def run_backtest(forecaster: Forecaster, series: Series, rows: RowRange, *, ever
                         f"seq_len {spec.seq_len} + pred_len {spec.pred_len}; widen --start/--end")
     if batch_size < 1:
         raise DataError(f"--batch-size must be >= 1, got {batch_size}")
+    dims = {"enc_in": len(spec.input_columns), "c_out": len(spec.target_columns),
+            "n_time_features": n_continuous_features(spec.freq), "seq_len": spec.seq_len,
+            "label_len": spec.label_len, "pred_len": spec.pred_len, "target_index": spec.target_index}
+    naive, window_mean = Naive(**dims), WindowMean(**dims)
     preds, actuals, last, mean = [], [], [], []
-    idx = spec.target_index
     for batch in DataLoader(dataset, batch_size=batch_size, shuffle=False):
         preds.append(forecaster.predict(batch.x_enc, batch.x_mark_enc, batch.x_mark_dec))
         actuals.append(batch.y)
-        tail = batch.x_enc[:, :, idx]  # (B, S, C_out)
-        last.append(tail[:, -1:].expand(-1, spec.pred_len, -1))
-        mean.append(tail.mean(dim=1, keepdim=True).expand(-1, spec.pred_len, -1))
+        last.append(naive(batch.x_enc))  # (B, P, C_out)
+        mean.append(window_mean(batch.x_enc))  # (B, P, C_out)
     origins = np.array([dataset.origin(i) + spec.seq_len - 1 for i in range(len(dataset))])
     cat = lambda parts: torch.cat(parts).numpy()  # noqa: E731
     return Backtest(origins=origins, pred=cat(preds), actual=cat(actuals), naive_last=cat(last),
