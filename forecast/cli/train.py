@@ -84,9 +84,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     spec = datamodule.spec
     dims = datamodule.model_dims()
     net = instantiate(cfg.model, **dims)
-    idx = spec.target_index
-    task = instantiate(cfg.task, net=net, target_mean=[spec.mean[i] for i in idx],
-                       target_std=[spec.scale[i] for i in idx], pred_len=spec.pred_len)
+    task = instantiate(cfg.task, net=net, target_mean=spec.target_mean, target_std=spec.target_scale,
+                       pred_len=spec.pred_len)
     run_dir.mkdir(parents=True, exist_ok=True)
     with atomic_path(run_dir / "config.yaml") as tmp:
         tmp.write_text(OmegaConf.to_yaml(OmegaConf.create(resolved)))

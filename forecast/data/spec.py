@@ -35,6 +35,16 @@ class DataSpec:
     def target_index(self) -> list[int]:
         return [self.input_columns.index(c) for c in self.target_columns]
 
+    @property
+    def target_mean(self) -> list[float]:
+        """Training-row mean of each target column."""
+        return [self.mean[i] for i in self.target_index]
+
+    @property
+    def target_scale(self) -> list[float]:
+        """Training-row std of each target column."""
+        return [self.scale[i] for i in self.target_index]
+
     def to_dict(self) -> dict[str, Any]:
         """Plain Python containers only (loads under ``torch.load(weights_only=True)``)."""
         d = asdict(self)
@@ -53,7 +63,6 @@ class DataSpec:
 
     def unscale_targets(self, values: Tensor) -> Tensor:
         """(..., C_out) scaled targets -> original units."""
-        idx = self.target_index
-        mean = torch.tensor([self.mean[i] for i in idx], dtype=values.dtype, device=values.device)
-        scale = torch.tensor([self.scale[i] for i in idx], dtype=values.dtype, device=values.device)
+        mean = torch.tensor(self.target_mean, dtype=values.dtype, device=values.device)
+        scale = torch.tensor(self.target_scale, dtype=values.dtype, device=values.device)
         return values * scale + mean
