@@ -24,6 +24,7 @@ from hydra.utils import instantiate
 from lightning.pytorch.callbacks import LearningRateMonitor
 from omegaconf import DictConfig, OmegaConf
 from torch.utils.data import DataLoader
+from torchmetrics import Metric
 
 from forecast.attention.base import AttentionBackend, BackendRoleError
 from forecast.cli.runtime import CONF_DIR, register_resolvers, tune_malloc
@@ -63,6 +64,25 @@ def fit_closed_form(net: torch.nn.Module, datamodule: Any) -> float | None:
     return seconds
 
 
+def validate_start(trainer: L.Trainer, task: L.LightningModule, datamodule: Any, run_dir: Path) -> tuple[str, float]:
+    """Validate the model as its closed-form fit left it, before any training, and checkpoint it.
+
+    The ridge skip starts training exactly at the ridge floor; with ``keep_start`` that start is a
+    candidate like every epoch, so training is kept only when some epoch beats it on validation.
+
+    Returns:
+        The start checkpoint's path and its ``val/loss``.
+    """
+    loss = float(trainer.validate(task, datamodule=datamodule, verbose=False)[0]["val/loss"])
+    for metric in task.modules():  # validate() left their states as inference tensors; fit updates them
+        if isinstance(metric, Metric):
+            metric.reset()
+    path = str(run_dir / "checkpoints" / "start.ckpt")
+    trainer.save_checkpoint(path)
+    log.info("closed-form start: val/loss %.4f", loss)
+    return path, loss
+
+
 def train(cfg: DictConfig) -> dict[str, Any]:
     """Fit, test with the best checkpoint, write ``metrics.json``, ``config.yaml`` and a plot.
 
@@ -100,11 +120,17 @@ def train(cfg: DictConfig) -> dict[str, Any]:
                                      default_root_dir=str(run_dir))
     fit_seconds = fit_closed_form(net, datamodule)
     trainable = any(p.requires_grad for p in net.parameters())
-    best = None
+    best, start = None, None
     if trainable:
+        start = validate_start(trainer, task, datamodule, run_dir) \
+            if fit_seconds is not None and cfg.get("keep_start") else None
         trainer.fit(task, datamodule=datamodule)
         checkpoint = trainer.checkpoint_callback
         best = checkpoint.best_model_path if checkpoint is not None and checkpoint.best_model_path else None
+        if start is not None and (checkpoint is None or checkpoint.best_model_score is None
+                                  or start[1] <= float(checkpoint.best_model_score)):
+            log.info("no epoch beat the closed-form start on val/loss (%.4f); keeping the start", start[1])
+            best = start[0]
     val_metrics = trainer.validate(task, datamodule=datamodule, ckpt_path=best, verbose=False)[0]
     if not trainable:  # parameter-free or closed-form: no fit, so no ModelCheckpoint; save one (with recipe)
         best = str(run_dir / "checkpoints" / "best.ckpt")
@@ -118,6 +144,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         "train_seconds_per_epoch": (sum(task.epoch_seconds) / len(task.epoch_seconds)) if task.epoch_seconds
         else (fit_seconds or 0.0),
         "fit_seconds": fit_seconds,
+        "start/val_loss": start[1] if start is not None else None,
+        "kept_start": start is not None and best == start[0],
         "n_params": sum(p.numel() for p in net.parameters()),
         "n_trainable_params": sum(p.numel() for p in net.parameters() if p.requires_grad),
         "seed": int(cfg.seed),

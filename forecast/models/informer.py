@@ -57,6 +57,7 @@ class Informer(nn.Module):
             the training windows before training (``fit_closed_form``), with the decoder's projection
             zero-initialised so training starts at the floor and the encoder-decoder learns the
             residual (scaled by each window's std when RevIN is on).
+        ridge_alpha: L2 penalty of the ``ridge`` skip (larger suits longer look-backs).
 
     Raises:
         ValueError: a backend cannot fill the role it was given (e.g. a non-causal backend in the
@@ -70,7 +71,7 @@ class Informer(nn.Module):
                  activation: Activation = "gelu", embed: Embed = "timeF", distil: bool = True, mix: bool = False,
                  stack_layers: Sequence[int] | None = None, revin: bool = False,
                  revin_affine: bool = False, channel_independent: bool = False,
-                 skip: Literal["none", "linear", "ridge"] = "none") -> None:
+                 skip: Literal["none", "linear", "ridge"] = "none", ridge_alpha: float = 1.0) -> None:
         super().__init__()
         if label_len > seq_len:
             raise ValueError(f"label_len ({label_len}) cannot exceed seq_len ({seq_len})")
@@ -82,8 +83,8 @@ class Informer(nn.Module):
             raise ValueError(f"skip must be none, linear or ridge, got {skip!r}")
         self.skip = nn.Linear(seq_len, pred_len) if skip == "linear" else None
         self.ridge = RidgeFloor(enc_in=enc_in, c_out=c_out, n_time_features=n_time_features, seq_len=seq_len,
-                                label_len=label_len, pred_len=pred_len, target_index=target_index) \
-            if skip == "ridge" else None
+                                label_len=label_len, pred_len=pred_len, target_index=target_index,
+                                alpha=ridge_alpha) if skip == "ridge" else None
         c_in, c_out = (1, 1) if channel_independent else (enc_in, c_out)
         self.enc_embedding = DataEmbedding(c_in, d_model, n_time_features, embed, dropout)
         self.dec_embedding = DataEmbedding(c_in, d_model, n_time_features, embed, dropout)

@@ -100,3 +100,22 @@ def test_ddp_on_two_cpu_processes_counts_every_test_window_once(small_csv: Path,
     assert backtest.returncode == 0, backtest.stderr
     summary = json.loads((tmp_path / "bt.json").read_text())
     assert summary["metrics"]["model"]["mse"] == pytest.approx(metrics["test/mse"], rel=1e-5)
+
+
+def test_keep_start_keeps_the_ridge_floor_when_training_only_hurts(small_csv: Path, tmp_path: Path) -> None:
+    floor_overrides = [o for o in tiny_run_overrides(small_csv, "model=linear") if not o.startswith("model.")]
+    floor = train(compose_train(floor_overrides, tmp_path / "floor"))
+    ruined = train(compose_train(tiny_run_overrides(small_csv, "model.skip=ridge", "keep_start=true",
+                                                    "task.optimizer.lr=50.0"), tmp_path / "ruined"))
+    assert ruined["kept_start"] and Path(ruined["checkpoint"]).name == "start.ckpt"
+    assert ruined["start/val_loss"] == pytest.approx(floor["val/loss"], rel=1e-5)
+    assert ruined["test/mse"] == pytest.approx(floor["test/mse"], rel=1e-5)  # the start is the floor
+
+
+def test_keep_start_selects_by_validation(small_csv: Path, tmp_path: Path) -> None:
+    metrics = train(compose_train(tiny_run_overrides(small_csv, "model.skip=ridge", "keep_start=true",
+                                                     "task.optimizer.lr=1e-3"), tmp_path))
+    assert metrics["val/loss"] <= metrics["start/val_loss"] + 1e-7
+    assert metrics["kept_start"] == (Path(metrics["checkpoint"]).name == "start.ckpt")
+    without = train(compose_train(tiny_run_overrides(small_csv, "model.skip=ridge"), tmp_path / "off"))
+    assert without["start/val_loss"] is None and not without["kept_start"]
