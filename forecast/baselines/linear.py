@@ -106,15 +106,26 @@ class RidgeFloor(Baseline):
         Returns:
             The number of regression rows (windows x channels).
         """
+        stats = self.statistics(batches)
+        self.solve(stats)
+        return stats.n
+
+    @torch.no_grad()
+    def statistics(self, batches: Iterable[Any]) -> RidgeStats:
+        """The least-squares statistics of every window of ``batches``, to solve for one or more alphas."""
         stats = RidgeStats(n_in=self.seq_len, n_out=self.pred_len)
         for batch in batches:
             rows, last = self.design(batch.x_enc.cpu())
             target = (batch.y.cpu() - last).transpose(1, 2).reshape(-1, self.pred_len)  # (B*C, P)
             stats.update(rows, target)
+        return stats
+
+    @torch.no_grad()
+    def solve(self, stats: RidgeStats) -> None:
+        """Set W and b to the ridge solution of ``stats`` at this model's ``alpha``."""
         w, b = stats.solve(alpha=self.alpha, fit_intercept=self.fit_intercept)
         self.weight.copy_(w.to(self.weight))
         self.bias.copy_(b.to(self.bias))
-        return stats.n
 
     def forward(self, x_enc: Tensor, x_mark_enc: Tensor | None = None, x_mark_dec: Tensor | None = None) -> Tensor:
         """Forecast.
