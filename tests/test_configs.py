@@ -78,3 +78,11 @@ def test_paper_row_uses_the_reference_windows(tmp_path: Path) -> None:
     assert (cfg.data.seq_len, cfg.data.label_len, cfg.data.pred_len) == (720, 336, 720)
     assert (cfg.model.e_layers, cfg.model.d_layers, cfg.model.d_model) == (3, 2, 512)
     assert cfg.model.mix is True and cfg.model.decoder_attention.lazy == "cumsum"
+
+
+def test_dlinear_brings_its_learning_rate_and_the_command_line_still_wins(tmp_path: Path) -> None:
+    assert compose_train(["model=dlinear"], tmp_path).task.optimizer.lr == 5e-3
+    assert compose_train(["model=informer_small"], tmp_path).task.optimizer.lr == 1e-4
+    assert compose_train(["model=dlinear", "task.optimizer.lr=0.01"], tmp_path).task.optimizer.lr == 0.01
+    swept = compose_train(["experiment=compare_modern_etth1", "model=dlinear"], tmp_path)
+    assert swept.task.optimizer.lr == 5e-3 and swept.model._target_.endswith("DLinear")
