@@ -127,8 +127,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         trainer.fit(task, datamodule=datamodule)
         checkpoint = trainer.checkpoint_callback
         best = checkpoint.best_model_path if checkpoint is not None and checkpoint.best_model_path else None
-        if start is not None and (checkpoint is None or checkpoint.best_model_score is None
-                                  or start[1] <= float(checkpoint.best_model_score)):
+        trained = checkpoint.best_model_score if checkpoint is not None else trainer.callback_metrics.get("val/loss")
+        if start is not None and trained is not None and start[1] <= float(trained):
             log.info("no epoch beat the closed-form start on val/loss (%.4f); keeping the start", start[1])
             best = start[0]
     val_metrics = trainer.validate(task, datamodule=datamodule, ckpt_path=best, verbose=False)[0]
