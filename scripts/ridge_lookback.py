@@ -50,16 +50,12 @@ def scan(path: Path, *, horizons: list[int], lookbacks: list[int], alphas: list[
                                     borders=borders, ratios=ratios, eval_batch_size=512)
             dm.setup("fit")
             model = RidgeFloor(**dm.model_dims())
-
-            def loader(split: str) -> DataLoader:
-                return DataLoader(dm.datasets[split], batch_size=512, shuffle=False)
-
-            stats = model.statistics(loader("train"))
+            stats = model.statistics(dm.ordered_train_dataloader())
             for alpha in alphas:
                 model.alpha = float(alpha)
                 model.solve(stats)
                 rows.append({"data": path.stem, "pred_len": pred_len, "seq_len": seq_len, "alpha": alpha,
-                             "val_mse": mse(model, loader("val")), "test_mse": mse(model, loader("test")),
+                             "val_mse": mse(model, dm.val_dataloader()), "test_mse": mse(model, dm.test_dataloader()),
                              "test_windows": len(dm.datasets["test"])})
             print(f"{path.stem} pred_len {pred_len} seq_len {seq_len}: done", file=sys.stderr, flush=True)
     return pd.DataFrame(rows)

@@ -23,7 +23,6 @@ import torch
 from hydra.utils import instantiate
 from lightning.pytorch.callbacks import LearningRateMonitor
 from omegaconf import DictConfig, OmegaConf
-from torch.utils.data import DataLoader
 from torchmetrics import Metric
 
 from forecast.attention.base import AttentionBackend, BackendRoleError
@@ -55,8 +54,7 @@ def fit_closed_form(net: torch.nn.Module, datamodule: Any) -> float | None:
     if not hasattr(net, "fit_closed_form"):
         return None
     started = time.perf_counter()
-    windows = DataLoader(datamodule.datasets["train"], batch_size=datamodule.eval_batch_size, shuffle=False)
-    rows = net.fit_closed_form(windows)
+    rows = net.fit_closed_form(datamodule.ordered_train_dataloader())
     if rows is None:  # the model has the hook but nothing closed-form in this configuration
         return None
     seconds = time.perf_counter() - started

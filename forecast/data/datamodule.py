@@ -165,6 +165,10 @@ class ForecastDataModule(L.LightningDataModule):
                           drop_last=len(data) > self.batch_size,
                           num_workers=self.num_workers, persistent_workers=self.num_workers > 0)
 
+    def ordered_train_dataloader(self) -> DataLoader:
+        """Every training window once, in order, at the eval batch size, on every rank (closed-form fits)."""
+        return DataLoader(self.datasets["train"], batch_size=self.eval_batch_size, shuffle=False)
+
     def _eval_loader(self, split: str) -> DataLoader:
         # Under DDP each rank takes every world-size-th window, unpadded: metrics (sums reduced
         # across ranks by torchmetrics) count every window exactly once.
