@@ -104,6 +104,12 @@ class DataEmbedding(nn.Module):
         self.temporal = TemporalEmbedding(d_model, n_time_features, embed)
         self.dropout = nn.Dropout(dropout)
 
+    stride = 1  # steps between consecutive tokens: one token per step
+
+    def first(self, length: int) -> int:
+        """Time of the first token: every step is a token, so 0 (see ``PatchEmbedding.first``)."""
+        return 0
+
     def forward(self, x: Tensor, marks: Tensor) -> Tensor:
         """Shapes: x (B, L, C), marks (B, L, M) -> (B, L, d_model)."""
         return self.dropout(self.token(x) + self.position(x) + self.temporal(marks))

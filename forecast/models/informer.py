@@ -16,6 +16,7 @@ from forecast.models.encoder import DistilConv, Encoder, EncoderLayer, EncoderSt
 from forecast.models.gau import GAUDecoderLayer, GAUEncoderLayer
 from forecast.models.layers import Activation
 from forecast.models.multihead import MultiHeadAttention
+from forecast.models.patch import PatchEmbedding
 from forecast.models.revin import RevIN
 from forecast.models.start_token import decoder_input
 
@@ -58,6 +59,10 @@ class Informer(nn.Module):
             zero-initialised so training starts at the floor and the encoder-decoder learns the
             residual (scaled by each window's std when RevIN is on).
         ridge_alpha: L2 penalty of the ``ridge`` skip (larger suits longer look-backs).
+        patch_len: patch tokens (PatchTST-style) for the encoder: one token per ``patch_len`` steps
+            instead of one per step (``forecast.models.patch``); None keeps step tokens. The decoder
+            keeps one token per step and cross-attends to the patch tokens.
+        patch_stride: steps between patch starts; None = ``patch_len`` (no overlap).
 
     Raises:
         ValueError: a backend cannot fill the role it was given (e.g. a non-causal backend in the
@@ -71,7 +76,8 @@ class Informer(nn.Module):
                  activation: Activation = "gelu", embed: Embed = "timeF", distil: bool = True, mix: bool = False,
                  stack_layers: Sequence[int] | None = None, revin: bool = False,
                  revin_affine: bool = False, channel_independent: bool = False,
-                 skip: Literal["none", "linear", "ridge"] = "none", ridge_alpha: float = 1.0) -> None:
+                 skip: Literal["none", "linear", "ridge"] = "none", ridge_alpha: float = 1.0,
+                 patch_len: int | None = None, patch_stride: int | None = None) -> None:
         super().__init__()
         if label_len > seq_len:
             raise ValueError(f"label_len ({label_len}) cannot exceed seq_len ({seq_len})")
@@ -86,7 +92,13 @@ class Informer(nn.Module):
                                 label_len=label_len, pred_len=pred_len, target_index=target_index,
                                 alpha=ridge_alpha) if skip == "ridge" else None
         c_in, c_out = (1, 1) if channel_independent else (enc_in, c_out)
-        self.enc_embedding = DataEmbedding(c_in, d_model, n_time_features, embed, dropout)
+        if patch_len is None and patch_stride is not None:
+            raise ValueError("patch_stride needs patch_len: set both, or patch_len alone for patches without overlap")
+        self.enc_embedding: DataEmbedding | PatchEmbedding = (
+            DataEmbedding(c_in, d_model, n_time_features, embed, dropout) if patch_len is None
+            else PatchEmbedding(c_in, d_model, n_time_features, embed, dropout, patch_len=patch_len,
+                                stride=patch_len if patch_stride is None else patch_stride))
+        self.enc_embedding.first(seq_len)  # refuses patches longer than the window now, not mid-training
         self.dec_embedding = DataEmbedding(c_in, d_model, n_time_features, embed, dropout)
 
         def build(factory: AttentionFactory, *, causal: bool, cross: bool, role: str,
@@ -173,6 +185,8 @@ class Informer(nn.Module):
         x_dec = decoder_input(x_enc, label_len=self.label_len, pred_len=self.pred_len)  # (B, T+P, C)
         memory = self.encoder(self.enc_embedding(x_enc, x_mark_enc))  # (B, S, d_model)
         dec = self.dec_embedding(x_dec, x_mark_dec)  # (B, T+P, d_model)
-        out = self.decoder(dec, memory, q_offset=self.seq_len - self.label_len,
-                           k_stride=self.encoder.stride)  # (B, T+P, C_out)
+        # times relative to the first encoder token: memory j at j * k_stride, decoder step i at q_offset + i
+        first = self.enc_embedding.first(self.seq_len)
+        out = self.decoder(dec, memory, q_offset=self.seq_len - self.label_len - first,
+                           k_stride=self.encoder.stride * self.enc_embedding.stride)  # (B, T+P, C_out)
         return out[:, -self.pred_len:, :]  # (B, P, C_out)
