@@ -68,7 +68,7 @@ class ForecastTask(L.LightningModule):
         return loss
 
     def _eval_step(self, batch: Batch, split: str) -> None:
-        loss, pred, y = self.model_step(batch)
+        _, pred, y = self.model_step(batch)
         n = y.shape[0]
         scaled, orig = self.metrics[f"{split}_scaled"], self.metrics[f"{split}_orig"]
         scaled.update(pred.reshape(-1), y.reshape(-1))
@@ -76,7 +76,9 @@ class ForecastTask(L.LightningModule):
         self.log_dict({f"{split}/{k}": m for k, m in scaled.items()}, on_epoch=True, prog_bar=split == "val",
                       batch_size=n)
         self.log_dict({f"{split}/{k}": m for k, m in orig.items()}, on_epoch=True, batch_size=n)
-        self.log(f"{split}/loss", loss, on_epoch=True, batch_size=n)
+        # the loss that checkpointing and early stopping watch is the torchmetrics MSE, which sums
+        # over every process under DDP; a logged batch loss would be each process's own half
+        self.log(f"{split}/loss", scaled["mse"], on_epoch=True, batch_size=n)
         if split == "test":
             self.test_step_mse.update(pred.permute(0, 2, 1).reshape(-1, self.pred_len),  # (B*C, P)
                                       y.permute(0, 2, 1).reshape(-1, self.pred_len))

@@ -112,6 +112,19 @@ def test_keep_start_keeps_the_ridge_floor_when_training_only_hurts(small_csv: Pa
     assert ruined["test/mse"] == pytest.approx(floor["test/mse"], rel=1e-5)  # the start is the floor
 
 
+def test_keep_start_under_ddp_keeps_the_same_floor_as_one_process(small_csv: Path, tmp_path: Path) -> None:
+    ruin = tiny_run_overrides(small_csv, "model.skip=ridge", "keep_start=true", "task.optimizer.lr=50.0")
+    single = train(compose_train(ruin, tmp_path / "single"))
+    run_dir = tmp_path / "ddp"
+    proc = run_cli(*ruin, "trainer=ddp_sim", f"hydra.run.dir={run_dir}", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    ddp = json.loads((run_dir / "metrics.json").read_text())
+    assert ddp["kept_start"] and Path(ddp["checkpoint"]).name == "start.ckpt"
+    # both processes validate the start on disjoint halves of the windows; the synced loss is the whole
+    assert ddp["start/val_loss"] == pytest.approx(single["start/val_loss"], rel=1e-5)
+    assert ddp["test/mse"] == pytest.approx(single["test/mse"], rel=1e-5)
+
+
 def test_keep_start_selects_by_validation(small_csv: Path, tmp_path: Path) -> None:
     metrics = train(compose_train(tiny_run_overrides(small_csv, "model.skip=ridge", "keep_start=true",
                                                      "task.optimizer.lr=1e-3"), tmp_path))
