@@ -44,10 +44,6 @@ class PatchEmbedding(nn.Module):
             raise ValueError(f"patch_len ({self.patch_len}) cannot exceed the encoder input length ({length})")
         return (length - self.patch_len) % self.stride
 
-    def n_patches(self, length: int) -> int:
-        """Number of patch tokens for a window of ``length`` steps."""
-        return (length - self.patch_len) // self.stride + 1 if length >= self.patch_len else 0
-
     def forward(self, x: Tensor, marks: Tensor) -> Tensor:
         """Shapes: x (B, L, C), marks (B, L, M) -> (B, N, d_model), N = (L - patch_len) // stride + 1."""
         b = x.shape[0]
