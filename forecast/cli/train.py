@@ -29,6 +29,7 @@ from forecast.attention.base import AttentionBackend, BackendRoleError
 from forecast.cli.runtime import CONF_DIR, register_resolvers, tune_malloc
 from forecast.data.errors import DataError
 from forecast.io import atomic_path, write_json
+from forecast.models.errors import ConfigError
 from forecast.training.monitor import RunMonitor
 from forecast.training.recipe import RecipeCheckpoint
 
@@ -178,7 +179,8 @@ ROLE_KEYS = {"encoder self-attention": "encoder_attention", "decoder self-attent
 
 
 def user_error(exc: BaseException) -> str | None:
-    """The one-line message of a user error (bad data, a backend in a role it cannot fill), else None.
+    """The one-line message of a user error (bad data, a model setting that cannot work, a backend in
+    a role it cannot fill), else None.
 
     Hydra wraps errors raised while instantiating a config; the cause chain is searched.
     """
@@ -186,6 +188,8 @@ def user_error(exc: BaseException) -> str | None:
     while seen is not None:
         if isinstance(seen, DataError):
             return str(seen)
+        if isinstance(seen, ConfigError):
+            return f"model settings: {seen}; change that setting and run again"
         if isinstance(seen, BackendRoleError):
             key = ROLE_KEYS.get(seen.role)
             return f"{seen} (e.g. attention@model.{key}=full)" if key else str(seen)

@@ -9,6 +9,7 @@ import torch
 from torch import Tensor, nn
 
 from forecast.data.time_features import CALENDAR_SIZES
+from forecast.models.errors import ConfigError
 
 Embed = Literal["timeF", "fixed", "learned"]
 
@@ -63,7 +64,7 @@ class TemporalEmbedding(nn.Module):
     def __init__(self, d_model: int, n_time_features: int, embed: Embed = "timeF") -> None:
         super().__init__()
         if embed not in ("timeF", "fixed", "learned"):
-            raise ValueError(f"embed must be timeF, fixed or learned, got {embed!r}")
+            raise ConfigError(f"embed must be timeF, fixed or learned, got {embed!r}")
         self.embed, self.n_time_features = embed, n_time_features
         if embed == "timeF":
             self.linear = nn.Linear(n_time_features, d_model)

@@ -13,6 +13,7 @@ from forecast.baselines.linear import RidgeFloor
 from forecast.models.decoder import Decoder, DecoderLayer
 from forecast.models.embedding import DataEmbedding, Embed
 from forecast.models.encoder import DistilConv, Encoder, EncoderLayer, EncoderStack
+from forecast.models.errors import ConfigError
 from forecast.models.gau import GAUDecoderLayer, GAUEncoderLayer
 from forecast.models.layers import Activation
 from forecast.models.multihead import MultiHeadAttention
@@ -80,20 +81,20 @@ class Informer(nn.Module):
                  patch_len: int | None = None, patch_stride: int | None = None) -> None:
         super().__init__()
         if label_len > seq_len:
-            raise ValueError(f"label_len ({label_len}) cannot exceed seq_len ({seq_len})")
+            raise ConfigError(f"label_len ({label_len}) cannot exceed seq_len ({seq_len})")
         self.seq_len, self.label_len, self.pred_len = seq_len, label_len, pred_len
         self.target_index = list(target_index)
         self.revin = RevIN(enc_in, affine=revin_affine) if revin else None
         self.channel_independent = channel_independent
         if skip not in ("none", "linear", "ridge"):
-            raise ValueError(f"skip must be none, linear or ridge, got {skip!r}")
+            raise ConfigError(f"skip must be none, linear or ridge, got {skip!r}")
         self.skip = nn.Linear(seq_len, pred_len) if skip == "linear" else None
         self.ridge = RidgeFloor(enc_in=enc_in, c_out=c_out, n_time_features=n_time_features, seq_len=seq_len,
                                 label_len=label_len, pred_len=pred_len, target_index=target_index,
                                 alpha=ridge_alpha) if skip == "ridge" else None
         c_in, c_out = (1, 1) if channel_independent else (enc_in, c_out)
         if patch_len is None and patch_stride is not None:
-            raise ValueError("patch_stride needs patch_len: set both, or patch_len alone for patches without overlap")
+            raise ConfigError("patch_stride needs patch_len: set both, or patch_len alone for patches without overlap")
         self.enc_embedding: DataEmbedding | PatchEmbedding = (
             DataEmbedding(c_in, d_model, n_time_features, embed, dropout) if patch_len is None
             else PatchEmbedding(c_in, d_model, n_time_features, embed, dropout, patch_len=patch_len,
@@ -122,7 +123,7 @@ class Informer(nn.Module):
         def decoder_layer() -> nn.Module:
             backend = build(decoder_attention, causal=True, cross=False, role="decoder self-attention")
             if backend.replaces_layer and mix:
-                raise ValueError("mix reshapes multi-head outputs; the GAU decoder layer is single-head")
+                raise ConfigError("mix reshapes multi-head outputs; the GAU decoder layer is single-head")
             self_attn = None if backend.replaces_layer else MultiHeadAttention(backend, d_model=d_model,
                                                                                n_heads=n_heads, mix=mix)
             cross = mha(cross_attention, causal=False, cross=True, role="cross-attention", concatenated=stacked)

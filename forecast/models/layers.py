@@ -7,6 +7,8 @@ from typing import Literal
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from forecast.models.errors import ConfigError
+
 Activation = Literal["gelu", "relu"]
 
 
@@ -20,7 +22,7 @@ class FeedForward(nn.Module):
     def __init__(self, d_model: int, d_ff: int, dropout: float, activation: Activation = "gelu") -> None:
         super().__init__()
         if activation not in ("gelu", "relu"):
-            raise ValueError(f"activation must be gelu or relu, got {activation!r}")
+            raise ConfigError(f"activation must be gelu or relu, got {activation!r}")
         self.fc1, self.fc2 = nn.Linear(d_model, d_ff), nn.Linear(d_ff, d_model)
         self.dropout = nn.Dropout(dropout)
         self.act = F.gelu if activation == "gelu" else F.relu

@@ -5,6 +5,7 @@ from __future__ import annotations
 from torch import Tensor, nn
 
 from forecast.attention.base import AttentionBackend
+from forecast.models.errors import ConfigError
 
 
 class MultiHeadAttention(nn.Module):
@@ -22,7 +23,7 @@ class MultiHeadAttention(nn.Module):
     def __init__(self, attention: AttentionBackend, *, d_model: int, n_heads: int, mix: bool = False) -> None:
         super().__init__()
         if d_model % n_heads:
-            raise ValueError(f"d_model ({d_model}) must be divisible by n_heads ({n_heads})")
+            raise ConfigError(f"d_model ({d_model}) must be divisible by n_heads ({n_heads})")
         self.attention = attention
         self.n_heads, self.d_head, self.mix = n_heads, d_model // n_heads, mix
         self.q_proj = nn.Linear(d_model, d_model)

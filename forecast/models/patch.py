@@ -12,6 +12,7 @@ from __future__ import annotations
 from torch import Tensor, nn
 
 from forecast.models.embedding import Embed, PositionalEmbedding, TemporalEmbedding
+from forecast.models.errors import ConfigError
 
 
 class PatchEmbedding(nn.Module):
@@ -31,7 +32,7 @@ class PatchEmbedding(nn.Module):
                  dropout: float = 0.05, *, patch_len: int, stride: int) -> None:
         super().__init__()
         if patch_len < 1 or stride < 1:
-            raise ValueError(f"patch_len and patch_stride must be at least 1, got {patch_len} and {stride}")
+            raise ConfigError(f"patch_len and patch_stride must be at least 1, got {patch_len} and {stride}")
         self.patch_len, self.stride = patch_len, stride
         self.token = nn.Linear(patch_len * c_in, d_model)
         self.position = PositionalEmbedding(d_model)
@@ -41,7 +42,7 @@ class PatchEmbedding(nn.Module):
     def first(self, length: int) -> int:
         """Start of the first patch in a window of ``length`` steps (patches end at the window's end)."""
         if length < self.patch_len:
-            raise ValueError(f"patch_len ({self.patch_len}) cannot exceed the encoder input length ({length})")
+            raise ConfigError(f"patch_len ({self.patch_len}) cannot exceed the encoder input length ({length})")
         return (length - self.patch_len) % self.stride
 
     def forward(self, x: Tensor, marks: Tensor) -> Tensor:

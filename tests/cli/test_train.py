@@ -80,6 +80,21 @@ def test_bad_csv_is_one_line_exit_2_and_no_run_dir(tmp_path: Path) -> None:
     assert not run_dir.exists()
 
 
+@pytest.mark.parametrize("override,message", [
+    ("model.patch_len=200", "patch_len (200) cannot exceed the encoder input length (96)"),
+    ("model.n_heads=5", "d_model (128) must be divisible by n_heads (5)"),
+])
+def test_impossible_model_setting_is_one_line_exit_2_and_no_run_dir(small_csv: Path, tmp_path: Path, override: str,
+                                                                     message: str) -> None:
+    run_dir = tmp_path / "run"
+    proc = run_cli("data=csv", f"data.path={small_csv}", "data.target=OT", override, f"hydra.run.dir={run_dir}",
+                   cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [f"error: model settings: {message}; change that setting and run again"]
+    assert "Traceback" not in proc.stdout + proc.stderr
+    assert not run_dir.exists()
+
+
 def test_missing_file_is_one_line(tmp_path: Path) -> None:
     proc = run_cli("data=csv", f"data.path={tmp_path / 'nope.csv'}", "data.target=OT",
                    f"hydra.run.dir={tmp_path / 'run'}", cwd=tmp_path)
