@@ -8,6 +8,7 @@ import torch
 from torch import Tensor, nn
 
 from forecast.baselines.base import Baseline
+from forecast.models.cycle import CalendarProfile, Period
 
 
 class RidgeStats:
@@ -73,6 +74,8 @@ class RidgeFloor(Baseline):
         target_index: positions of the predicted channels among the inputs.
         alpha: L2 penalty on W.
         fit_intercept: fit an unpenalised bias per horizon step.
+        cycle: a calendar profile (``forecast.models.cycle``, ``day`` or ``week``) fitted first and
+            removed from the windows the ridge sees, restored on the forecast; None for none.
         encoder_attention: unused (filled by the attention config group).
         decoder_attention: unused.
         cross_attention: unused.
@@ -80,12 +83,13 @@ class RidgeFloor(Baseline):
 
     def __init__(self, *, enc_in: int, c_out: int, n_time_features: int, seq_len: int, label_len: int,
                  pred_len: int, target_index: Sequence[int], alpha: float = 1.0, fit_intercept: bool = True,
-                 encoder_attention: Any = None, decoder_attention: Any = None, cross_attention: Any = None) -> None:
+                 cycle: Period | None = None, encoder_attention: Any = None, decoder_attention: Any = None, cross_attention: Any = None) -> None:
         super().__init__(enc_in=enc_in, c_out=c_out, n_time_features=n_time_features, seq_len=seq_len,
                          label_len=label_len, pred_len=pred_len, target_index=target_index)
         self.alpha, self.fit_intercept = float(alpha), fit_intercept
         self.weight = nn.Parameter(torch.zeros(seq_len, pred_len), requires_grad=False)
         self.bias = nn.Parameter(torch.zeros(pred_len), requires_grad=False)
+        self.cycle = CalendarProfile(enc_in, cycle) if cycle is not None else None
 
     def design(self, x_enc: Tensor) -> tuple[Tensor, Tensor]:
         """Regression rows of a batch: one per (window, target channel).
@@ -101,11 +105,18 @@ class RidgeFloor(Baseline):
 
     @torch.no_grad()
     def fit_closed_form(self, batches: Iterable[Any]) -> int:
-        """Fit W and b on every window of ``batches`` (``Batch`` tuples: ``x_enc``, ``y``).
+        """Fit the calendar profile (if any), then W and b on every window of ``batches`` without it.
+
+        Args:
+            batches: ``Batch`` tuples (``x_enc``, ``y``; the marks too with a cycle), re-iterable (a
+                DataLoader) when there is a cycle.
 
         Returns:
             The number of regression rows (windows x channels).
         """
+        if self.cycle is not None:
+            self.cycle.fit(batches)
+            batches = self.cycle.residuals(batches, self.target_index)
         stats = self.statistics(batches)
         self.solve(stats)
         return stats.n
@@ -131,13 +142,20 @@ class RidgeFloor(Baseline):
         """Forecast.
 
         Shapes:
-            x_enc: (B, seq_len, C_in); the marks are ignored.
+            x_enc: (B, seq_len, C_in); x_mark_enc (B, seq_len, M) and x_mark_dec (B, T + P, M), used
+            only with a cycle.
             returns: (B, pred_len, C_out).
         """
+        if self.cycle is not None:
+            if x_mark_enc is None or x_mark_dec is None:
+                raise ValueError("a ridge floor with a cycle needs the time marks of the window and the horizon")
+            x_enc = x_enc - self.cycle(x_mark_enc)  # (B, seq_len, C_in)
         rows, last = self.design(x_enc)  # (B*C, L), (B, 1, C)
         out = rows @ self.weight + self.bias  # (B*C, P)
-        out = out.reshape(x_enc.shape[0], -1, self.pred_len).transpose(1, 2)  # (B, P, C)
-        return out + last
+        out = out.reshape(x_enc.shape[0], -1, self.pred_len).transpose(1, 2) + last  # (B, P, C)
+        if self.cycle is not None:
+            out = out + self.cycle.at_horizon(x_mark_dec, self.pred_len, self.target_index)
+        return out
 
     def extra_repr(self) -> str:
         return f"{super().extra_repr()}, alpha={self.alpha}, fit_intercept={self.fit_intercept}"

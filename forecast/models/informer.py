@@ -10,6 +10,7 @@ from torch import Tensor, nn
 
 from forecast.attention.base import AttentionBackend
 from forecast.baselines.linear import RidgeFloor
+from forecast.models.cycle import CalendarProfile, Period
 from forecast.models.decoder import Decoder, DecoderLayer
 from forecast.models.embedding import DataEmbedding, Embed
 from forecast.models.encoder import DistilConv, Encoder, EncoderLayer, EncoderStack
@@ -64,6 +65,10 @@ class Informer(nn.Module):
             instead of one per step (``forecast.models.patch``); None keeps step tokens. The decoder
             keeps one token per step and cross-attends to the patch tokens.
         patch_stride: steps between patch starts; None = ``patch_len`` (no overlap).
+        cycle: a calendar profile (``forecast.models.cycle``): the training mean of each time-of-day
+            (``day``) or time-of-week (``week``) slot, fitted in closed form before training, removed
+            from the input window and restored on the forecast; None for none. The ridge skip is
+            then fitted on the windows without the profile.
 
     Raises:
         ValueError: a backend cannot fill the role it was given (e.g. a non-causal backend in the
@@ -78,12 +83,14 @@ class Informer(nn.Module):
                  stack_layers: Sequence[int] | None = None, revin: bool = False,
                  revin_affine: bool = False, channel_independent: bool = False,
                  skip: Literal["none", "linear", "ridge"] = "none", ridge_alpha: float = 1.0,
-                 patch_len: int | None = None, patch_stride: int | None = None) -> None:
+                 patch_len: int | None = None, patch_stride: int | None = None,
+                 cycle: Period | None = None) -> None:
         super().__init__()
         if label_len > seq_len:
             raise ConfigError(f"label_len ({label_len}) cannot exceed seq_len ({seq_len})")
         self.seq_len, self.label_len, self.pred_len = seq_len, label_len, pred_len
         self.target_index = list(target_index)
+        self.cycle = CalendarProfile(enc_in, cycle) if cycle is not None else None
         self.revin = RevIN(enc_in, affine=revin_affine) if revin else None
         self.channel_independent = channel_independent
         if skip not in ("none", "linear", "ridge"):
@@ -146,8 +153,22 @@ class Informer(nn.Module):
 
     @torch.no_grad()
     def fit_closed_form(self, batches: Iterable[Any]) -> int | None:
-        """Fit the ridge skip on the training windows (``skip=ridge``); None when there is none."""
-        return None if self.ridge is None else self.ridge.fit_closed_form(batches)
+        """Fit the calendar profile, then the ridge skip on the windows without it.
+
+        Args:
+            batches: the training windows, re-iterable (a DataLoader): one pass per closed-form part.
+
+        Returns:
+            Rows of the last closed-form fit (ridge rows, else profile slots seen); None when the
+            configuration has no closed-form part.
+        """
+        rows = None
+        if self.cycle is not None:
+            rows = self.cycle.fit(batches)
+            batches = self.cycle.residuals(batches, self.target_index)
+        if self.ridge is not None:
+            rows = self.ridge.fit_closed_form(batches)
+        return rows
 
     def forward(self, x_enc: Tensor, x_mark_enc: Tensor, x_mark_dec: Tensor) -> Tensor:
         """Forecast the horizon.
@@ -155,6 +176,18 @@ class Informer(nn.Module):
         Shapes:
             x_enc: (B, seq_len, C_in); x_mark_enc: (B, seq_len, M); x_mark_dec: (B, T + P, M)
             -> (B, P, C_out).
+        """
+        seasonal = None
+        if self.cycle is not None:  # forecast what the calendar does not explain
+            x_enc = x_enc - self.cycle(x_mark_enc)  # (B, seq_len, C_in)
+            seasonal = self.cycle.at_horizon(x_mark_dec, self.pred_len, self.target_index)  # (B, P, C_out)
+        out = self.forward_without_cycle(x_enc, x_mark_enc, x_mark_dec)  # (B, P, C_out)
+        return out if seasonal is None else out + seasonal
+
+    def forward_without_cycle(self, x_enc: Tensor, x_mark_enc: Tensor, x_mark_dec: Tensor) -> Tensor:
+        """RevIN, channel independence and the skips around the encoder-decoder.
+
+        Shapes: as :meth:`forward`: (B, seq_len, C_in), (B, seq_len, M), (B, T + P, M) -> (B, P, C_out).
         """
         floor = self.ridge(x_enc) if self.ridge is not None else None  # (B, P, C_out), scaled units
         stats = None
@@ -191,3 +224,4 @@ class Informer(nn.Module):
         out = self.decoder(dec, memory, q_offset=self.seq_len - self.label_len - first,
                            k_stride=self.encoder.stride * self.enc_embedding.stride)  # (B, T+P, C_out)
         return out[:, -self.pred_len:, :]  # (B, P, C_out)
+

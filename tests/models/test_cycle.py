@@ -1,0 +1,173 @@
+"""Calendar profile (model.cycle): slots from the marks, a training-only fit, removal and restoration."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from torch.utils.data import DataLoader
+
+from forecast.attention.full import FullAttention
+from forecast.attention.prob import ProbSparseAttention
+from forecast.baselines.linear import RidgeFloor
+from forecast.cli.train import train
+from forecast.data.datamodule import ForecastDataModule
+from forecast.data.time_features import time_marks
+from forecast.data.windows import WindowDataset, as_tensor
+from forecast.models.cycle import CalendarProfile
+from forecast.models.errors import ConfigError
+from forecast.models.informer import Informer
+from forecast.training.recipe import load_checkpoint, load_model
+from tests.conftest import compose_train, etth1_slice
+
+
+def marks(start: str, periods: int, freq: str) -> torch.Tensor:
+    """Time marks of a regular index. Shape (periods, M)."""
+    return as_tensor(time_marks(pd.date_range(start, periods=periods, freq=freq), freq))
+
+
+@pytest.mark.parametrize("freq", ["h", "15min"])
+def test_slots_are_the_minute_of_the_day_and_of_the_week(freq: str) -> None:
+    index = pd.date_range("2016-07-01 00:00", periods=24 * 9, freq=freq)  # starts on a Friday
+    m = as_tensor(time_marks(index, freq))
+    minute_of_day = torch.as_tensor(index.hour * 60 + index.minute)
+    assert torch.equal(CalendarProfile(2, "day").slots(m), minute_of_day)
+    assert torch.equal(CalendarProfile(2, "week").slots(m), torch.as_tensor(index.dayofweek * 1440) + minute_of_day)
+
+
+def seasonal_series(n: int, *, noise: float = 0.1, seed: int = 0) -> tuple[np.ndarray, pd.DatetimeIndex]:
+    """Two channels: a strong daily shape (not a sinusoid) plus noise, hourly. Shapes: (n, 2)."""
+    rng = np.random.default_rng(seed)
+    index = pd.date_range("2020-01-01", periods=n, freq="h")
+    shape = np.array([0, 0, 0, 0, 1, 3, 4, 2, 1, 1, 1, 1, 2, 2, 1, 1, 1, 3, 5, 4, 2, 1, 0, 0], dtype=np.float64)
+    values = np.stack([shape[index.hour], -2 * shape[index.hour]], axis=1) + noise * rng.standard_normal((n, 2))
+    return values, index
+
+
+def loader(values: np.ndarray, index: pd.DatetimeIndex, *, start: int, end: int, seq_len: int, pred_len: int,
+           stride: int = 1, targets: list[int] | None = None, label_len: int = 0) -> DataLoader:
+    x = as_tensor(values)
+    y = x if targets is None else x[:, targets].contiguous()
+    data = WindowDataset(x, y, as_tensor(time_marks(index, "h")), start=start, end=end, seq_len=seq_len,
+                         label_len=label_len, pred_len=pred_len, stride=stride)
+    return DataLoader(data, batch_size=64, shuffle=False)
+
+
+def test_fit_is_the_mean_of_each_slot_over_the_input_steps() -> None:
+    values, index = seasonal_series(24 * 20 + 5)
+    profile = CalendarProfile(2, "day")
+    # windows that do not overlap: every one of the first 20 * 24 rows is an input step exactly once
+    assert profile.fit(loader(values, index, start=0, end=24 * 20 + 5, seq_len=24, pred_len=5, stride=24)) == 24
+    expected = pd.DataFrame(values[:24 * 20]).groupby(index.hour[:24 * 20]).mean().to_numpy().copy()  # (24, 2)
+    torch.testing.assert_close(profile.profile[torch.arange(24) * 60].double(), torch.as_tensor(expected),
+                               rtol=0, atol=1e-6)
+    assert profile.profile.abs().sum() == profile.profile[torch.arange(24) * 60].abs().sum()  # unseen slots 0
+    assert not profile.profile.requires_grad
+
+
+def test_a_short_window_forecasts_the_daily_shape_only_with_the_cycle() -> None:
+    """Eight input steps cannot show a 24-step shape; the profile fitted on training can."""
+    values, index = seasonal_series(24 * 60)
+    train_end = 24 * 40
+    errors = {}
+    for cycle in (None, "day"):
+        floor = RidgeFloor(enc_in=2, c_out=2, n_time_features=4, seq_len=8, label_len=0, pred_len=16,
+                           target_index=[0, 1], cycle=cycle)
+        floor.fit_closed_form(loader(values, index, start=0, end=train_end, seq_len=8, pred_len=16))
+        total, count = 0.0, 0
+        for batch in loader(values, index, start=train_end - 8, end=len(values), seq_len=8, pred_len=16):
+            err = floor(batch.x_enc, batch.x_mark_enc, batch.x_mark_dec) - batch.y
+            total, count = total + float(err.pow(2).sum()), count + err.numel()
+        errors[cycle] = total / count
+    assert errors["day"] < 0.05 < 0.5 < errors[None]  # noise variance 0.01 against the unexplained shape
+
+
+def test_the_profile_sees_training_rows_only(tmp_path: Path) -> None:
+    frame = pd.read_csv(etth1_slice(tmp_path / "a.csv", 1200))
+    fitted = []
+    for name, rows in (("a", []), ("test_changed", slice(1000, 1200)), ("train_changed", slice(100, 110))):
+        changed = frame.copy()
+        if name != "a":
+            changed.loc[rows, "OT"] += 50.0
+        path = tmp_path / f"{name}.csv"
+        changed.to_csv(path, index=False)
+        dm = ForecastDataModule(path=str(path), seq_len=48, label_len=24, pred_len=24, ratios=(0.7, 0.1, 0.2))
+        dm.setup("fit")
+        profile = CalendarProfile(7, "day")
+        profile.fit(dm.ordered_train_dataloader())
+        fitted.append(profile.profile.clone())
+    assert torch.equal(fitted[0], fitted[1])  # the test rows changed: the profile did not
+    assert not torch.equal(fitted[0], fitted[2])  # a training row changed: it did
+
+
+def informer(cycle: str | None, skip: str = "ridge") -> Informer:
+    torch.manual_seed(0)
+    return Informer(enc_in=3, c_out=2, n_time_features=4, seq_len=24, label_len=12, pred_len=8, target_index=[0, 2],
+                    encoder_attention=ProbSparseAttention, decoder_attention=FullAttention,
+                    cross_attention=FullAttention,
+                    d_model=16, n_heads=2, d_ff=32, dropout=0.0, revin=True, skip=skip, cycle=cycle).eval()
+
+
+def test_informer_forecasts_the_windows_without_the_profile_and_adds_it_back() -> None:
+    with_cycle, without = informer("day", skip="none"), informer(None, skip="none")
+    with_cycle.cycle.profile.normal_()
+    without.load_state_dict({k: v for k, v in with_cycle.state_dict().items() if not k.startswith("cycle.")})
+    m = marks("2021-03-05 07:00", 24 + 8, "h")[None].repeat(2, 1, 1)  # (B, S + P, M)
+    x = torch.randn(2, 24, 3)
+    x_mark_enc, x_mark_dec = m[:, :24], m[:, 12:]
+    profile = with_cycle.cycle.profile  # (1440, 3): hourly data uses slots 0, 60, ..., 1380
+    hours = torch.arange(7, 7 + 32) % 24
+    expected = without(x - profile[hours[:24] * 60], x_mark_enc, x_mark_dec) + profile[hours[24:] * 60][:, [0, 2]]
+    torch.testing.assert_close(with_cycle(x, x_mark_enc, x_mark_dec), expected)
+
+
+def test_informer_fits_the_profile_then_the_ridge_on_the_windows_without_it() -> None:
+    values, index = seasonal_series(24 * 30)
+    values = np.concatenate([values, values[:, :1]], axis=1)  # three channels, targets 0 and 2
+    data = loader(values, index, start=0, end=24 * 30, seq_len=24, pred_len=8, targets=[0, 2],
+                  label_len=12)
+    model = informer("day")
+    rows = model.fit_closed_form(data)
+    floor = RidgeFloor(enc_in=3, c_out=2, n_time_features=4, seq_len=24, label_len=0, pred_len=8,
+                       target_index=[0, 2], cycle="day")
+    assert rows == floor.fit_closed_form(data) == len(data.dataset) * 2
+    torch.testing.assert_close(model.cycle.profile, floor.cycle.profile)
+    torch.testing.assert_close(model.ridge.weight, floor.weight)
+    batch = next(iter(data))
+    # the decoder's projection starts at zero: the untrained model is exactly the floor with the cycle
+    torch.testing.assert_close(model(batch.x_enc, batch.x_mark_enc, batch.x_mark_dec),
+                               floor(batch.x_enc, batch.x_mark_enc, batch.x_mark_dec), rtol=0, atol=1e-5)
+
+
+@pytest.mark.parametrize("model", [RidgeFloor, Informer])
+def test_unknown_cycle_names_the_choices(model: type) -> None:
+    with pytest.raises(ConfigError, match=r"^cycle must be day or week \(or null for none\), got 'month'$"):
+        if model is RidgeFloor:
+            RidgeFloor(enc_in=1, c_out=1, n_time_features=4, seq_len=8, label_len=0, pred_len=4, target_index=[0],
+                       cycle="month")
+        else:
+            informer("month")
+
+
+def test_ridge_floor_with_a_cycle_refuses_to_forecast_without_marks() -> None:
+    floor = RidgeFloor(enc_in=1, c_out=1, n_time_features=4, seq_len=8, label_len=0, pred_len=4, target_index=[0],
+                       cycle="day")
+    with pytest.raises(ValueError, match="needs the time marks"):
+        floor(torch.randn(1, 8, 1))
+
+
+def test_linear_with_a_cycle_through_train_keeps_its_profile_in_the_checkpoint(tmp_path: Path) -> None:
+    csv = etth1_slice(tmp_path / "etth1.csv", 1500)
+    runs = {}
+    for cycle in ("null", "day"):
+        out = tmp_path / cycle
+        runs[cycle] = train(compose_train(["data=csv", f"data.path={csv}", "data.target=OT", "data.seq_len=24", "data.label_len=0",
+                                           "data.pred_len=24", "model=linear", f"model.cycle={cycle}", "logger=none",
+                                           "plot=false", "trainer.enable_progress_bar=false"], out))
+    assert runs["day"]["n_params"] == runs["null"]["n_params"] + 1440 * 7
+    assert runs["day"]["test/mse"] != runs["null"]["test/mse"]
+    model, _ = load_model(load_checkpoint(tmp_path / "day" / "checkpoints" / "best.ckpt"))
+    assert model.cycle.period == "day" and model.cycle.profile[::60].abs().sum() > 0
