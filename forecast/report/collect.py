@@ -2,14 +2,26 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from omegaconf import OmegaConf
+
 METRICS_FILE = "metrics.json"
+CONFIG_FILE = "config.yaml"
 REQUIRED = ("test/mse", "test/mae", "data", "pred_len", "model")
+# The settings that make two runs of one label different variants (the resolved config.yaml beside
+# metrics.json): the model, data and task nodes and the recipe keys, less what the row key already
+# holds (file, features, windows), what only places or seeds the run, and the attention roles
+# (the label names the backends).
+SETTING_NODES = ("model", "data", "task", "keep_start", "trainer.max_epochs", "callbacks.early_stopping.patience")
+NOT_SETTINGS = ("model.encoder_attention", "model.decoder_attention", "model.cross_attention", "data.path",
+                "data.features", "data.seq_len", "data.pred_len", "data.seed", "data.num_workers",
+                "data.eval_batch_size")
 
 
 class ReportError(Exception):
@@ -24,7 +36,8 @@ class Run:
         label: the attention backend for attention models (``FullAttention``; ``Model[Backend]`` for a
             model other than Informer, ``enc/dec`` when the decoder self-attention differs), the model
             name for models without attention (``WindowMean``, ``RidgeFloor`` ...); followed by
-            ``(tag)`` when the run was tagged (``tag=revin+ridge``), so variants stay apart.
+            ``(tag)`` when the run was tagged (``tag=revin+ridge``), so variants stay apart; then
+            ``[key=value, ...]`` for settings that tell apart untagged runs of one row (:func:`distinguish`).
         dataset: data file stem (``ETTh1``).
         features: ``M``, ``S`` or ``MS``.
         seq_len: input window length.
@@ -32,6 +45,8 @@ class Run:
         seed: training seed.
         metrics: the whole ``metrics.json``.
         path: where it was read from.
+        settings: the run's settings (``SETTING_NODES`` of its ``config.yaml``, flattened to dotted
+            keys); empty when the run directory has no ``config.yaml``.
     """
 
     label: str
@@ -42,6 +57,7 @@ class Run:
     seed: int
     metrics: dict[str, Any] = field(repr=False)
     path: Path
+    settings: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
     def row_key(self) -> tuple[str, str, int, str, int]:
@@ -104,16 +120,80 @@ def read_run(path: Path) -> Run:
         raise ReportError(f"{path}: not a forecast-train metrics file (missing {', '.join(missing)})")
     return Run(label=run_label(metrics), dataset=str(metrics["data"]), features=str(metrics.get("features", "?")),
                seq_len=int(metrics.get("seq_len", 0)), pred_len=int(metrics["pred_len"]),
-               seed=int(metrics.get("seed", 0)), metrics=metrics, path=path)
+               seed=int(metrics.get("seed", 0)), metrics=metrics, path=path, settings=read_settings(path.parent))
+
+
+def read_settings(run_dir: Path) -> dict[str, Any]:
+    """``SETTING_NODES`` of ``run_dir/config.yaml`` as ``{dotted key: value}``; empty without one.
+
+    Raises:
+        ReportError: the file exists but is not YAML.
+    """
+    path = run_dir / CONFIG_FILE
+    if not path.is_file():
+        return {}
+    try:
+        cfg = OmegaConf.to_container(OmegaConf.load(path), resolve=False)
+    except Exception as exc:  # noqa: BLE001 - any parse failure is the same bad input
+        raise ReportError(f"{path}: not a readable run config ({type(exc).__name__})") from exc
+    flat: dict[str, Any] = {}
+
+    def walk(prefix: str, node: Any) -> None:
+        if prefix in NOT_SETTINGS:
+            return
+        if isinstance(node, dict):
+            for key, value in node.items():
+                walk(f"{prefix}.{key}", value)
+        else:
+            flat[prefix] = node
+
+    for name in SETTING_NODES:
+        node: Any = cfg
+        for part in name.split("."):
+            node = node.get(part) if isinstance(node, dict) else None
+        if node is not None:
+            walk(name, node)
+    return flat
+
+
+def _text(value: Any) -> str:
+    """A setting as the override that sets it would read: ``null``, ``true``, ``day``, ``[3, 2, 1]``."""
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+
+
+def distinguish(runs: Sequence[Run]) -> list[Run]:
+    """Append the settings that tell apart runs of one label and one row to their labels, so variants
+    swept without a ``tag`` (``model.cycle=null,day``) get rows of their own: ``RidgeFloor [cycle=day]``.
+
+    Keys under ``model.`` are shown without that prefix; runs without a ``config.yaml`` keep their label.
+    """
+    by_label: dict[str, list[Run]] = {}
+    for run in runs:
+        if run.settings:
+            by_label.setdefault(run.label, []).append(run)
+    suffix: dict[int, str] = {}
+    for group in by_label.values():
+        keys = sorted({k for r in group for k in r.settings})
+        rows: dict[tuple[Any, ...], list[Run]] = {}
+        for r in group:
+            rows.setdefault(r.row_key, []).append(r)
+        # a key that only changes from row to row (each paper row's label_len) is not a variant
+        differ = [k for k in keys if any(len({_text(r.settings.get(k)) for r in row}) > 1 for row in rows.values())]
+        for r in group:
+            if differ:
+                shown = ", ".join(f"{k.removeprefix('model.')}={_text(r.settings.get(k))}" for k in differ)
+                suffix[id(r)] = f" [{shown}]"
+    return [dataclasses.replace(r, label=r.label + suffix[id(r)]) if id(r) in suffix else r for r in runs]
 
 
 def load_runs(dirs: Sequence[str | Path]) -> list[Run]:
     """Read every run below ``dirs``; a seed repeated under one row key counts once (the newest file).
 
-    Repeats happen when a sweep crosses models without attention with the attention backends.
+    Repeats happen when a sweep crosses models without attention with the attention backends. Runs of
+    one label whose settings differ are variants, not repeats: :func:`distinguish` labels them apart.
     """
     latest: dict[tuple[Any, ...], Run] = {}
-    for run in map(read_run, find_metric_files(dirs)):
+    for run in distinguish([read_run(p) for p in find_metric_files(dirs)]):
         key = (*run.row_key, run.seed)
         if key not in latest or run.path.stat().st_mtime > latest[key].path.stat().st_mtime:
             latest[key] = run

@@ -109,3 +109,50 @@ def test_unreadable_metrics_file_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(ReportError, match="not a readable metrics file"):
         write_report([tmp_path / "sweep"], tmp_path / "report")
     assert not (tmp_path / "report").exists()
+
+
+def write_configs(root: Path, configs: list[str]) -> None:
+    for i, text in enumerate(configs):
+        (root / str(i) / "config.yaml").write_text(text)
+
+
+def config(*, cycle: str = "null", label_len: int = 48, attention: str = "FullAttention", lr: float = 1e-4) -> str:
+    return (f"model:\n  _target_: forecast.baselines.linear.RidgeFloor\n  cycle: {cycle}\n"
+            f"  encoder_attention:\n    _target_: forecast.attention.{attention}\n"
+            f"data:\n  path: /somewhere/ETTh1.csv\n  seq_len: 96\n  pred_len: 4\n  label_len: {label_len}\n  seed: 1\n"
+            f"task:\n  optimizer:\n    lr: {lr}\nseed: 1\npaths:\n  output_dir: /tmp/x\n")
+
+
+def test_untagged_variants_of_one_row_get_the_settings_that_differ_in_their_label(tmp_path: Path) -> None:
+    floor = dict(model="RidgeFloor", enc="none")
+    sweep = write_runs(tmp_path / "sweep", [
+        metrics(**floor, mse=0.38), metrics(**floor, mse=0.37),  # model.cycle=null,day: one row each
+        metrics(**floor, mse=0.37),  # the day run again from an attention sweep: a repeat, counted once
+        metrics(**floor, mse=0.50, pred_len=8), metrics(**floor, mse=0.48, pred_len=8),  # another row, label_len 0
+    ])
+    write_configs(sweep, [config(), config(cycle="day"), config(cycle="day", attention="ProbSparseAttention"),
+                          config(label_len=0), config(cycle="day", label_len=0)])
+    rows = {(r.pred_len, r.label): r for r in aggregate(load_runs([sweep]))}
+    # label_len changes only from row to row, so it is not part of the variant's name
+    assert set(rows) == {(4, "RidgeFloor [cycle=null]"), (4, "RidgeFloor [cycle=day]"),
+                         (8, "RidgeFloor [cycle=null]"), (8, "RidgeFloor [cycle=day]")}
+    assert len(rows[(4, "RidgeFloor [cycle=day]")].runs) == 1
+    assert rows[(4, "RidgeFloor [cycle=null]")].stats["test/mse"].mean == pytest.approx(0.38)
+    write_configs(sweep, [config(lr=1e-3)])  # two settings now differ within the row: both are named
+    labels = {r.label for r in aggregate(load_runs([sweep])) if r.pred_len == 4}
+    assert labels == {"RidgeFloor [cycle=null, task.optimizer.lr=0.001]", "RidgeFloor [cycle=day, task.optimizer.lr=0.0001]"}
+
+
+def test_tagged_or_identical_runs_keep_their_labels(tmp_path: Path) -> None:
+    sweep = write_runs(tmp_path / "sweep", [{**metrics(mse=0.4), "tag": "a"}, {**metrics(mse=0.5), "tag": "b"},
+                                           metrics(mse=0.6, seed=2), metrics(mse=0.7, seed=3)])
+    write_configs(sweep, [config(), config(cycle="day"), config(), config()])
+    assert sorted(r.label for r in aggregate(load_runs([sweep]))) == ["FullAttention", "FullAttention (a)",
+                                                                      "FullAttention (b)"]
+
+
+def test_unreadable_run_config_is_an_error(tmp_path: Path) -> None:
+    sweep = write_runs(tmp_path / "sweep", [metrics(mse=0.4)])
+    (sweep / "0" / "config.yaml").write_text("model: [unclosed\n")
+    with pytest.raises(ReportError, match=r"config.yaml: not a readable run config"):
+        load_runs([sweep])
