@@ -83,7 +83,8 @@ class RidgeFloor(Baseline):
 
     def __init__(self, *, enc_in: int, c_out: int, n_time_features: int, seq_len: int, label_len: int,
                  pred_len: int, target_index: Sequence[int], alpha: float = 1.0, fit_intercept: bool = True,
-                 cycle: Period | None = None, encoder_attention: Any = None, decoder_attention: Any = None, cross_attention: Any = None) -> None:
+                 cycle: Period | None = None, encoder_attention: Any = None, decoder_attention: Any = None,
+                 cross_attention: Any = None) -> None:
         super().__init__(enc_in=enc_in, c_out=c_out, n_time_features=n_time_features, seq_len=seq_len,
                          label_len=label_len, pred_len=pred_len, target_index=target_index)
         self.alpha, self.fit_intercept = float(alpha), fit_intercept

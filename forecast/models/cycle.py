@@ -107,5 +107,5 @@ class Residuals:
 
     def __iter__(self) -> Iterator[Any]:
         for batch in self.batches:
-            yield batch._replace(x_enc=batch.x_enc - self.profile(batch.x_mark_enc),
-                                 y=batch.y - self.profile.at_horizon(batch.x_mark_dec, batch.y.shape[1], self.index))
+            horizon = self.profile.at_horizon(batch.x_mark_dec, batch.y.shape[1], self.index)  # (B, P, C_out)
+            yield batch._replace(x_enc=batch.x_enc - self.profile(batch.x_mark_enc), y=batch.y - horizon)

@@ -224,4 +224,3 @@ class Informer(nn.Module):
         out = self.decoder(dec, memory, q_offset=self.seq_len - self.label_len - first,
                            k_stride=self.encoder.stride * self.enc_embedding.stride)  # (B, T+P, C_out)
         return out[:, -self.pred_len:, :]  # (B, P, C_out)
-

@@ -18,7 +18,8 @@ REQUIRED = ("test/mse", "test/mae", "data", "pred_len", "model")
 # metrics.json): the model, data and task nodes and the recipe keys, less what the row key already
 # holds (file, features, windows), what only places or seeds the run, and the attention roles
 # (the label names the backends).
-SETTING_NODES = ("model", "data", "task", "keep_start", "trainer.max_epochs", "callbacks.early_stopping.patience")
+SETTING_NODES = ("model", "data", "task", "keep_start", "trainer.max_epochs",
+                 "callbacks.early_stopping.patience")
 NOT_SETTINGS = ("model.encoder_attention", "model.decoder_attention", "model.cross_attention", "data.path",
                 "data.features", "data.seq_len", "data.pred_len", "data.seed", "data.num_workers",
                 "data.eval_batch_size")
@@ -178,7 +179,8 @@ def distinguish(runs: Sequence[Run]) -> list[Run]:
         for r in group:
             rows.setdefault(r.row_key, []).append(r)
         # a key that only changes from row to row (each paper row's label_len) is not a variant
-        differ = [k for k in keys if any(len({_text(r.settings.get(k)) for r in row}) > 1 for row in rows.values())]
+        differ = [k for k in keys
+                  if any(len({_text(r.settings.get(k)) for r in row}) > 1 for row in rows.values())]
         for r in group:
             if differ:
                 shown = ", ".join(f"{k.removeprefix('model.')}={_text(r.settings.get(k))}" for k in differ)

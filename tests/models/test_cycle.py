@@ -164,9 +164,10 @@ def test_linear_with_a_cycle_through_train_keeps_its_profile_in_the_checkpoint(t
     runs = {}
     for cycle in ("null", "day"):
         out = tmp_path / cycle
-        runs[cycle] = train(compose_train(["data=csv", f"data.path={csv}", "data.target=OT", "data.seq_len=24", "data.label_len=0",
-                                           "data.pred_len=24", "model=linear", f"model.cycle={cycle}", "logger=none",
-                                           "plot=false", "trainer.enable_progress_bar=false"], out))
+        runs[cycle] = train(compose_train(["data=csv", f"data.path={csv}", "data.target=OT", "data.seq_len=24",
+                                           "data.label_len=0", "data.pred_len=24", "model=linear",
+                                           f"model.cycle={cycle}", "logger=none", "plot=false",
+                                           "trainer.enable_progress_bar=false"], out))
     assert runs["day"]["n_params"] == runs["null"]["n_params"] + 1440 * 7
     assert runs["day"]["test/mse"] != runs["null"]["test/mse"]
     model, _ = load_model(load_checkpoint(tmp_path / "day" / "checkpoints" / "best.ckpt"))

@@ -140,7 +140,8 @@ def test_untagged_variants_of_one_row_get_the_settings_that_differ_in_their_labe
     assert rows[(4, "RidgeFloor [cycle=null]")].stats["test/mse"].mean == pytest.approx(0.38)
     write_configs(sweep, [config(lr=1e-3)])  # two settings now differ within the row: both are named
     labels = {r.label for r in aggregate(load_runs([sweep])) if r.pred_len == 4}
-    assert labels == {"RidgeFloor [cycle=null, task.optimizer.lr=0.001]", "RidgeFloor [cycle=day, task.optimizer.lr=0.0001]"}
+    assert labels == {"RidgeFloor [cycle=null, task.optimizer.lr=0.001]",
+                      "RidgeFloor [cycle=day, task.optimizer.lr=0.0001]"}
 
 
 def test_tagged_or_identical_runs_keep_their_labels(tmp_path: Path) -> None:
