@@ -14,9 +14,12 @@ from typing import Any, Iterable, Iterator, Literal, Sequence
 import torch
 from torch import Tensor, nn
 
+from forecast.data.time_features import CALENDAR_FIELDS
 from forecast.models.errors import ConfigError
 
 Period = Literal["day", "week"]
+# positions of the calendar fields, counted from the end of a mark row (they come last)
+_WEEKDAY, _HOUR, _MINUTE = (CALENDAR_FIELDS.index(f) - len(CALENDAR_FIELDS) for f in ("weekday", "hour", "minute"))
 MINUTES_PER_DAY = 24 * 60
 _SLOTS = {"day": MINUTES_PER_DAY, "week": 7 * MINUTES_PER_DAY}
 
@@ -49,7 +52,7 @@ class CalendarProfile(nn.Module):
 
         Shapes: marks (..., M) with the calendar fields ``[..., weekday, hour, minute]`` last -> (...,) int64.
         """
-        weekday, hour, minute = marks[..., -3], marks[..., -2], marks[..., -1]
+        weekday, hour, minute = marks[..., _WEEKDAY], marks[..., _HOUR], marks[..., _MINUTE]
         slot = hour * 60 + minute
         if self.period == "week":
             slot = slot + weekday * MINUTES_PER_DAY
