@@ -134,7 +134,7 @@ def read_settings(run_dir: Path) -> dict[str, Any]:
     if not path.is_file():
         return {}
     try:
-        cfg = OmegaConf.to_container(OmegaConf.load(path), resolve=False)
+        cfg = OmegaConf.load(path)
     except Exception as exc:  # noqa: BLE001 - any parse failure is the same bad input
         raise ReportError(f"{path}: not a readable run config ({type(exc).__name__})") from exc
     flat: dict[str, Any] = {}
@@ -149,11 +149,9 @@ def read_settings(run_dir: Path) -> dict[str, Any]:
             flat[prefix] = node
 
     for name in SETTING_NODES:
-        node: Any = cfg
-        for part in name.split("."):
-            node = node.get(part) if isinstance(node, dict) else None
+        node = OmegaConf.select(cfg, name, default=None)
         if node is not None:
-            walk(name, node)
+            walk(name, OmegaConf.to_container(node, resolve=False) if OmegaConf.is_config(node) else node)
     return flat
 
 
@@ -168,24 +166,25 @@ def distinguish(runs: Sequence[Run]) -> list[Run]:
 
     Keys under ``model.`` are shown without that prefix; runs without a ``config.yaml`` keep their label.
     """
-    by_label: dict[str, list[Run]] = {}
-    for run in runs:
+    labels = [run.label for run in runs]
+    by_label: dict[str, list[int]] = {}
+    for i, run in enumerate(runs):
         if run.settings:
-            by_label.setdefault(run.label, []).append(run)
-    suffix: dict[int, str] = {}
-    for group in by_label.values():
-        keys = sorted({k for r in group for k in r.settings})
+            by_label.setdefault(run.label, []).append(i)
+    for members in by_label.values():
         rows: dict[tuple[Any, ...], list[Run]] = {}
-        for r in group:
-            rows.setdefault(r.row_key, []).append(r)
+        for i in members:
+            rows.setdefault(runs[i].row_key, []).append(runs[i])
         # a key that only changes from row to row (each paper row's label_len) is not a variant
+        keys = sorted({k for i in members for k in runs[i].settings})
         differ = [k for k in keys
                   if any(len({_text(r.settings.get(k)) for r in row}) > 1 for row in rows.values())]
-        for r in group:
-            if differ:
-                shown = ", ".join(f"{k.removeprefix('model.')}={_text(r.settings.get(k))}" for k in differ)
-                suffix[id(r)] = f" [{shown}]"
-    return [dataclasses.replace(r, label=r.label + suffix[id(r)]) if id(r) in suffix else r for r in runs]
+        if not differ:
+            continue
+        for i in members:
+            shown = ", ".join(f"{k.removeprefix('model.')}={_text(runs[i].settings.get(k))}" for k in differ)
+            labels[i] += f" [{shown}]"
+    return [r if label == r.label else dataclasses.replace(r, label=label) for r, label in zip(runs, labels)]
 
 
 def load_runs(dirs: Sequence[str | Path]) -> list[Run]:
