@@ -29,6 +29,7 @@ from forecast.attention.base import AttentionBackend, BackendRoleError
 from forecast.cli.runtime import CONF_DIR, register_resolvers, tune_malloc
 from forecast.data.errors import DataError
 from forecast.io import atomic_path, write_json
+from forecast.models.cycle import count_parameters
 from forecast.models.errors import ConfigError
 from forecast.training.monitor import RunMonitor
 from forecast.training.recipe import RecipeCheckpoint
@@ -145,7 +146,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         "fit_seconds": fit_seconds,
         "start/val_loss": start[1] if start is not None else None,
         "kept_start": start is not None and best == start[0],
-        "n_params": sum(p.numel() for p in net.parameters()),
+        "n_params": count_parameters(net),
         "n_trainable_params": sum(p.numel() for p in net.parameters() if p.requires_grad),
         "seed": int(cfg.seed),
         "tag": cfg.get("tag"),

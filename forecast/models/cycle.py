@@ -29,8 +29,9 @@ class CalendarProfile(nn.Module):
 
     Slots are minutes of the day (``day``) or of the week (``week``), so hourly data uses 24 (or 168)
     of them and 15-minute data 96 (or 672). The profile is a frozen parameter (saved in the checkpoint,
-    counted in ``n_params``, never touched by an optimiser). A slot that training never saw keeps 0,
-    the training mean on the scaled data.
+    never touched by an optimiser); ``seen`` marks the slots training filled, and only those count in
+    ``n_params`` (:func:`count_parameters`). A slot that training never saw keeps 0, the training mean
+    on the scaled data.
 
     Args:
         n_channels: input channels (C_in).
@@ -46,6 +47,11 @@ class CalendarProfile(nn.Module):
             raise ConfigError(f"cycle must be day or week (or null for none), got {period!r}")
         self.period = period
         self.profile = nn.Parameter(torch.zeros(_SLOTS[period], n_channels), requires_grad=False)
+        self.register_buffer("seen", torch.zeros(_SLOTS[period], dtype=torch.bool))
+
+    def n_fitted(self) -> int:
+        """Values the profile holds for the slots training saw (slots seen x channels)."""
+        return int(self.seen.sum()) * self.profile.shape[1]
 
     def slots(self, marks: Tensor) -> Tensor:
         """Calendar slot of every step.
@@ -89,7 +95,8 @@ class CalendarProfile(nn.Module):
             sums.index_add_(0, slot, values)
             counts.index_add_(0, slot, torch.ones_like(slot, dtype=torch.float64))
         self.profile.copy_((sums / counts.clamp(min=1)[:, None]).to(self.profile))
-        return int((counts > 0).sum())
+        self.seen.copy_(counts > 0)
+        return int(self.seen.sum())
 
     def residuals(self, batches: Iterable[Any], target_index: Sequence[int]) -> "Residuals":
         """``batches`` with the profile removed from inputs and targets, re-iterable (closed-form fits)."""
@@ -97,6 +104,16 @@ class CalendarProfile(nn.Module):
 
     def extra_repr(self) -> str:
         return f"period={self.period}, slots={self.profile.shape[0]}, channels={self.profile.shape[1]}"
+
+
+def count_parameters(net: nn.Module) -> int:
+    """Parameters of ``net``, a calendar profile counting only the slots training saw.
+
+    A daily profile is allocated per minute of the day (1440 slots) whatever the data's frequency,
+    but hourly data fills 24 of them: counting them all would make the profile look 60 times its size.
+    """
+    unused = sum(m.profile.numel() - m.n_fitted() for m in net.modules() if isinstance(m, CalendarProfile))
+    return sum(p.numel() for p in net.parameters()) - unused
 
 
 class Residuals:

@@ -31,7 +31,6 @@ class ForecastTask(L.LightningModule):
         target_mean: training-row mean of each target column (original units).
         target_std: training-row std of each target column.
         pred_len: horizon, for the per-step metric.
-        trainable: False for closed-form baselines that have no parameters to optimise.
     """
 
     def __init__(self, *, net: nn.Module, optimizer: OptimizerFactory, scheduler: SchedulerFactory | None,
@@ -58,17 +57,15 @@ class ForecastTask(L.LightningModule):
         """Shapes: batch as in :class:`Batch` -> (B, P, C_out)."""
         return self.net(batch.x_enc, batch.x_mark_enc, batch.x_mark_dec)
 
-    def model_step(self, batch: Batch) -> tuple[Tensor, Tensor, Tensor]:
-        pred = self(batch)
-        return F.mse_loss(pred, batch.y), pred, batch.y
-
     def training_step(self, batch: Batch, batch_idx: int) -> Tensor:
-        loss, _, _ = self.model_step(batch)
-        self.log("train/loss", loss, on_step=True, on_epoch=True, prog_bar=True, batch_size=batch.y.shape[0])
+        loss = F.mse_loss(self(batch), batch.y)
+        # sync_dist: under DDP the logged value is the mean over processes, not rank 0's own batch
+        self.log("train/loss", loss, on_step=True, on_epoch=True, prog_bar=True, batch_size=batch.y.shape[0],
+                 sync_dist=True)
         return loss
 
     def _eval_step(self, batch: Batch, split: str) -> None:
-        _, pred, y = self.model_step(batch)
+        pred, y = self(batch), batch.y  # (B, P, C_out) each
         n = y.shape[0]
         scaled, orig = self.metrics[f"{split}_scaled"], self.metrics[f"{split}_orig"]
         scaled.update(pred.reshape(-1), y.reshape(-1))

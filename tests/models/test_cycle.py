@@ -17,7 +17,7 @@ from forecast.cli.train import train
 from forecast.data.datamodule import ForecastDataModule
 from forecast.data.time_features import time_marks
 from forecast.data.windows import WindowDataset, as_tensor
-from forecast.models.cycle import CalendarProfile
+from forecast.models.cycle import CalendarProfile, count_parameters
 from forecast.models.errors import ConfigError
 from forecast.models.informer import Informer
 from forecast.training.recipe import load_checkpoint, load_model
@@ -66,6 +66,19 @@ def test_fit_is_the_mean_of_each_slot_over_the_input_steps() -> None:
                                rtol=0, atol=1e-6)
     assert profile.profile.abs().sum() == profile.profile[torch.arange(24) * 60].abs().sum()  # unseen slots 0
     assert not profile.profile.requires_grad
+    assert torch.equal(profile.seen.nonzero().reshape(-1), torch.arange(24) * 60)
+    assert profile.n_fitted() == 24 * 2
+
+
+def test_count_parameters_counts_only_the_profile_slots_training_saw() -> None:
+    values, index = seasonal_series(24 * 20 + 5)
+    floor = RidgeFloor(enc_in=2, c_out=2, n_time_features=4, seq_len=24, label_len=0, pred_len=5,
+                       target_index=[0, 1], cycle="week")
+    ridge_only = 24 * 5 + 5  # W and b
+    assert count_parameters(floor) == ridge_only  # nothing fitted yet
+    floor.fit_closed_form(loader(values, index, start=0, end=24 * 20 + 5, seq_len=24, pred_len=5))
+    assert count_parameters(floor) == ridge_only + 168 * 2  # hourly: 168 slots of the week, 2 channels
+    assert sum(p.numel() for p in floor.parameters()) == ridge_only + 7 * 1440 * 2
 
 
 def test_a_short_window_forecasts_the_daily_shape_only_with_the_cycle() -> None:
@@ -168,7 +181,7 @@ def test_linear_with_a_cycle_through_train_keeps_its_profile_in_the_checkpoint(t
                                            "data.label_len=0", "data.pred_len=24", "model=linear",
                                            f"model.cycle={cycle}", "logger=none", "plot=false",
                                            "trainer.enable_progress_bar=false"], out))
-    assert runs["day"]["n_params"] == runs["null"]["n_params"] + 1440 * 7
+    assert runs["day"]["n_params"] == runs["null"]["n_params"] + 24 * 7  # hourly data fills 24 slots a day
     assert runs["day"]["test/mse"] != runs["null"]["test/mse"]
     model, _ = load_model(load_checkpoint(tmp_path / "day" / "checkpoints" / "best.ckpt"))
     assert model.cycle.period == "day" and model.cycle.profile[::60].abs().sum() > 0
