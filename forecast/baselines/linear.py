@@ -9,6 +9,7 @@ from torch import Tensor, nn
 
 from forecast.baselines.base import Baseline
 from forecast.models.cycle import CalendarProfile, Period
+from forecast.models.errors import ConfigError
 
 
 class RidgeStats:
@@ -35,20 +36,27 @@ class RidgeStats:
         self.xtx += x.T @ x
         self.xty += x.T @ y
 
-    def solve(self, *, alpha: float, fit_intercept: bool) -> tuple[Tensor, Tensor]:
+    def solve(self, *, alpha: float, fit_intercept: bool, last: int | None = None) -> tuple[Tensor, Tensor]:
         """Minimise ``|Y - X W - b|^2 + alpha |W|^2`` (b unpenalised, as scikit-learn's ``Ridge``).
 
+        Args:
+            alpha: L2 penalty on W.
+            fit_intercept: fit b; else b = 0.
+            last: regress on the last ``last`` columns of X only (their block of the statistics);
+                None for all.
+
         Returns:
-            W (n_in, n_out) and b (n_out,), float64.
+            W (last or n_in, n_out) and b (n_out,), float64.
 
         Raises:
             ValueError: no rows were added.
         """
         if self.n == 0:
             raise ValueError("no training rows to fit the ridge regression on")
-        xtx, xty = self.xtx, self.xty
+        cols = slice(-last, None) if last is not None else slice(None)
+        xtx, xty, sum_x = self.xtx[cols, cols], self.xty[cols], self.sum_x[cols]
         if fit_intercept:
-            mean_x, mean_y = self.sum_x / self.n, self.sum_y / self.n
+            mean_x, mean_y = sum_x / self.n, self.sum_y / self.n
             xtx = xtx - self.n * torch.outer(mean_x, mean_x)  # centred X^T X
             xty = xty - self.n * torch.outer(mean_x, mean_y)  # centred X^T Y
         eye = torch.eye(xtx.shape[0], dtype=torch.float64)
@@ -64,6 +72,12 @@ class RidgeFloor(Baseline):
     training window, all channels stacked as rows; ``W`` and ``b`` are frozen parameters (saved in the
     checkpoint, counted in ``n_params``, never touched by an optimiser).
 
+    With several ``lookbacks`` it is an ensemble over look-backs: one ridge regression on the last L
+    steps of the window for each L, forecasts averaged. The average of linear maps is one linear map,
+    so ``W`` is the mean of their weights, each zero over the steps older than its L, and the forward
+    pass and the checkpoint do not change. Short look-backs forecast smoothly, long ones see more
+    days; averaging them shrinks the long ones' noise (docs/results.md §5).
+
     Args:
         enc_in: input channels (unused).
         c_out: predicted channels.
@@ -72,8 +86,9 @@ class RidgeFloor(Baseline):
         label_len: start-token length (unused).
         pred_len: horizon.
         target_index: positions of the predicted channels among the inputs.
-        alpha: L2 penalty on W.
+        alpha: L2 penalty on W (each look-back's).
         fit_intercept: fit an unpenalised bias per horizon step.
+        lookbacks: the look-backs of the ensemble, each at most ``seq_len``; None for ``seq_len`` alone.
         cycle: a calendar profile (``forecast.models.cycle``, ``day`` or ``week``) fitted first and
             removed from the windows the ridge sees, restored on the forecast; None for none.
         encoder_attention: unused (filled by the attention config group).
@@ -83,11 +98,15 @@ class RidgeFloor(Baseline):
 
     def __init__(self, *, enc_in: int, c_out: int, n_time_features: int, seq_len: int, label_len: int,
                  pred_len: int, target_index: Sequence[int], alpha: float = 1.0, fit_intercept: bool = True,
-                 cycle: Period | None = None, encoder_attention: Any = None, decoder_attention: Any = None,
-                 cross_attention: Any = None) -> None:
+                 lookbacks: Sequence[int] | None = None, cycle: Period | None = None,
+                 encoder_attention: Any = None, decoder_attention: Any = None, cross_attention: Any = None) -> None:
         super().__init__(enc_in=enc_in, c_out=c_out, n_time_features=n_time_features, seq_len=seq_len,
                          label_len=label_len, pred_len=pred_len, target_index=target_index)
         self.alpha, self.fit_intercept = float(alpha), fit_intercept
+        self.lookbacks = sorted({int(n) for n in lookbacks}) if lookbacks else [seq_len]
+        if self.lookbacks[0] < 1 or self.lookbacks[-1] > seq_len:
+            raise ConfigError(f"ridge look-backs must be between 1 and seq_len ({seq_len}), "
+                              f"got {list(lookbacks or [])}")
         self.weight = nn.Parameter(torch.zeros(seq_len, pred_len), requires_grad=False)
         self.bias = nn.Parameter(torch.zeros(pred_len), requires_grad=False)
         self.cycle = CalendarProfile(enc_in, cycle) if cycle is not None else None
@@ -134,10 +153,16 @@ class RidgeFloor(Baseline):
 
     @torch.no_grad()
     def solve(self, stats: RidgeStats) -> None:
-        """Set W and b to the ridge solution of ``stats`` at this model's ``alpha``."""
-        w, b = stats.solve(alpha=self.alpha, fit_intercept=self.fit_intercept)
-        self.weight.copy_(w.to(self.weight))
-        self.bias.copy_(b.to(self.bias))
+        """Set W and b to the ridge solution of ``stats`` at this model's ``alpha``: the mean over the
+        look-backs of each one's solution, its W zero-padded over the older steps."""
+        weight = torch.zeros(self.seq_len, self.pred_len, dtype=torch.float64)
+        bias = torch.zeros(self.pred_len, dtype=torch.float64)
+        for lookback in self.lookbacks:
+            w, b = stats.solve(alpha=self.alpha, fit_intercept=self.fit_intercept, last=lookback)  # (L, P), (P,)
+            weight[self.seq_len - lookback:] += w / len(self.lookbacks)
+            bias += b / len(self.lookbacks)
+        self.weight.copy_(weight.to(self.weight))
+        self.bias.copy_(bias.to(self.bias))
 
     def forward(self, x_enc: Tensor, x_mark_enc: Tensor | None = None, x_mark_dec: Tensor | None = None) -> Tensor:
         """Forecast.
@@ -159,4 +184,5 @@ class RidgeFloor(Baseline):
         return out
 
     def extra_repr(self) -> str:
-        return f"{super().extra_repr()}, alpha={self.alpha}, fit_intercept={self.fit_intercept}"
+        return (f"{super().extra_repr()}, alpha={self.alpha}, fit_intercept={self.fit_intercept}, "
+                f"lookbacks={self.lookbacks}")

@@ -61,6 +61,8 @@ class Informer(nn.Module):
             zero-initialised so training starts at the floor and the encoder-decoder learns the
             residual (scaled by each window's std when RevIN is on).
         ridge_alpha: L2 penalty of the ``ridge`` skip (larger suits longer look-backs).
+        ridge_lookbacks: the ``ridge`` skip as an ensemble of ridge regressions on the last L steps
+            for each L (``RidgeFloor``'s ``lookbacks``); None for one on the whole window.
         patch_len: patch tokens (PatchTST-style) for the encoder: one token per ``patch_len`` steps
             instead of one per step (``forecast.models.patch``); None keeps step tokens. The decoder
             keeps one token per step and cross-attends to the patch tokens.
@@ -83,6 +85,7 @@ class Informer(nn.Module):
                  stack_layers: Sequence[int] | None = None, revin: bool = False,
                  revin_affine: bool = False, channel_independent: bool = False,
                  skip: Literal["none", "linear", "ridge"] = "none", ridge_alpha: float = 1.0,
+                 ridge_lookbacks: Sequence[int] | None = None,
                  patch_len: int | None = None, patch_stride: int | None = None,
                  cycle: Period | None = None) -> None:
         super().__init__()
@@ -98,7 +101,7 @@ class Informer(nn.Module):
         self.skip = nn.Linear(seq_len, pred_len) if skip == "linear" else None
         self.ridge = RidgeFloor(enc_in=enc_in, c_out=c_out, n_time_features=n_time_features, seq_len=seq_len,
                                 label_len=label_len, pred_len=pred_len, target_index=target_index,
-                                alpha=ridge_alpha) if skip == "ridge" else None
+                                alpha=ridge_alpha, lookbacks=ridge_lookbacks) if skip == "ridge" else None
         c_in, c_out = (1, 1) if channel_independent else (enc_in, c_out)
         if patch_len is None and patch_stride is not None:
             raise ConfigError("patch_stride needs patch_len: set both, or patch_len alone for patches without overlap")
