@@ -76,7 +76,7 @@ class RidgeFloor(Baseline):
     steps of the window for each L, forecasts averaged. The average of linear maps is one linear map,
     so ``W`` is the mean of their weights, each zero over the steps older than its L, and the forward
     pass and the checkpoint do not change. Short look-backs forecast smoothly, long ones see more
-    days; averaging them shrinks the long ones' noise (docs/results.md §5).
+    days; averaging them shrinks the long ones' noise (docs/results.md §2.2).
 
     Args:
         enc_in: input channels (unused).

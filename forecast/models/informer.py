@@ -98,6 +98,9 @@ class Informer(nn.Module):
         self.channel_independent = channel_independent
         if skip not in ("none", "linear", "ridge"):
             raise ConfigError(f"skip must be none, linear or ridge, got {skip!r}")
+        if ridge_lookbacks and skip != "ridge":
+            raise ConfigError(f"ridge_lookbacks needs skip=ridge (skip is {skip!r}): set both, "
+                              "or drop ridge_lookbacks")
         self.skip = nn.Linear(seq_len, pred_len) if skip == "linear" else None
         self.ridge = RidgeFloor(enc_in=enc_in, c_out=c_out, n_time_features=n_time_features, seq_len=seq_len,
                                 label_len=label_len, pred_len=pred_len, target_index=target_index,

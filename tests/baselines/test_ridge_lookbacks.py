@@ -88,6 +88,15 @@ def test_the_informer_ridge_skip_takes_the_same_ensemble() -> None:
     torch.testing.assert_close(model(x, *marks), reference(x), rtol=0, atol=1e-5)
 
 
+def test_ridge_lookbacks_without_the_ridge_skip_are_refused() -> None:
+    with pytest.raises(ConfigError, match=r"^ridge_lookbacks needs skip=ridge \(skip is 'linear'\): set both, "
+                                          r"or drop ridge_lookbacks$"):
+        Informer(enc_in=3, c_out=2, n_time_features=4, seq_len=SEQ_LEN, label_len=8, pred_len=PRED_LEN,
+                 target_index=[0, 2], encoder_attention=ProbSparseAttention, decoder_attention=FullAttention,
+                 cross_attention=FullAttention, d_model=16, n_heads=2, d_ff=32, skip="linear",
+                 ridge_lookbacks=[4, 16])
+
+
 def test_lookbacks_through_train(tmp_path: Path) -> None:
     csv = etth1_slice(tmp_path / "etth1.csv", 1500)
     base = ["data=csv", f"data.path={csv}", "data.target=OT", "data.seq_len=48", "data.label_len=0",
