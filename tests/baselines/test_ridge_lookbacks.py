@@ -25,6 +25,15 @@ def floor(seq_len: int = SEQ_LEN, **kwargs: object) -> RidgeFloor:
                       target_index=[0, 2], **kwargs)
 
 
+def informer(*, skip: str, ridge_lookbacks: list[int]) -> Informer:
+    """A tiny Informer with RevIN on the same data dimensions as :func:`floor`, label_len 8."""
+    torch.manual_seed(0)
+    return Informer(enc_in=3, c_out=2, n_time_features=4, seq_len=SEQ_LEN, label_len=8, pred_len=PRED_LEN,
+                    target_index=[0, 2], encoder_attention=ProbSparseAttention, decoder_attention=FullAttention,
+                    cross_attention=FullAttention, d_model=16, n_heads=2, d_ff=32, dropout=0.0, revin=True,
+                    skip=skip, ridge_lookbacks=ridge_lookbacks).eval()
+
+
 def windows(seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
     """Every window of a 3-channel random walk. Shapes: x (N, SEQ_LEN, 3), y (N, PRED_LEN, 2)."""
     gen = torch.Generator().manual_seed(seed)
@@ -75,11 +84,7 @@ def test_a_lookback_outside_the_window_is_refused(lookbacks: list[int]) -> None:
 
 def test_the_informer_ridge_skip_takes_the_same_ensemble() -> None:
     x, y = windows()
-    torch.manual_seed(0)
-    model = Informer(enc_in=3, c_out=2, n_time_features=4, seq_len=SEQ_LEN, label_len=8, pred_len=PRED_LEN,
-                     target_index=[0, 2], encoder_attention=ProbSparseAttention, decoder_attention=FullAttention,
-                     cross_attention=FullAttention, d_model=16, n_heads=2, d_ff=32, dropout=0.0, revin=True,
-                     skip="ridge", ridge_lookbacks=[4, 16]).eval()
+    model = informer(skip="ridge", ridge_lookbacks=[4, 16])
     reference = floor(lookbacks=[4, 16])
     model.fit_closed_form(batches(x, y))
     reference.fit_closed_form(batches(x, y))
@@ -91,10 +96,7 @@ def test_the_informer_ridge_skip_takes_the_same_ensemble() -> None:
 def test_ridge_lookbacks_without_the_ridge_skip_are_refused() -> None:
     with pytest.raises(ConfigError, match=r"^ridge_lookbacks needs skip=ridge \(skip is 'linear'\): set both, "
                                           r"or drop ridge_lookbacks$"):
-        Informer(enc_in=3, c_out=2, n_time_features=4, seq_len=SEQ_LEN, label_len=8, pred_len=PRED_LEN,
-                 target_index=[0, 2], encoder_attention=ProbSparseAttention, decoder_attention=FullAttention,
-                 cross_attention=FullAttention, d_model=16, n_heads=2, d_ff=32, skip="linear",
-                 ridge_lookbacks=[4, 16])
+        informer(skip="linear", ridge_lookbacks=[4, 16])
 
 
 def test_lookbacks_through_train(tmp_path: Path) -> None:
