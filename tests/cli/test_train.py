@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import torch
 
@@ -125,6 +126,26 @@ def test_keep_start_keeps_the_ridge_floor_when_training_only_hurts(small_csv: Pa
     assert ruined["kept_start"] and Path(ruined["checkpoint"]).name == "start.ckpt"
     assert ruined["start/val_loss"] == pytest.approx(floor["val/loss"], rel=1e-5)
     assert ruined["test/mse"] == pytest.approx(floor["test/mse"], rel=1e-5)  # the start is the floor
+
+
+def test_ddp_train_loss_is_the_mean_over_both_processes(small_csv: Path, tmp_path: Path) -> None:
+    # 640 training windows (rows 0..668, 24 in + 6 out) = 40 batches of 16, or 20 per process with no
+    # padding. DLinear at lr 0 has no dropout or batch statistics, so every window's loss is fixed and
+    # one process gives the epoch loss of the whole set; rank 0's own half alone is 3% off it.
+    tiny = [o for o in tiny_run_overrides(small_csv) if not o.startswith("model.")]
+    frozen = [*tiny, "model=dlinear", "data.borders=[669,835,1000]", "trainer.max_epochs=1",
+              "trainer.limit_train_batches=1.0", "task.optimizer.lr=0.0", "logger=csv"]
+    single = train(compose_train(frozen, tmp_path / "single"))
+    run_dir = tmp_path / "ddp"
+    proc = run_cli(*frozen, "trainer=ddp_sim", f"hydra.run.dir={run_dir}", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+
+    def epoch_train_loss(run: Path) -> float:
+        logged = pd.read_csv(run / "logs" / "metrics.csv")
+        return float(logged["train/loss_epoch"].dropna().iloc[-1])
+
+    assert single["epochs"] == 1
+    assert epoch_train_loss(run_dir) == pytest.approx(epoch_train_loss(tmp_path / "single"), rel=1e-5)
 
 
 def test_keep_start_under_ddp_keeps_the_same_floor_as_one_process(small_csv: Path, tmp_path: Path) -> None:
