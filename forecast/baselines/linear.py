@@ -8,6 +8,7 @@ import torch
 from torch import Tensor, nn
 
 from forecast.baselines.base import Baseline
+from forecast.baselines.random_features import RandomFeatures
 from forecast.models.cycle import CalendarProfile, Period
 from forecast.models.errors import ConfigError
 
@@ -78,6 +79,10 @@ class RidgeFloor(Baseline):
     pass and the checkpoint do not change. Short look-backs forecast smoothly, long ones see more
     days; averaging them shrinks the long ones' noise (docs/results.md §2.2).
 
+    With ``random_features`` D, each row is extended by D random Fourier features of itself
+    (``forecast.baselines.random_features``) and ``W`` has ``seq_len + D`` rows: the same closed-form
+    solve then fits the linear map plus a Gaussian-kernel ridge correction (docs/results.md §3.2).
+
     Args:
         enc_in: input channels (unused).
         c_out: predicted channels.
@@ -89,17 +94,24 @@ class RidgeFloor(Baseline):
         alpha: L2 penalty on W (each look-back's).
         fit_intercept: fit an unpenalised bias per horizon step.
         lookbacks: the look-backs of the ensemble, each at most ``seq_len``; None for ``seq_len`` alone.
+        random_features: D random Fourier features appended to each row; None for a linear map only.
+        rf_gamma: the features' row norm over kernel width (``RandomFeatures``' ``gamma``).
         cycle: a calendar profile (``forecast.models.cycle``, ``day`` or ``week``) fitted first and
             removed from the windows the ridge sees, restored on the forecast; None for none.
         encoder_attention: unused (filled by the attention config group).
         decoder_attention: unused.
         cross_attention: unused.
+
+    Raises:
+        ConfigError: a look-back outside 1..seq_len, random features with several look-backs, or
+            ``random_features`` < 1 or ``rf_gamma`` <= 0.
     """
 
     def __init__(self, *, enc_in: int, c_out: int, n_time_features: int, seq_len: int, label_len: int,
                  pred_len: int, target_index: Sequence[int], alpha: float = 1.0, fit_intercept: bool = True,
-                 lookbacks: Sequence[int] | None = None, cycle: Period | None = None,
-                 encoder_attention: Any = None, decoder_attention: Any = None, cross_attention: Any = None) -> None:
+                 lookbacks: Sequence[int] | None = None, random_features: int | None = None,
+                 rf_gamma: float = 0.3, cycle: Period | None = None, encoder_attention: Any = None,
+                 decoder_attention: Any = None, cross_attention: Any = None) -> None:
         super().__init__(enc_in=enc_in, c_out=c_out, n_time_features=n_time_features, seq_len=seq_len,
                          label_len=label_len, pred_len=pred_len, target_index=target_index)
         self.alpha, self.fit_intercept = float(alpha), fit_intercept
@@ -107,7 +119,15 @@ class RidgeFloor(Baseline):
         if self.lookbacks[0] < 1 or self.lookbacks[-1] > seq_len:
             raise ConfigError(f"ridge look-backs must be between 1 and seq_len ({seq_len}), "
                               f"got {list(lookbacks or [])}")
-        self.weight = nn.Parameter(torch.zeros(seq_len, pred_len), requires_grad=False)
+        if random_features is not None and len(self.lookbacks) > 1:
+            raise ConfigError("random features read the whole window, so they cannot be averaged over "
+                              f"look-backs (got {self.lookbacks}): drop one of the two settings")
+        if random_features is not None and (random_features < 1 or rf_gamma <= 0):
+            raise ConfigError(f"random features need a count >= 1 and rf_gamma > 0, got {random_features} "
+                              f"and {rf_gamma}")
+        self.features = RandomFeatures(seq_len, random_features, rf_gamma) if random_features else None
+        n_rows = seq_len + (random_features or 0)
+        self.weight = nn.Parameter(torch.zeros(n_rows, pred_len), requires_grad=False)
         self.bias = nn.Parameter(torch.zeros(pred_len), requires_grad=False)
         self.cycle = CalendarProfile(enc_in, cycle) if cycle is not None else None
 
@@ -123,13 +143,21 @@ class RidgeFloor(Baseline):
         rows = (x - last).transpose(1, 2).reshape(-1, self.seq_len)  # (B*C, L)
         return rows, last
 
+    def regressors(self, rows: Tensor) -> Tensor:
+        """What W multiplies: the rows, with their random features if any.
+
+        Shapes: (N, seq_len) -> (N, seq_len + D).
+        """
+        return rows if self.features is None else self.features(rows)
+
     @torch.no_grad()
     def fit_closed_form(self, batches: Iterable[Any]) -> int:
-        """Fit the calendar profile (if any), then W and b on every window of ``batches`` without it.
+        """Fit the calendar profile (if any), the features' kernel width (if any), then W and b on
+        every window of ``batches`` without the profile.
 
         Args:
             batches: ``Batch`` tuples (``x_enc``, ``y``; the marks too with a cycle), re-iterable (a
-                DataLoader) when there is a cycle.
+                DataLoader) when there is a cycle or random features: one pass per closed-form part.
 
         Returns:
             The number of regression rows (windows x channels).
@@ -137,6 +165,8 @@ class RidgeFloor(Baseline):
         if self.cycle is not None:
             self.cycle.fit(batches)
             batches = self.cycle.residuals(batches, self.target_index)
+        if self.features is not None:
+            self.features.fit(self.design(batch.x_enc.cpu())[0] for batch in batches)
         stats = self.statistics(batches)
         self.solve(stats)
         return stats.n
@@ -144,22 +174,24 @@ class RidgeFloor(Baseline):
     @torch.no_grad()
     def statistics(self, batches: Iterable[Any]) -> RidgeStats:
         """The least-squares statistics of every window of ``batches``, to solve for one or more alphas."""
-        stats = RidgeStats(n_in=self.seq_len, n_out=self.pred_len)
+        stats = RidgeStats(n_in=self.weight.shape[0], n_out=self.pred_len)
         for batch in batches:
             rows, last = self.design(batch.x_enc.cpu())
             target = (batch.y.cpu() - last).transpose(1, 2).reshape(-1, self.pred_len)  # (B*C, P)
-            stats.update(rows, target)
+            stats.update(self.regressors(rows.double()), target)  # (B*C, seq_len + D), (B*C, P)
         return stats
 
     @torch.no_grad()
     def solve(self, stats: RidgeStats) -> None:
         """Set W and b to the ridge solution of ``stats`` at this model's ``alpha``: the mean over the
-        look-backs of each one's solution, its W zero-padded over the older steps."""
-        weight = torch.zeros(self.seq_len, self.pred_len, dtype=torch.float64)
+        look-backs of each one's solution, its W zero-padded over the older steps. With random
+        features there is one look-back, the whole window, and W covers the features too."""
+        weight = torch.zeros_like(self.weight, dtype=torch.float64)  # (seq_len + D, P)
         bias = torch.zeros(self.pred_len, dtype=torch.float64)
         for lookback in self.lookbacks:
-            w, b = stats.solve(alpha=self.alpha, fit_intercept=self.fit_intercept, last=lookback)  # (L, P), (P,)
-            weight[self.seq_len - lookback:] += w / len(self.lookbacks)
+            last = lookback if self.features is None else None
+            w, b = stats.solve(alpha=self.alpha, fit_intercept=self.fit_intercept, last=last)  # (L [+ D], P), (P,)
+            weight[weight.shape[0] - w.shape[0]:] += w / len(self.lookbacks)
             bias += b / len(self.lookbacks)
         self.weight.copy_(weight.to(self.weight))
         self.bias.copy_(bias.to(self.bias))
@@ -177,7 +209,7 @@ class RidgeFloor(Baseline):
                 raise ValueError("a ridge floor with a cycle needs the time marks of the window and the horizon")
             x_enc = x_enc - self.cycle(x_mark_enc)  # (B, seq_len, C_in)
         rows, last = self.design(x_enc)  # (B*C, L), (B, 1, C)
-        out = rows @ self.weight + self.bias  # (B*C, P)
+        out = self.regressors(rows) @ self.weight + self.bias  # (B*C, P)
         out = out.reshape(x_enc.shape[0], -1, self.pred_len).transpose(1, 2) + last  # (B, P, C)
         if self.cycle is not None:
             out = out + self.cycle.at_horizon(x_mark_dec, self.pred_len, self.target_index)

@@ -25,13 +25,13 @@ def floor(seq_len: int = SEQ_LEN, **kwargs: object) -> RidgeFloor:
                       target_index=[0, 2], **kwargs)
 
 
-def informer(*, skip: str, ridge_lookbacks: list[int]) -> Informer:
+def informer(*, skip: str, ridge_lookbacks: list[int] | None, **kwargs: object) -> Informer:
     """A tiny Informer with RevIN on the same data dimensions as :func:`floor`, label_len 8."""
     torch.manual_seed(0)
     return Informer(enc_in=3, c_out=2, n_time_features=4, seq_len=SEQ_LEN, label_len=8, pred_len=PRED_LEN,
                     target_index=[0, 2], encoder_attention=ProbSparseAttention, decoder_attention=FullAttention,
                     cross_attention=FullAttention, d_model=16, n_heads=2, d_ff=32, dropout=0.0, revin=True,
-                    skip=skip, ridge_lookbacks=ridge_lookbacks).eval()
+                    skip=skip, ridge_lookbacks=ridge_lookbacks, **kwargs).eval()
 
 
 def windows(seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:

@@ -1,0 +1,110 @@
+"""Random Fourier features in the ridge floor: a Gaussian-kernel ridge correction, fitted in closed form."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from sklearn.linear_model import Ridge
+
+from forecast.baselines.random_features import RandomFeatures
+from forecast.cli.train import train
+from forecast.models.errors import ConfigError
+from forecast.training.recipe import load_checkpoint, load_model
+from tests.baselines.test_ridge_lookbacks import PRED_LEN, SEQ_LEN, batches, floor, informer, windows
+from tests.conftest import compose_train, etth1_slice
+
+
+def test_feature_inner_products_approximate_the_gaussian_kernel() -> None:
+    features = RandomFeatures(n_in=6, n_features=40_000, gamma=0.5, seed=3).double()
+    features.rms.fill_(2.0)
+    rows = torch.randn(8, 6, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
+    phi = features(rows)[:, 6:]  # (8, D): the appended features
+    sigma = 2.0 * math.sqrt(6) / 0.5  # rms * sqrt(n_in) / gamma
+    exact = torch.exp(-torch.cdist(rows, rows) ** 2 / (2 * sigma ** 2))
+    torch.testing.assert_close(phi @ phi.T, exact, rtol=0, atol=0.02)
+    assert torch.equal(features(rows)[:, :6], rows)  # the rows come first, unchanged
+
+
+def test_the_kernel_width_comes_from_the_training_rows() -> None:
+    x, y = windows()
+    model = floor(random_features=64)
+    model.fit_closed_form(batches(x, y))
+    rows = (x[..., [0, 2]] - x[:, -1:, [0, 2]]).double()
+    assert float(model.features.rms) == pytest.approx(float(rows.pow(2).mean().sqrt()), rel=1e-6)
+    # omega and phase come from their own generator: a second model draws the same ones
+    assert torch.equal(floor(random_features=64).features.omega, model.features.omega)
+
+
+def test_the_floor_with_features_is_the_ridge_regression_on_rows_and_features() -> None:
+    x, y = windows()
+    model = floor(random_features=32, rf_gamma=0.8, alpha=0.5)
+    model.fit_closed_form(batches(x, y))
+    last = x[:, -1:, [0, 2]]
+    rows = (x[..., [0, 2]] - last).transpose(1, 2).reshape(-1, SEQ_LEN).double()  # (N*C, L)
+    design = model.features.double()(rows).numpy()  # (N*C, L + D)
+    target = (y - last).transpose(1, 2).reshape(-1, PRED_LEN).double().numpy()  # (N*C, P)
+    reference = Ridge(alpha=0.5, solver="cholesky").fit(design, target)
+    np.testing.assert_allclose(model.weight.double().numpy(), reference.coef_.T, rtol=1e-4, atol=1e-5)
+    x_new, _ = windows(seed=1)
+    last_new = x_new[:, -1:, [0, 2]]
+    rows_new = (x_new[..., [0, 2]] - last_new).transpose(1, 2).reshape(-1, SEQ_LEN).double()
+    expected = reference.predict(model.features(rows_new).numpy())  # (N*C, P)
+    expected = torch.from_numpy(expected).float().reshape(-1, 2, PRED_LEN).transpose(1, 2) + last_new
+    torch.testing.assert_close(model.float()(x_new), expected, rtol=1e-4, atol=1e-4)
+
+
+def test_features_fit_what_a_linear_map_cannot() -> None:
+    # the horizon drifts by the square of the window's last change: no linear map of the window does that
+    gen = torch.Generator().manual_seed(0)
+    x = torch.cumsum(torch.randn(3000, SEQ_LEN, 3, generator=gen), dim=1)  # (N, L, 3) random walks
+    change = x[:, -1, [0, 2]] - x[:, -2, [0, 2]]  # (N, 2)
+    ramp = torch.arange(1, PRED_LEN + 1)[None, :, None] / PRED_LEN  # (1, P, 1)
+    y = x[:, -1:, [0, 2]] + (change ** 2 - 1)[:, None, :] * ramp  # (N, P, 2)
+    errors = {}
+    for name, model in {"linear": floor(), "features": floor(random_features=500, rf_gamma=1.0)}.items():
+        model.fit_closed_form(batches(x[:2000], y[:2000]))
+        errors[name] = float((model(x[2000:]) - y[2000:]).pow(2).mean())
+    assert errors["features"] < 0.6 * errors["linear"], errors  # 0.50 against 0.95
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"random_features": 10, "lookbacks": [4, 16]},
+     "random features read the whole window, so they cannot be averaged over look-backs (got [4, 16]): "
+     "drop one of the two settings"),
+    ({"random_features": 0}, "random features need a count >= 1 and rf_gamma > 0, got 0 and 0.3"),
+    ({"random_features": 10, "rf_gamma": -1.0}, "random features need a count >= 1 and rf_gamma > 0, got 10 and -1.0"),
+])
+def test_impossible_feature_settings_are_refused(kwargs: dict, message: str) -> None:
+    with pytest.raises(ConfigError) as error:
+        floor(**kwargs)
+    assert str(error.value) == message
+
+
+def test_the_informer_ridge_skip_takes_the_same_features() -> None:
+    x, y = windows()
+    model = informer(skip="ridge", ridge_lookbacks=None, ridge_random_features=32)
+    reference = floor(random_features=32)
+    model.fit_closed_form(batches(x, y))
+    reference.fit_closed_form(batches(x, y))
+    marks = torch.zeros(len(x), SEQ_LEN, 4), torch.zeros(len(x), 8 + PRED_LEN, 4)
+    torch.testing.assert_close(model(x, *marks), reference(x), rtol=0, atol=1e-5)  # the untrained model is the floor
+    with pytest.raises(ConfigError, match=r"^ridge_random_features needs skip=ridge \(skip is 'none'\): set both, "
+                                          r"or drop ridge_random_features$"):
+        informer(skip="none", ridge_lookbacks=None, ridge_random_features=32)
+
+
+def test_features_through_train_and_back_from_the_checkpoint(tmp_path: Path) -> None:
+    csv = etth1_slice(tmp_path / "etth1.csv", 1500)
+    base = ["data=csv", f"data.path={csv}", "data.target=OT", "data.seq_len=48", "data.label_len=0",
+            "data.pred_len=24", "model=linear", "logger=none", "plot=false", "trainer.enable_progress_bar=false"]
+    plain = train(compose_train(base, tmp_path / "plain"))
+    metrics = train(compose_train([*base, "model.random_features=100"], tmp_path / "rf"))
+    assert plain["n_params"] == 48 * 24 + 24
+    assert metrics["n_params"] == (48 + 100) * 24 + 24  # W over rows and features, b; omega is drawn, not fitted
+    assert metrics["test/mse"] != plain["test/mse"]
+    model, _ = load_model(load_checkpoint(metrics["checkpoint"]))
+    assert model.features.n_features == 100 and float(model.features.rms) != 1.0  # the fitted width came back
