@@ -81,7 +81,7 @@ class RidgeFloor(Baseline):
 
     With ``random_features`` D, each row is extended by D random Fourier features of itself
     (``forecast.baselines.random_features``) and ``W`` has ``seq_len + D`` rows: the same closed-form
-    solve then fits the linear map plus a Gaussian-kernel ridge correction (docs/results.md §3.2).
+    solve then fits the linear map plus a Gaussian-kernel ridge correction (docs/results.md §3.1).
 
     Args:
         enc_in: input channels (unused).

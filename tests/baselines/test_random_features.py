@@ -11,11 +11,9 @@ import torch
 from sklearn.linear_model import Ridge
 
 from forecast.baselines.random_features import RandomFeatures
-from forecast.cli.train import train
 from forecast.models.errors import ConfigError
 from forecast.training.recipe import load_checkpoint, load_model
-from tests.baselines.test_ridge_lookbacks import PRED_LEN, SEQ_LEN, batches, floor, informer, windows
-from tests.conftest import compose_train, etth1_slice
+from tests.baselines.test_ridge_lookbacks import PRED_LEN, SEQ_LEN, batches, floor, informer, train_floor, windows
 
 
 def test_feature_inner_products_approximate_the_gaussian_kernel() -> None:
@@ -98,11 +96,8 @@ def test_the_informer_ridge_skip_takes_the_same_features() -> None:
 
 
 def test_features_through_train_and_back_from_the_checkpoint(tmp_path: Path) -> None:
-    csv = etth1_slice(tmp_path / "etth1.csv", 1500)
-    base = ["data=csv", f"data.path={csv}", "data.target=OT", "data.seq_len=48", "data.label_len=0",
-            "data.pred_len=24", "model=linear", "logger=none", "plot=false", "trainer.enable_progress_bar=false"]
-    plain = train(compose_train(base, tmp_path / "plain"))
-    metrics = train(compose_train([*base, "model.random_features=100"], tmp_path / "rf"))
+    plain = train_floor(tmp_path, "plain")
+    metrics = train_floor(tmp_path, "rf", "model.random_features=100")
     assert plain["n_params"] == 48 * 24 + 24
     assert metrics["n_params"] == (48 + 100) * 24 + 24  # W over rows and features, b; omega is drawn, not fitted
     assert metrics["test/mse"] != plain["test/mse"]

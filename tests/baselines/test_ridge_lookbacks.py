@@ -99,12 +99,19 @@ def test_ridge_lookbacks_without_the_ridge_skip_are_refused() -> None:
         informer(skip="linear", ridge_lookbacks=[4, 16])
 
 
-def test_lookbacks_through_train(tmp_path: Path) -> None:
-    csv = etth1_slice(tmp_path / "etth1.csv", 1500)
+def train_floor(tmp_path: Path, name: str, *extra: str) -> dict:
+    """``model=linear`` through ``train`` on 1,500 rows of ETTh1, look-back 48, horizon 24, in ``tmp_path/name``."""
+    csv = tmp_path / "etth1.csv"
+    if not csv.exists():
+        etth1_slice(csv, 1500)
     base = ["data=csv", f"data.path={csv}", "data.target=OT", "data.seq_len=48", "data.label_len=0",
             "data.pred_len=24", "model=linear", "logger=none", "plot=false", "trainer.enable_progress_bar=false"]
-    plain = train(compose_train(base, tmp_path / "plain"))
-    ensemble = train(compose_train([*base, "model.lookbacks=[12,24,48]"], tmp_path / "ensemble"))
+    return train(compose_train([*base, *extra], tmp_path / name))
+
+
+def test_lookbacks_through_train(tmp_path: Path) -> None:
+    plain = train_floor(tmp_path, "plain")
+    ensemble = train_floor(tmp_path, "ensemble", "model.lookbacks=[12,24,48]")
     assert ensemble["n_params"] == plain["n_params"] == 48 * 24 + 24  # one linear map whatever the look-backs
     assert ensemble["test/mse"] != plain["test/mse"]
     assert "lookbacks:\n  - 12\n  - 24\n  - 48" in (tmp_path / "ensemble" / "config.yaml").read_text()
