@@ -57,7 +57,9 @@ class RandomFeatures(nn.Module):
     def forward(self, rows: Tensor) -> Tensor:
         """The rows with their random features appended. Shapes: (N, n_in) -> (N, n_in + D)."""
         scale = self.gamma / (self.rms * math.sqrt(self.n_in))  # 1 / sigma
-        features = torch.cos(rows @ (self.omega.to(rows) * scale) + self.phase.to(rows))  # (N, D)
+        # in the rows' own precision: under bf16 autocast the cosine's argument would be off by ~1e-2
+        with torch.autocast(device_type=rows.device.type, enabled=False):
+            features = torch.cos(rows @ (self.omega.to(rows) * scale) + self.phase.to(rows))  # (N, D)
         return torch.cat([rows, features * math.sqrt(2.0 / self.n_features)], dim=1)
 
     def extra_repr(self) -> str:

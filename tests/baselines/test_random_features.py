@@ -27,6 +27,15 @@ def test_feature_inner_products_approximate_the_gaussian_kernel() -> None:
     assert torch.equal(features(rows)[:, :6], rows)  # the rows come first, unchanged
 
 
+def test_features_keep_float32_under_bf16_autocast() -> None:
+    features = RandomFeatures(n_in=16, n_features=256, gamma=0.5)
+    rows = torch.randn(32, 16, generator=torch.Generator().manual_seed(0))
+    with torch.autocast(device_type="cpu", dtype=torch.bfloat16):
+        mixed = features(rows)
+    assert mixed.dtype == torch.float32
+    torch.testing.assert_close(mixed, features(rows), rtol=0, atol=0)
+
+
 def test_the_kernel_width_comes_from_the_training_rows() -> None:
     x, y = windows()
     model = floor(random_features=64)
