@@ -122,10 +122,8 @@ class RidgeFloor(Baseline):
         if random_features is not None and len(self.lookbacks) > 1:
             raise ConfigError("random features read the whole window, so they cannot be averaged over "
                               f"look-backs (got {self.lookbacks}): drop one of the two settings")
-        if random_features is not None and (random_features < 1 or rf_gamma <= 0):
-            raise ConfigError(f"random features need a count >= 1 and rf_gamma > 0, got {random_features} "
-                              f"and {rf_gamma}")
-        self.features = RandomFeatures(seq_len, random_features, rf_gamma) if random_features else None
+        # RandomFeatures refuses a count < 1 or rf_gamma <= 0
+        self.features = RandomFeatures(seq_len, random_features, rf_gamma) if random_features is not None else None
         n_rows = seq_len + (random_features or 0)
         self.weight = nn.Parameter(torch.zeros(n_rows, pred_len), requires_grad=False)
         self.bias = nn.Parameter(torch.zeros(pred_len), requires_grad=False)

@@ -14,6 +14,8 @@ from typing import Iterable
 import torch
 from torch import Tensor, nn
 
+from forecast.models.errors import ConfigError
+
 
 class RandomFeatures(nn.Module):
     """Fixed random Fourier features of rows, with the kernel width set from the training rows.
@@ -30,13 +32,13 @@ class RandomFeatures(nn.Module):
         seed: seed of ``omega`` and ``phase``.
 
     Raises:
-        ValueError: ``n_features`` < 1 or ``gamma`` <= 0.
+        ConfigError: ``n_features`` < 1 or ``gamma`` <= 0 (named by the ridge floor's ``rf_gamma``).
     """
 
     def __init__(self, n_in: int, n_features: int, gamma: float, seed: int = 0) -> None:
         super().__init__()
         if n_features < 1 or gamma <= 0:
-            raise ValueError(f"random features need n_features >= 1 and gamma > 0, got {n_features} and {gamma}")
+            raise ConfigError(f"random features need a count >= 1 and rf_gamma > 0, got {n_features} and {gamma}")
         self.n_in, self.n_features, self.gamma = n_in, n_features, float(gamma)
         generator = torch.Generator().manual_seed(seed)
         self.register_buffer("omega", torch.randn(n_in, n_features, generator=generator))
