@@ -37,25 +37,25 @@ class RidgeStats:
         self.xtx += x.T @ x
         self.xty += x.T @ y
 
-    def solve(self, *, alpha: float, fit_intercept: bool, last: int | None = None) -> tuple[Tensor, Tensor]:
+    def solve(self, *, alpha: float, fit_intercept: bool, columns: Sequence[int] | None = None
+              ) -> tuple[Tensor, Tensor]:
         """Minimise ``|Y - X W - b|^2 + alpha |W|^2`` (b unpenalised, as scikit-learn's ``Ridge``).
 
         Args:
             alpha: L2 penalty on W.
             fit_intercept: fit b; else b = 0.
-            last: regress on the last ``last`` columns of X only (their block of the statistics);
-                None for all.
+            columns: regress on these columns of X only (their block of the statistics); None for all.
 
         Returns:
-            W (last or n_in, n_out) and b (n_out,), float64.
+            W (len(columns) or n_in, n_out) and b (n_out,), float64.
 
         Raises:
             ValueError: no rows were added.
         """
         if self.n == 0:
             raise ValueError("no training rows to fit the ridge regression on")
-        cols = slice(-last, None) if last is not None else slice(None)
-        xtx, xty, sum_x = self.xtx[cols, cols], self.xty[cols], self.sum_x[cols]
+        cols = torch.arange(self.xtx.shape[0]) if columns is None else torch.as_tensor(list(columns))
+        xtx, xty, sum_x = self.xtx[cols][:, cols], self.xty[cols], self.sum_x[cols]
         if fit_intercept:
             mean_x, mean_y = sum_x / self.n, self.sum_y / self.n
             xtx = xtx - self.n * torch.outer(mean_x, mean_x)  # centred X^T X
@@ -79,9 +79,11 @@ class RidgeFloor(Baseline):
     pass and the checkpoint do not change. Short look-backs forecast smoothly, long ones see more
     days; averaging them shrinks the long ones' noise (docs/results.md §2.2).
 
-    With ``random_features`` D, each row is extended by D random Fourier features of itself
-    (``forecast.baselines.random_features``) and ``W`` has ``seq_len + D`` rows: the same closed-form
-    solve then fits the linear map plus a Gaussian-kernel ridge correction (docs/results.md §3.1).
+    With ``random_features`` D, each row is extended by D random Fourier features of its last
+    ``rf_lookback`` steps (``forecast.baselines.random_features``) and ``W`` has ``seq_len + D`` rows:
+    the same closed-form solve then fits the linear map plus a Gaussian-kernel ridge correction
+    (docs/results.md §3.1). With look-backs too, every member regresses on its own steps and the same
+    features; their weights average as before, the features' with them (§3.2).
 
     Args:
         enc_in: input channels (unused).
@@ -96,6 +98,7 @@ class RidgeFloor(Baseline):
         lookbacks: the look-backs of the ensemble, each at most ``seq_len``; None for ``seq_len`` alone.
         random_features: D random Fourier features appended to each row; None for a linear map only.
         rf_gamma: the features' row norm over kernel width (``RandomFeatures``' ``gamma``).
+        rf_lookback: the last steps of the window the features read, at most ``seq_len``; None for all.
         cycle: a calendar profile (``forecast.models.cycle``, ``day`` or ``week``) fitted first and
             removed from the windows the ridge sees, restored on the forecast; None for none.
         encoder_attention: unused (filled by the attention config group).
@@ -103,15 +106,15 @@ class RidgeFloor(Baseline):
         cross_attention: unused.
 
     Raises:
-        ConfigError: a look-back outside 1..seq_len, random features with several look-backs, or
-            ``random_features`` < 1 or ``rf_gamma`` <= 0.
+        ConfigError: a look-back or ``rf_lookback`` outside 1..seq_len, ``rf_lookback`` without random
+            features, or ``random_features`` < 1 or ``rf_gamma`` <= 0.
     """
 
     def __init__(self, *, enc_in: int, c_out: int, n_time_features: int, seq_len: int, label_len: int,
                  pred_len: int, target_index: Sequence[int], alpha: float = 1.0, fit_intercept: bool = True,
                  lookbacks: Sequence[int] | None = None, random_features: int | None = None,
-                 rf_gamma: float = 0.3, cycle: Period | None = None, encoder_attention: Any = None,
-                 decoder_attention: Any = None, cross_attention: Any = None) -> None:
+                 rf_gamma: float = 0.3, rf_lookback: int | None = None, cycle: Period | None = None,
+                 encoder_attention: Any = None, decoder_attention: Any = None, cross_attention: Any = None) -> None:
         super().__init__(enc_in=enc_in, c_out=c_out, n_time_features=n_time_features, seq_len=seq_len,
                          label_len=label_len, pred_len=pred_len, target_index=target_index)
         self.alpha, self.fit_intercept = float(alpha), fit_intercept
@@ -119,11 +122,14 @@ class RidgeFloor(Baseline):
         if self.lookbacks[0] < 1 or self.lookbacks[-1] > seq_len:
             raise ConfigError(f"ridge look-backs must be between 1 and seq_len ({seq_len}), "
                               f"got {list(lookbacks or [])}")
-        if random_features is not None and len(self.lookbacks) > 1:
-            raise ConfigError("random features read the whole window, so they cannot be averaged over "
-                              f"look-backs (got {self.lookbacks}): drop one of the two settings")
+        if rf_lookback is not None and random_features is None:
+            raise ConfigError("rf_lookback needs random_features: set both, or drop rf_lookback")
+        self.rf_lookback = seq_len if rf_lookback is None else int(rf_lookback)
+        if not 1 <= self.rf_lookback <= seq_len:
+            raise ConfigError(f"rf_lookback must be between 1 and seq_len ({seq_len}), got {rf_lookback}")
         # RandomFeatures refuses a count < 1 or rf_gamma <= 0
-        self.features = RandomFeatures(seq_len, random_features, rf_gamma) if random_features is not None else None
+        self.features = (RandomFeatures(self.rf_lookback, random_features, rf_gamma)
+                         if random_features is not None else None)
         n_rows = seq_len + (random_features or 0)
         self.weight = nn.Parameter(torch.zeros(n_rows, pred_len), requires_grad=False)
         self.bias = nn.Parameter(torch.zeros(pred_len), requires_grad=False)
@@ -142,11 +148,13 @@ class RidgeFloor(Baseline):
         return rows, last
 
     def regressors(self, rows: Tensor) -> Tensor:
-        """What W multiplies: the rows, with their random features if any.
+        """What W multiplies: the rows, with the random features of their last ``rf_lookback`` steps if any.
 
         Shapes: (N, seq_len) -> (N, seq_len + D).
         """
-        return rows if self.features is None else self.features(rows)
+        if self.features is None:
+            return rows
+        return torch.cat([rows, self.features(rows[:, self.seq_len - self.rf_lookback:])], dim=1)
 
     @torch.no_grad()
     def fit_closed_form(self, batches: Iterable[Any]) -> int:
@@ -164,7 +172,8 @@ class RidgeFloor(Baseline):
             self.cycle.fit(batches)
             batches = self.cycle.residuals(batches, self.target_index)
         if self.features is not None:
-            self.features.fit(self.design(batch.x_enc.cpu())[0] for batch in batches)
+            self.features.fit(self.design(batch.x_enc.cpu())[0][:, self.seq_len - self.rf_lookback:]
+                              for batch in batches)
         stats = self.statistics(batches)
         self.solve(stats)
         return stats.n
@@ -182,14 +191,15 @@ class RidgeFloor(Baseline):
     @torch.no_grad()
     def solve(self, stats: RidgeStats) -> None:
         """Set W and b to the ridge solution of ``stats`` at this model's ``alpha``: the mean over the
-        look-backs of each one's solution, its W zero-padded over the older steps. With random
-        features there is one look-back, the whole window, and W covers the features too."""
+        look-backs of each one's solution on its last L steps (and the random features, if any), its W
+        zero over the older steps."""
         weight = torch.zeros_like(self.weight, dtype=torch.float64)  # (seq_len + D, P)
         bias = torch.zeros(self.pred_len, dtype=torch.float64)
+        features = list(range(self.seq_len, weight.shape[0]))  # the D feature columns, after the window's
         for lookback in self.lookbacks:
-            last = lookback if self.features is None else None
-            w, b = stats.solve(alpha=self.alpha, fit_intercept=self.fit_intercept, last=last)  # (L [+ D], P), (P,)
-            weight[weight.shape[0] - w.shape[0]:] += w / len(self.lookbacks)
+            columns = [*range(self.seq_len - lookback, self.seq_len), *features]
+            w, b = stats.solve(alpha=self.alpha, fit_intercept=self.fit_intercept, columns=columns)  # (L + D, P)
+            weight[columns] += w / len(self.lookbacks)
             bias += b / len(self.lookbacks)
         self.weight.copy_(weight.to(self.weight))
         self.bias.copy_(bias.to(self.bias))

@@ -57,12 +57,12 @@ class RandomFeatures(nn.Module):
         self.rms.fill_(math.sqrt(total / count) or 1.0)
 
     def forward(self, rows: Tensor) -> Tensor:
-        """The rows with their random features appended. Shapes: (N, n_in) -> (N, n_in + D)."""
+        """The rows' random features. Shapes: (N, n_in) -> (N, D)."""
         scale = self.gamma / (self.rms * math.sqrt(self.n_in))  # 1 / sigma
         # in the rows' own precision: under bf16 autocast the cosine's argument would be off by ~1e-2
         with torch.autocast(device_type=rows.device.type, enabled=False):
             features = torch.cos(rows @ (self.omega.to(rows) * scale) + self.phase.to(rows))  # (N, D)
-        return torch.cat([rows, features * math.sqrt(2.0 / self.n_features)], dim=1)
+        return features * math.sqrt(2.0 / self.n_features)
 
     def extra_repr(self) -> str:
         return f"n_in={self.n_in}, n_features={self.n_features}, gamma={self.gamma}"

@@ -66,6 +66,7 @@ class Informer(nn.Module):
         ridge_random_features: random Fourier features of the ``ridge`` skip (``RidgeFloor``'s
             ``random_features``): a Gaussian-kernel ridge correction on top of its linear map.
         ridge_rf_gamma: their row norm over kernel width (``RidgeFloor``'s ``rf_gamma``).
+        ridge_rf_lookback: the last steps of the window they read (``RidgeFloor``'s ``rf_lookback``).
         patch_len: patch tokens (PatchTST-style) for the encoder: one token per ``patch_len`` steps
             instead of one per step (``forecast.models.patch``); None keeps step tokens. The decoder
             keeps one token per step and cross-attends to the patch tokens.
@@ -89,7 +90,7 @@ class Informer(nn.Module):
                  revin_affine: bool = False, channel_independent: bool = False,
                  skip: Literal["none", "linear", "ridge"] = "none", ridge_alpha: float = 1.0,
                  ridge_lookbacks: Sequence[int] | None = None, ridge_random_features: int | None = None,
-                 ridge_rf_gamma: float = 0.3,
+                 ridge_rf_gamma: float = 0.3, ridge_rf_lookback: int | None = None,
                  patch_len: int | None = None, patch_stride: int | None = None,
                  cycle: Period | None = None) -> None:
         super().__init__()
@@ -102,14 +103,15 @@ class Informer(nn.Module):
         self.channel_independent = channel_independent
         if skip not in ("none", "linear", "ridge"):
             raise ConfigError(f"skip must be none, linear or ridge, got {skip!r}")
-        for name, value in (("ridge_lookbacks", ridge_lookbacks), ("ridge_random_features", ridge_random_features)):
+        for name, value in (("ridge_lookbacks", ridge_lookbacks), ("ridge_random_features", ridge_random_features),
+                            ("ridge_rf_lookback", ridge_rf_lookback)):
             if value and skip != "ridge":
                 raise ConfigError(f"{name} needs skip=ridge (skip is {skip!r}): set both, or drop {name}")
         self.skip = nn.Linear(seq_len, pred_len) if skip == "linear" else None
         self.ridge = RidgeFloor(enc_in=enc_in, c_out=c_out, n_time_features=n_time_features, seq_len=seq_len,
                                 label_len=label_len, pred_len=pred_len, target_index=target_index,
                                 alpha=ridge_alpha, lookbacks=ridge_lookbacks, random_features=ridge_random_features,
-                                rf_gamma=ridge_rf_gamma) if skip == "ridge" else None
+                                rf_gamma=ridge_rf_gamma, rf_lookback=ridge_rf_lookback) if skip == "ridge" else None
         c_in, c_out = (1, 1) if channel_independent else (enc_in, c_out)
         if patch_len is None and patch_stride is not None:
             raise ConfigError("patch_stride needs patch_len: set both, or patch_len alone for patches without overlap")

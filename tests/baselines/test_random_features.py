@@ -20,11 +20,10 @@ def test_feature_inner_products_approximate_the_gaussian_kernel() -> None:
     features = RandomFeatures(n_in=6, n_features=40_000, gamma=0.5, seed=3).double()
     features.rms.fill_(2.0)
     rows = torch.randn(8, 6, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
-    phi = features(rows)[:, 6:]  # (8, D): the appended features
+    phi = features(rows)  # (8, D)
     sigma = 2.0 * math.sqrt(6) / 0.5  # rms * sqrt(n_in) / gamma
     exact = torch.exp(-torch.cdist(rows, rows) ** 2 / (2 * sigma ** 2))
     torch.testing.assert_close(phi @ phi.T, exact, rtol=0, atol=0.02)
-    assert torch.equal(features(rows)[:, :6], rows)  # the rows come first, unchanged
 
 
 def test_features_keep_float32_under_bf16_autocast() -> None:
@@ -52,15 +51,39 @@ def test_the_floor_with_features_is_the_ridge_regression_on_rows_and_features() 
     model.fit_closed_form(batches(x, y))
     last = x[:, -1:, [0, 2]]
     rows = (x[..., [0, 2]] - last).transpose(1, 2).reshape(-1, SEQ_LEN).double()  # (N*C, L)
-    design = model.features.double()(rows).numpy()  # (N*C, L + D)
+    design = model.double().regressors(rows).numpy()  # (N*C, L + D)
+    assert np.array_equal(design[:, :SEQ_LEN], rows.numpy())  # the rows come first, unchanged
     target = (y - last).transpose(1, 2).reshape(-1, PRED_LEN).double().numpy()  # (N*C, P)
     reference = Ridge(alpha=0.5, solver="cholesky").fit(design, target)
     np.testing.assert_allclose(model.weight.double().numpy(), reference.coef_.T, rtol=1e-4, atol=1e-5)
     x_new, _ = windows(seed=1)
     last_new = x_new[:, -1:, [0, 2]]
     rows_new = (x_new[..., [0, 2]] - last_new).transpose(1, 2).reshape(-1, SEQ_LEN).double()
-    expected = reference.predict(model.features(rows_new).numpy())  # (N*C, P)
+    expected = reference.predict(model.regressors(rows_new).numpy())  # (N*C, P)
     expected = torch.from_numpy(expected).float().reshape(-1, 2, PRED_LEN).transpose(1, 2) + last_new
+    torch.testing.assert_close(model.float()(x_new), expected, rtol=1e-4, atol=1e-4)
+
+
+def test_with_lookbacks_each_member_regresses_on_its_steps_and_the_features_of_the_last_steps() -> None:
+    x, y = windows()
+    model = floor(random_features=24, rf_gamma=0.5, rf_lookback=6, lookbacks=[4, 16], alpha=2.0)
+    model.fit_closed_form(batches(x, y))
+    last = x[:, -1:, [0, 2]]
+    rows = (x[..., [0, 2]] - last).transpose(1, 2).reshape(-1, SEQ_LEN).double()  # (N*C, L)
+    assert model.features.omega.shape == (6, 24)
+    assert float(model.features.rms) == pytest.approx(float(rows[:, -6:].pow(2).mean().sqrt()), rel=1e-6)
+    features = model.features.double()(rows[:, -6:]).numpy()  # (N*C, D), of the last 6 steps alone
+    target = (y - last).transpose(1, 2).reshape(-1, PRED_LEN).double().numpy()  # (N*C, P)
+    x_new, _ = windows(seed=1)
+    last_new = x_new[:, -1:, [0, 2]]
+    rows_new = (x_new[..., [0, 2]] - last_new).transpose(1, 2).reshape(-1, SEQ_LEN).double()
+    features_new = model.features(rows_new[:, -6:]).numpy()
+    forecasts = []
+    for lookback in (4, 16):  # each member: its own last steps and the shared features
+        member = Ridge(alpha=2.0, solver="cholesky").fit(np.hstack([rows[:, -lookback:], features]), target)
+        forecasts.append(member.predict(np.hstack([rows_new[:, -lookback:].numpy(), features_new])))
+    expected = torch.from_numpy(np.mean(forecasts, axis=0)).float()  # (N*C, P)
+    expected = expected.reshape(-1, 2, PRED_LEN).transpose(1, 2) + last_new
     torch.testing.assert_close(model.float()(x_new), expected, rtol=1e-4, atol=1e-4)
 
 
@@ -79,9 +102,9 @@ def test_features_fit_what_a_linear_map_cannot() -> None:
 
 
 @pytest.mark.parametrize("kwargs,message", [
-    ({"random_features": 10, "lookbacks": [4, 16]},
-     "random features read the whole window, so they cannot be averaged over look-backs (got [4, 16]): "
-     "drop one of the two settings"),
+    ({"random_features": 10, "rf_lookback": 17}, "rf_lookback must be between 1 and seq_len (16), got 17"),
+    ({"random_features": 10, "rf_lookback": 0}, "rf_lookback must be between 1 and seq_len (16), got 0"),
+    ({"rf_lookback": 8}, "rf_lookback needs random_features: set both, or drop rf_lookback"),
     ({"random_features": 0}, "random features need a count >= 1 and rf_gamma > 0, got 0 and 0.3"),
     ({"random_features": 10, "rf_gamma": -1.0}, "random features need a count >= 1 and rf_gamma > 0, got 10 and -1.0"),
 ])
@@ -93,8 +116,8 @@ def test_impossible_feature_settings_are_refused(kwargs: dict, message: str) -> 
 
 def test_the_informer_ridge_skip_takes_the_same_features() -> None:
     x, y = windows()
-    model = informer(skip="ridge", ridge_lookbacks=None, ridge_random_features=32)
-    reference = floor(random_features=32)
+    model = informer(skip="ridge", ridge_lookbacks=[4, 16], ridge_random_features=32, ridge_rf_lookback=8)
+    reference = floor(random_features=32, lookbacks=[4, 16], rf_lookback=8)
     model.fit_closed_form(batches(x, y))
     reference.fit_closed_form(batches(x, y))
     marks = torch.zeros(len(x), SEQ_LEN, 4), torch.zeros(len(x), 8 + PRED_LEN, 4)
@@ -102,6 +125,9 @@ def test_the_informer_ridge_skip_takes_the_same_features() -> None:
     with pytest.raises(ConfigError, match=r"^ridge_random_features needs skip=ridge \(skip is 'none'\): set both, "
                                           r"or drop ridge_random_features$"):
         informer(skip="none", ridge_lookbacks=None, ridge_random_features=32)
+    with pytest.raises(ConfigError, match=r"^ridge_rf_lookback needs skip=ridge \(skip is 'linear'\): set both, "
+                                          r"or drop ridge_rf_lookback$"):
+        informer(skip="linear", ridge_lookbacks=None, ridge_rf_lookback=8)
 
 
 def test_features_through_train_and_back_from_the_checkpoint(tmp_path: Path) -> None:
@@ -112,3 +138,9 @@ def test_features_through_train_and_back_from_the_checkpoint(tmp_path: Path) -> 
     assert metrics["test/mse"] != plain["test/mse"]
     model, _ = load_model(load_checkpoint(metrics["checkpoint"]))
     assert model.features.n_features == 100 and float(model.features.rms) != 1.0  # the fitted width came back
+    ensemble = train_floor(tmp_path, "rf_lookbacks", "model.random_features=100", "model.rf_lookback=12",
+                           "model.lookbacks=[12,48]")
+    assert ensemble["n_params"] == metrics["n_params"]  # the members' weights average into one W
+    assert ensemble["test/mse"] != metrics["test/mse"]
+    model, _ = load_model(load_checkpoint(ensemble["checkpoint"]))
+    assert model.features.omega.shape == (12, 100) and model.lookbacks == [12, 48]
