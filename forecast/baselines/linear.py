@@ -99,6 +99,7 @@ class RidgeFloor(Baseline):
         random_features: D random Fourier features appended to each row; None for a linear map only.
         rf_gamma: the features' row norm over kernel width (``RandomFeatures``' ``gamma``).
         rf_lookback: the last steps of the window the features read, at most ``seq_len``; None for all.
+        rf_seed: seed of the features' draw (``RandomFeatures``' ``seed``), to check a result over draws.
         cycle: a calendar profile (``forecast.models.cycle``, ``day`` or ``week``) fitted first and
             removed from the windows the ridge sees, restored on the forecast; None for none.
         encoder_attention: unused (filled by the attention config group).
@@ -113,8 +114,9 @@ class RidgeFloor(Baseline):
     def __init__(self, *, enc_in: int, c_out: int, n_time_features: int, seq_len: int, label_len: int,
                  pred_len: int, target_index: Sequence[int], alpha: float = 1.0, fit_intercept: bool = True,
                  lookbacks: Sequence[int] | None = None, random_features: int | None = None,
-                 rf_gamma: float = 0.3, rf_lookback: int | None = None, cycle: Period | None = None,
-                 encoder_attention: Any = None, decoder_attention: Any = None, cross_attention: Any = None) -> None:
+                 rf_gamma: float = 0.3, rf_lookback: int | None = None, rf_seed: int = 0,
+                 cycle: Period | None = None, encoder_attention: Any = None, decoder_attention: Any = None,
+                 cross_attention: Any = None) -> None:
         super().__init__(enc_in=enc_in, c_out=c_out, n_time_features=n_time_features, seq_len=seq_len,
                          label_len=label_len, pred_len=pred_len, target_index=target_index)
         self.alpha, self.fit_intercept = float(alpha), fit_intercept
@@ -128,7 +130,7 @@ class RidgeFloor(Baseline):
         if not 1 <= self.rf_lookback <= seq_len:
             raise ConfigError(f"rf_lookback must be between 1 and seq_len ({seq_len}), got {rf_lookback}")
         # RandomFeatures refuses a count < 1 or rf_gamma <= 0
-        self.features = (RandomFeatures(self.rf_lookback, random_features, rf_gamma)
+        self.features = (RandomFeatures(self.rf_lookback, random_features, rf_gamma, seed=rf_seed)
                          if random_features is not None else None)
         n_rows = seq_len + (random_features or 0)
         self.weight = nn.Parameter(torch.zeros(n_rows, pred_len), requires_grad=False)

@@ -41,8 +41,9 @@ def test_the_kernel_width_comes_from_the_training_rows() -> None:
     model.fit_closed_form(batches(x, y))
     rows = (x[..., [0, 2]] - x[:, -1:, [0, 2]]).double()
     assert float(model.features.rms) == pytest.approx(float(rows.pow(2).mean().sqrt()), rel=1e-6)
-    # omega and phase come from their own generator: a second model draws the same ones
+    # omega and phase come from their own generator: a second model draws the same ones, rf_seed others
     assert torch.equal(floor(random_features=64).features.omega, model.features.omega)
+    assert not torch.equal(floor(random_features=64, rf_seed=1).features.omega, model.features.omega)
 
 
 def test_the_floor_with_features_is_the_ridge_regression_on_rows_and_features() -> None:
