@@ -54,7 +54,7 @@ class RidgeStats:
         """
         if self.n == 0:
             raise ValueError("no training rows to fit the ridge regression on")
-        cols = torch.arange(self.xtx.shape[0]) if columns is None else torch.as_tensor(list(columns))
+        cols = slice(None) if columns is None else torch.as_tensor(list(columns))
         xtx, xty, sum_x = self.xtx[cols][:, cols], self.xty[cols], self.sum_x[cols]
         if fit_intercept:
             mean_x, mean_y = sum_x / self.n, self.sum_y / self.n
@@ -197,9 +197,9 @@ class RidgeFloor(Baseline):
         zero over the older steps."""
         weight = torch.zeros_like(self.weight, dtype=torch.float64)  # (seq_len + D, P)
         bias = torch.zeros(self.pred_len, dtype=torch.float64)
-        features = list(range(self.seq_len, weight.shape[0]))  # the D feature columns, after the window's
+        feature_columns = list(range(self.seq_len, weight.shape[0]))  # the D features, after the window's steps
         for lookback in self.lookbacks:
-            columns = [*range(self.seq_len - lookback, self.seq_len), *features]
+            columns = [*range(self.seq_len - lookback, self.seq_len), *feature_columns]
             w, b = stats.solve(alpha=self.alpha, fit_intercept=self.fit_intercept, columns=columns)  # (L + D, P)
             weight[columns] += w / len(self.lookbacks)
             bias += b / len(self.lookbacks)

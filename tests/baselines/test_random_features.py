@@ -16,6 +16,17 @@ from forecast.training.recipe import load_checkpoint, load_model
 from tests.baselines.test_ridge_lookbacks import PRED_LEN, SEQ_LEN, batches, floor, informer, train_floor, windows
 
 
+def relative_rows(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The floor's regression rows of windows, by hand. Shapes: x (N, L, 3) -> rows (N*2, L) float64, last (N, 1, 2)."""
+    last = x[:, -1:, [0, 2]]
+    return (x[..., [0, 2]] - last).transpose(1, 2).reshape(-1, SEQ_LEN).double(), last
+
+
+def as_forecast(flat: np.ndarray, last: torch.Tensor) -> torch.Tensor:
+    """Flat predictions back to forecasts. Shapes: (N*2, P) -> (N, P, 2)."""
+    return torch.from_numpy(flat).float().reshape(-1, 2, PRED_LEN).transpose(1, 2) + last
+
+
 def test_feature_inner_products_approximate_the_gaussian_kernel() -> None:
     features = RandomFeatures(n_in=6, n_features=40_000, gamma=0.5, seed=3).double()
     features.rms.fill_(2.0)
@@ -39,7 +50,7 @@ def test_the_kernel_width_comes_from_the_training_rows() -> None:
     x, y = windows()
     model = floor(random_features=64)
     model.fit_closed_form(batches(x, y))
-    rows = (x[..., [0, 2]] - x[:, -1:, [0, 2]]).double()
+    rows, _ = relative_rows(x)
     assert float(model.features.rms) == pytest.approx(float(rows.pow(2).mean().sqrt()), rel=1e-6)
     # omega and phase come from their own generator: a second model draws the same ones, rf_seed others
     assert torch.equal(floor(random_features=64).features.omega, model.features.omega)
@@ -50,18 +61,15 @@ def test_the_floor_with_features_is_the_ridge_regression_on_rows_and_features() 
     x, y = windows()
     model = floor(random_features=32, rf_gamma=0.8, alpha=0.5)
     model.fit_closed_form(batches(x, y))
-    last = x[:, -1:, [0, 2]]
-    rows = (x[..., [0, 2]] - last).transpose(1, 2).reshape(-1, SEQ_LEN).double()  # (N*C, L)
+    rows, last = relative_rows(x)  # (N*C, L)
     design = model.double().regressors(rows).numpy()  # (N*C, L + D)
     assert np.array_equal(design[:, :SEQ_LEN], rows.numpy())  # the rows come first, unchanged
     target = (y - last).transpose(1, 2).reshape(-1, PRED_LEN).double().numpy()  # (N*C, P)
     reference = Ridge(alpha=0.5, solver="cholesky").fit(design, target)
     np.testing.assert_allclose(model.weight.double().numpy(), reference.coef_.T, rtol=1e-4, atol=1e-5)
     x_new, _ = windows(seed=1)
-    last_new = x_new[:, -1:, [0, 2]]
-    rows_new = (x_new[..., [0, 2]] - last_new).transpose(1, 2).reshape(-1, SEQ_LEN).double()
-    expected = reference.predict(model.regressors(rows_new).numpy())  # (N*C, P)
-    expected = torch.from_numpy(expected).float().reshape(-1, 2, PRED_LEN).transpose(1, 2) + last_new
+    rows_new, last_new = relative_rows(x_new)
+    expected = as_forecast(reference.predict(model.regressors(rows_new).numpy()), last_new)  # (N, P, C)
     torch.testing.assert_close(model.float()(x_new), expected, rtol=1e-4, atol=1e-4)
 
 
@@ -69,22 +77,19 @@ def test_with_lookbacks_each_member_regresses_on_its_steps_and_the_features_of_t
     x, y = windows()
     model = floor(random_features=24, rf_gamma=0.5, rf_lookback=6, lookbacks=[4, 16], alpha=2.0)
     model.fit_closed_form(batches(x, y))
-    last = x[:, -1:, [0, 2]]
-    rows = (x[..., [0, 2]] - last).transpose(1, 2).reshape(-1, SEQ_LEN).double()  # (N*C, L)
+    rows, last = relative_rows(x)  # (N*C, L)
     assert model.features.omega.shape == (6, 24)
     assert float(model.features.rms) == pytest.approx(float(rows[:, -6:].pow(2).mean().sqrt()), rel=1e-6)
     features = model.features.double()(rows[:, -6:]).numpy()  # (N*C, D), of the last 6 steps alone
     target = (y - last).transpose(1, 2).reshape(-1, PRED_LEN).double().numpy()  # (N*C, P)
     x_new, _ = windows(seed=1)
-    last_new = x_new[:, -1:, [0, 2]]
-    rows_new = (x_new[..., [0, 2]] - last_new).transpose(1, 2).reshape(-1, SEQ_LEN).double()
+    rows_new, last_new = relative_rows(x_new)
     features_new = model.features(rows_new[:, -6:]).numpy()
     forecasts = []
     for lookback in (4, 16):  # each member: its own last steps and the shared features
         member = Ridge(alpha=2.0, solver="cholesky").fit(np.hstack([rows[:, -lookback:], features]), target)
         forecasts.append(member.predict(np.hstack([rows_new[:, -lookback:].numpy(), features_new])))
-    expected = torch.from_numpy(np.mean(forecasts, axis=0)).float()  # (N*C, P)
-    expected = expected.reshape(-1, 2, PRED_LEN).transpose(1, 2) + last_new
+    expected = as_forecast(np.mean(forecasts, axis=0), last_new)  # (N, P, C)
     torch.testing.assert_close(model.float()(x_new), expected, rtol=1e-4, atol=1e-4)
 
 
