@@ -149,6 +149,10 @@ class RidgeFloor(Baseline):
         rows = (x - last).transpose(1, 2).reshape(-1, self.seq_len)  # (B*C, L)
         return rows, last
 
+    def feature_window(self, rows: Tensor) -> Tensor:
+        """The steps of the rows the random features read. Shapes: (N, seq_len) -> (N, rf_lookback)."""
+        return rows[:, self.seq_len - self.rf_lookback:]
+
     def regressors(self, rows: Tensor) -> Tensor:
         """What W multiplies: the rows, with the random features of their last ``rf_lookback`` steps if any.
 
@@ -156,7 +160,7 @@ class RidgeFloor(Baseline):
         """
         if self.features is None:
             return rows
-        return torch.cat([rows, self.features(rows[:, self.seq_len - self.rf_lookback:])], dim=1)
+        return torch.cat([rows, self.features(self.feature_window(rows))], dim=1)
 
     @torch.no_grad()
     def fit_closed_form(self, batches: Iterable[Any]) -> int:
@@ -174,8 +178,7 @@ class RidgeFloor(Baseline):
             self.cycle.fit(batches)
             batches = self.cycle.residuals(batches, self.target_index)
         if self.features is not None:
-            self.features.fit(self.design(batch.x_enc.cpu())[0][:, self.seq_len - self.rf_lookback:]
-                              for batch in batches)
+            self.features.fit(self.feature_window(self.design(batch.x_enc.cpu())[0]) for batch in batches)
         stats = self.statistics(batches)
         self.solve(stats)
         return stats.n
