@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable, Iterable, Literal, Sequence
 
 import torch
@@ -23,6 +24,8 @@ from forecast.models.revin import RevIN
 from forecast.models.start_token import decoder_input
 
 AttentionFactory = Callable[[], AttentionBackend]
+# RidgeFloor's option names, which the Informer takes with a ``ridge_`` prefix
+_RIDGE_OPTION = re.compile(r"\b(alpha|lookbacks|random_features|rf_gamma|rf_lookback)\b")
 
 
 class Informer(nn.Module):
@@ -108,10 +111,13 @@ class Informer(nn.Module):
             if value and skip != "ridge":
                 raise ConfigError(f"{name} needs skip=ridge (skip is {skip!r}): set both, or drop {name}")
         self.skip = nn.Linear(seq_len, pred_len) if skip == "linear" else None
-        self.ridge = RidgeFloor(enc_in=enc_in, c_out=c_out, n_time_features=n_time_features, seq_len=seq_len,
-                                label_len=label_len, pred_len=pred_len, target_index=target_index,
-                                alpha=ridge_alpha, lookbacks=ridge_lookbacks, random_features=ridge_random_features,
-                                rf_gamma=ridge_rf_gamma, rf_lookback=ridge_rf_lookback) if skip == "ridge" else None
+        try:
+            self.ridge = RidgeFloor(enc_in=enc_in, c_out=c_out, n_time_features=n_time_features, seq_len=seq_len,
+                                    label_len=label_len, pred_len=pred_len, target_index=target_index,
+                                    alpha=ridge_alpha, lookbacks=ridge_lookbacks, random_features=ridge_random_features,
+                                    rf_gamma=ridge_rf_gamma, rf_lookback=ridge_rf_lookback) if skip == "ridge" else None
+        except ConfigError as error:  # the floor names its own options; name the ones this user set
+            raise ConfigError(_RIDGE_OPTION.sub(r"ridge_\1", str(error))) from error
         c_in, c_out = (1, 1) if channel_independent else (enc_in, c_out)
         if patch_len is None and patch_stride is not None:
             raise ConfigError("patch_stride needs patch_len: set both, or patch_len alone for patches without overlap")

@@ -120,6 +120,19 @@ def test_impossible_feature_settings_are_refused(kwargs: dict, message: str) -> 
     assert str(error.value) == message
 
 
+@pytest.mark.parametrize("kwargs,message", [
+    ({"ridge_rf_lookback": 8}, "ridge_rf_lookback needs ridge_random_features: set both, or drop ridge_rf_lookback"),
+    ({"ridge_random_features": 10, "ridge_rf_lookback": 17},
+     "ridge_rf_lookback must be between 1 and seq_len (16), got 17"),
+    ({"ridge_random_features": 10, "ridge_rf_gamma": 0.0},
+     "random features need a count >= 1 and ridge_rf_gamma > 0, got 10 and 0.0"),
+])
+def test_the_informer_names_its_own_ridge_options_when_refusing(kwargs: dict, message: str) -> None:
+    with pytest.raises(ConfigError) as error:
+        informer(skip="ridge", ridge_lookbacks=None, **kwargs)
+    assert str(error.value) == message
+
+
 def test_the_informer_ridge_skip_takes_the_same_features() -> None:
     x, y = windows()
     model = informer(skip="ridge", ridge_lookbacks=[4, 16], ridge_random_features=32, ridge_rf_lookback=8)
