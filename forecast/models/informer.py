@@ -80,6 +80,8 @@ class Informer(nn.Module):
             then fitted on the windows without the profile.
 
     Raises:
+        ConfigError: an impossible setting; a ``ridge_*`` one the ridge skip refuses is named as
+            given here, with its ``ridge_`` prefix.
         ValueError: a backend cannot fill the role it was given (e.g. a non-causal backend in the
             decoder self-attention).
     """
