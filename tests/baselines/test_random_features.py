@@ -22,6 +22,11 @@ def relative_rows(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     return (x[..., [0, 2]] - last).transpose(1, 2).reshape(-1, SEQ_LEN).double(), last
 
 
+def relative_targets(y: torch.Tensor, last: torch.Tensor) -> np.ndarray:
+    """The floor's regression targets, by hand: the horizon relative to the last step. Shapes: (N, P, 2) -> (N*2, P)."""
+    return (y - last).transpose(1, 2).reshape(-1, PRED_LEN).double().numpy()
+
+
 def as_forecast(flat: np.ndarray, last: torch.Tensor) -> torch.Tensor:
     """Flat predictions back to forecasts. Shapes: (N*2, P) -> (N, P, 2)."""
     return torch.from_numpy(flat).float().reshape(-1, 2, PRED_LEN).transpose(1, 2) + last
@@ -64,7 +69,7 @@ def test_the_floor_with_features_is_the_ridge_regression_on_rows_and_features() 
     rows, last = relative_rows(x)  # (N*C, L)
     design = model.double().regressors(rows).numpy()  # (N*C, L + D)
     assert np.array_equal(design[:, :SEQ_LEN], rows.numpy())  # the rows come first, unchanged
-    target = (y - last).transpose(1, 2).reshape(-1, PRED_LEN).double().numpy()  # (N*C, P)
+    target = relative_targets(y, last)  # (N*C, P)
     reference = Ridge(alpha=0.5, solver="cholesky").fit(design, target)
     np.testing.assert_allclose(model.weight.double().numpy(), reference.coef_.T, rtol=1e-4, atol=1e-5)
     x_new, _ = windows(seed=1)
@@ -81,7 +86,7 @@ def test_with_lookbacks_each_member_regresses_on_its_steps_and_the_features_of_t
     assert model.features.omega.shape == (6, 24)
     assert float(model.features.rms) == pytest.approx(float(rows[:, -6:].pow(2).mean().sqrt()), rel=1e-6)
     features = model.features.double()(rows[:, -6:]).numpy()  # (N*C, D), of the last 6 steps alone
-    target = (y - last).transpose(1, 2).reshape(-1, PRED_LEN).double().numpy()  # (N*C, P)
+    target = relative_targets(y, last)  # (N*C, P)
     x_new, _ = windows(seed=1)
     rows_new, last_new = relative_rows(x_new)
     features_new = model.features(rows_new[:, -6:]).numpy()
