@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any, Iterable, Sequence
 
 import torch
@@ -14,7 +15,7 @@ from forecast.models.errors import ConfigError
 
 
 class RidgeStats:
-    """Sufficient statistics of a least-squares problem ``Y ~ X W + b``, accumulated in float64.
+    """Sufficient statistics of a (row-weighted) least-squares problem ``Y ~ X W + b``, accumulated in float64.
 
     Args:
         n_in: columns of X.
@@ -28,14 +29,18 @@ class RidgeStats:
         self.xtx = torch.zeros(n_in, n_in, dtype=torch.float64)
         self.xty = torch.zeros(n_in, n_out, dtype=torch.float64)
 
-    def update(self, x: Tensor, y: Tensor) -> None:
-        """Add rows. Shapes: x (N, n_in), y (N, n_out)."""
+    def update(self, x: Tensor, y: Tensor, weight: Tensor | None = None) -> None:
+        """Add rows, each counted ``weight`` times (1 when None).
+
+        Shapes: x (N, n_in), y (N, n_out), weight (N,).
+        """
         x, y = x.double(), y.double()
-        self.n += x.shape[0]
-        self.sum_x += x.sum(0)
-        self.sum_y += y.sum(0)
-        self.xtx += x.T @ x
-        self.xty += x.T @ y
+        wx = x if weight is None else x * weight.double()[:, None]  # (N, n_in)
+        self.n += x.shape[0] if weight is None else float(weight.double().sum())
+        self.sum_x += wx.sum(0)
+        self.sum_y += y.sum(0) if weight is None else weight.double() @ y
+        self.xtx += wx.T @ x
+        self.xty += wx.T @ y
 
     def solve(self, *, alpha: float, fit_intercept: bool, columns: Sequence[int] | None = None
               ) -> tuple[Tensor, Tensor]:
@@ -85,6 +90,12 @@ class RidgeFloor(Baseline):
     (docs/results.md §3.1). With look-backs too, every member regresses on its own steps and the same
     features; their weights average as before, the features' with them (§3.2).
 
+    With ``huber_quantile`` q the fit is robust: after the least-squares solve, ``huber_steps`` rounds
+    of iteratively reweighted least squares minimise a Huber loss on each row's root-mean-square
+    error over the horizon, its threshold the q-quantile of those errors under the previous solution.
+    A row with error r above the threshold d counts d / r times, so the rare windows with a spike in
+    the horizon stop pulling the map towards them (docs/results.md §5).
+
     Args:
         enc_in: input channels (unused).
         c_out: predicted channels.
@@ -100,6 +111,9 @@ class RidgeFloor(Baseline):
         rf_gamma: the features' row norm over kernel width (``RandomFeatures``' ``gamma``).
         rf_lookback: the last steps of the window the features read, at most ``seq_len``; None for all.
         rf_seed: seed of the features' draw (``RandomFeatures``' ``seed``), to check a result over draws.
+        huber_quantile: the quantile of the rows' errors where the Huber loss turns linear, in (0, 1);
+            None for plain least squares.
+        huber_steps: reweighting rounds of the Huber fit.
         cycle: a calendar profile (``forecast.models.cycle``, ``day`` or ``week``) fitted first and
             removed from the windows the ridge sees, restored on the forecast; None for none.
         encoder_attention: unused (filled by the attention config group).
@@ -108,15 +122,16 @@ class RidgeFloor(Baseline):
 
     Raises:
         ConfigError: a look-back or ``rf_lookback`` outside 1..seq_len, ``rf_lookback`` without random
-            features, or ``random_features`` < 1 or ``rf_gamma`` <= 0.
+            features, or ``random_features`` < 1 or ``rf_gamma`` <= 0, ``huber_quantile`` outside (0, 1),
+            or ``huber_steps`` < 1.
     """
 
     def __init__(self, *, enc_in: int, c_out: int, n_time_features: int, seq_len: int, label_len: int,
                  pred_len: int, target_index: Sequence[int], alpha: float = 1.0, fit_intercept: bool = True,
                  lookbacks: Sequence[int] | None = None, random_features: int | None = None,
                  rf_gamma: float = 0.3, rf_lookback: int | None = None, rf_seed: int = 0,
-                 cycle: Period | None = None, encoder_attention: Any = None, decoder_attention: Any = None,
-                 cross_attention: Any = None) -> None:
+                 huber_quantile: float | None = None, huber_steps: int = 3, cycle: Period | None = None,
+                 encoder_attention: Any = None, decoder_attention: Any = None, cross_attention: Any = None) -> None:
         super().__init__(enc_in=enc_in, c_out=c_out, n_time_features=n_time_features, seq_len=seq_len,
                          label_len=label_len, pred_len=pred_len, target_index=target_index)
         self.alpha, self.fit_intercept = float(alpha), fit_intercept
@@ -129,6 +144,11 @@ class RidgeFloor(Baseline):
         self.rf_lookback = seq_len if rf_lookback is None else int(rf_lookback)
         if not 1 <= self.rf_lookback <= seq_len:
             raise ConfigError(f"rf_lookback must be between 1 and seq_len ({seq_len}), got {rf_lookback}")
+        if huber_quantile is not None and not 0 < huber_quantile < 1:
+            raise ConfigError(f"huber_quantile must be between 0 and 1 (exclusive), got {huber_quantile}")
+        if huber_steps < 1:
+            raise ConfigError(f"huber_steps must be at least 1, got {huber_steps}")
+        self.huber_quantile, self.huber_steps = huber_quantile, int(huber_steps)
         # RandomFeatures refuses a count < 1 or rf_gamma <= 0
         self.features = (RandomFeatures(self.rf_lookback, random_features, rf_gamma, seed=rf_seed)
                          if random_features is not None else None)
@@ -165,11 +185,12 @@ class RidgeFloor(Baseline):
     @torch.no_grad()
     def fit_closed_form(self, batches: Iterable[Any]) -> int:
         """Fit the calendar profile (if any), the features' kernel width (if any), then W and b on
-        every window of ``batches`` without the profile.
+        every window of ``batches`` without the profile (robustly with ``huber_quantile``).
 
         Args:
             batches: ``Batch`` tuples (``x_enc``, ``y``; the marks too with a cycle), re-iterable (a
-                DataLoader) when there is a cycle or random features: one pass per closed-form part.
+                DataLoader) when there is a cycle, random features or a Huber fit: one pass per
+                closed-form part, two per reweighting round.
 
         Returns:
             The number of regression rows (windows x channels).
@@ -181,16 +202,44 @@ class RidgeFloor(Baseline):
             self.features.fit(self.feature_window(self.design(batch.x_enc.cpu())[0]) for batch in batches)
         stats = self.statistics(batches)
         self.solve(stats)
+        for _ in range(self.huber_steps if self.huber_quantile is not None else 0):
+            errors = torch.cat([self.row_errors(*self.regression(batch)) for batch in batches])  # (N,)
+            rank = max(1, math.ceil(self.huber_quantile * errors.numel()))  # nearest-rank quantile, any size
+            threshold = float(errors.kthvalue(rank).values)
+            self.solve(self.statistics(batches, huber_threshold=threshold))
         return stats.n
 
+    def regression(self, batch: Any) -> tuple[Tensor, Tensor]:
+        """A batch's regressors and targets, relative to each window's last value, in float64.
+
+        Shapes: x_enc (B, seq_len, C_in), y (B, P, C_out) -> (B*C_out, seq_len + D), (B*C_out, P).
+        """
+        rows, last = self.design(batch.x_enc.cpu())
+        target = (batch.y.cpu() - last).transpose(1, 2).reshape(-1, self.pred_len)  # (B*C, P)
+        return self.regressors(rows.double()), target.double()
+
+    def row_errors(self, regressors: Tensor, target: Tensor) -> Tensor:
+        """Each row's root-mean-square error over the horizon under the current W and b.
+
+        Shapes: regressors (N, seq_len + D), target (N, P) -> (N,).
+        """
+        fit = regressors @ self.weight.double() + self.bias.double()  # (N, P)
+        return (fit - target).pow(2).mean(dim=1).sqrt()
+
     @torch.no_grad()
-    def statistics(self, batches: Iterable[Any]) -> RidgeStats:
-        """The least-squares statistics of every window of ``batches``, to solve for one or more alphas."""
+    def statistics(self, batches: Iterable[Any], huber_threshold: float | None = None) -> RidgeStats:
+        """The least-squares statistics of every window of ``batches``, to solve for one or more alphas.
+
+        With ``huber_threshold`` d, a row whose error under the current W and b is r > d counts d / r
+        times: one reweighting round of the Huber fit.
+        """
         stats = RidgeStats(n_in=self.weight.shape[0], n_out=self.pred_len)
         for batch in batches:
-            rows, last = self.design(batch.x_enc.cpu())
-            target = (batch.y.cpu() - last).transpose(1, 2).reshape(-1, self.pred_len)  # (B*C, P)
-            stats.update(self.regressors(rows.double()), target)  # (B*C, seq_len + D), (B*C, P)
+            regressors, target = self.regression(batch)  # (B*C, seq_len + D), (B*C, P)
+            weight = None
+            if huber_threshold is not None:
+                weight = (huber_threshold / self.row_errors(regressors, target).clamp(min=1e-12)).clamp(max=1.0)
+            stats.update(regressors, target, weight)
         return stats
 
     @torch.no_grad()
@@ -230,4 +279,4 @@ class RidgeFloor(Baseline):
 
     def extra_repr(self) -> str:
         return (f"{super().extra_repr()}, alpha={self.alpha}, fit_intercept={self.fit_intercept}, "
-                f"lookbacks={self.lookbacks}")
+                f"lookbacks={self.lookbacks}, huber_quantile={self.huber_quantile}")

@@ -25,7 +25,7 @@ from forecast.models.start_token import decoder_input
 
 AttentionFactory = Callable[[], AttentionBackend]
 # RidgeFloor's option names, which the Informer takes with a ``ridge_`` prefix
-_RIDGE_OPTION = re.compile(r"\b(alpha|lookbacks|random_features|rf_gamma|rf_lookback)\b")
+_RIDGE_OPTION = re.compile(r"\b(alpha|lookbacks|random_features|rf_gamma|rf_lookback|huber_quantile|huber_steps)\b")
 
 
 class Informer(nn.Module):
@@ -70,6 +70,9 @@ class Informer(nn.Module):
             ``random_features``): a Gaussian-kernel ridge correction on top of its linear map.
         ridge_rf_gamma: their row norm over kernel width (``RidgeFloor``'s ``rf_gamma``).
         ridge_rf_lookback: the last steps of the window they read (``RidgeFloor``'s ``rf_lookback``).
+        ridge_huber_quantile: fit the ``ridge`` skip robustly (``RidgeFloor``'s ``huber_quantile``): a
+            Huber loss on each window's error, linear above this quantile of the errors.
+        ridge_huber_steps: its reweighting rounds (``RidgeFloor``'s ``huber_steps``).
         patch_len: patch tokens (PatchTST-style) for the encoder: one token per ``patch_len`` steps
             instead of one per step (``forecast.models.patch``); None keeps step tokens. The decoder
             keeps one token per step and cross-attends to the patch tokens.
@@ -96,6 +99,7 @@ class Informer(nn.Module):
                  skip: Literal["none", "linear", "ridge"] = "none", ridge_alpha: float = 1.0,
                  ridge_lookbacks: Sequence[int] | None = None, ridge_random_features: int | None = None,
                  ridge_rf_gamma: float = 0.3, ridge_rf_lookback: int | None = None,
+                 ridge_huber_quantile: float | None = None, ridge_huber_steps: int = 3,
                  patch_len: int | None = None, patch_stride: int | None = None,
                  cycle: Period | None = None) -> None:
         super().__init__()
@@ -109,7 +113,7 @@ class Informer(nn.Module):
         if skip not in ("none", "linear", "ridge"):
             raise ConfigError(f"skip must be none, linear or ridge, got {skip!r}")
         for name, value in (("ridge_lookbacks", ridge_lookbacks), ("ridge_random_features", ridge_random_features),
-                            ("ridge_rf_lookback", ridge_rf_lookback)):
+                            ("ridge_rf_lookback", ridge_rf_lookback), ("ridge_huber_quantile", ridge_huber_quantile)):
             if value and skip != "ridge":
                 raise ConfigError(f"{name} needs skip=ridge (skip is {skip!r}): set both, or drop {name}")
         self.skip = nn.Linear(seq_len, pred_len) if skip == "linear" else None
@@ -117,7 +121,9 @@ class Informer(nn.Module):
             self.ridge = RidgeFloor(enc_in=enc_in, c_out=c_out, n_time_features=n_time_features, seq_len=seq_len,
                                     label_len=label_len, pred_len=pred_len, target_index=target_index,
                                     alpha=ridge_alpha, lookbacks=ridge_lookbacks, random_features=ridge_random_features,
-                                    rf_gamma=ridge_rf_gamma, rf_lookback=ridge_rf_lookback) if skip == "ridge" else None
+                                    rf_gamma=ridge_rf_gamma, rf_lookback=ridge_rf_lookback,
+                                    huber_quantile=ridge_huber_quantile, huber_steps=ridge_huber_steps
+                                    ) if skip == "ridge" else None
         except ConfigError as error:  # the floor names its own options; name the ones this user set
             raise ConfigError(_RIDGE_OPTION.sub(r"ridge_\1", str(error))) from error
         c_in, c_out = (1, 1) if channel_independent else (enc_in, c_out)
