@@ -4,15 +4,26 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
 
+def _umask() -> int:
+    """The process's file-creation mask (reading it means setting it; it is set straight back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 @contextmanager
 def atomic_path(target: str | Path, *, overwrite: bool = True) -> Iterator[Path]:
     """Yield a temporary path; on success rename it to ``target``, on error delete it.
+
+    The file gets the permissions of the one it replaces, else those ``open`` would give a new file
+    (0666 less the umask): the temp file is created private (0600), which would otherwise stay.
 
     Raises:
         FileExistsError: ``target`` exists and ``overwrite`` is False.
@@ -26,6 +37,8 @@ def atomic_path(target: str | Path, *, overwrite: bool = True) -> Iterator[Path]
     tmp_path = Path(tmp)
     try:
         yield tmp_path
+        mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else 0o666 & ~_umask()
+        os.chmod(tmp_path, mode)
         os.replace(tmp_path, target)
     finally:
         if tmp_path.exists():
