@@ -94,7 +94,7 @@ class RidgeFloor(Baseline):
     of iteratively reweighted least squares minimise a Huber loss on each row's root-mean-square
     error over the horizon, its threshold the q-quantile of those errors under the previous solution.
     A row with error r above the threshold d counts d / r times, so the rare windows with a spike in
-    the horizon stop pulling the map towards them (docs/results.md §5).
+    the horizon stop pulling the map towards them (docs/results.md §3.3).
 
     Args:
         enc_in: input channels (unused).
