@@ -35,10 +35,11 @@ class RidgeStats:
         Shapes: x (N, n_in), y (N, n_out), weight (N,).
         """
         x, y = x.double(), y.double()
-        wx = x if weight is None else x * weight.double()[:, None]  # (N, n_in)
-        self.n += x.shape[0] if weight is None else float(weight.double().sum())
+        w = None if weight is None else weight.double()  # (N,)
+        wx = x if w is None else x * w[:, None]  # (N, n_in): the rows scaled by their weights
+        self.n += x.shape[0] if w is None else float(w.sum())
         self.sum_x += wx.sum(0)
-        self.sum_y += y.sum(0) if weight is None else weight.double() @ y
+        self.sum_y += y.sum(0) if w is None else w @ y
         self.xtx += wx.T @ x
         self.xty += wx.T @ y
 
