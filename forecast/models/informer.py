@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import re
 from typing import Any, Callable, Iterable, Literal, Sequence
 
@@ -24,8 +25,6 @@ from forecast.models.revin import RevIN
 from forecast.models.start_token import decoder_input
 
 AttentionFactory = Callable[[], AttentionBackend]
-# RidgeFloor's option names, which the Informer takes with a ``ridge_`` prefix
-_RIDGE_OPTION = re.compile(r"\b(alpha|lookbacks|random_features|rf_gamma|rf_lookback|huber_quantile|huber_steps)\b")
 
 
 class Informer(nn.Module):
@@ -124,7 +123,7 @@ class Informer(nn.Module):
                                     rf_gamma=ridge_rf_gamma, rf_lookback=ridge_rf_lookback,
                                     huber_quantile=ridge_huber_quantile, huber_steps=ridge_huber_steps
                                     ) if skip == "ridge" else None
-        except ConfigError as error:  # the floor names its own options; name the ones this user set
+        except ConfigError as error:  # the floor names its own options; name the ones set here (_RIDGE_OPTION)
             raise ConfigError(_RIDGE_OPTION.sub(r"ridge_\1", str(error))) from error
         c_in, c_out = (1, 1) if channel_independent else (enc_in, c_out)
         if patch_len is None and patch_stride is not None:
@@ -251,3 +250,10 @@ class Informer(nn.Module):
         out = self.decoder(dec, memory, q_offset=self.seq_len - self.label_len - first,
                            k_stride=self.encoder.stride * self.enc_embedding.stride)  # (B, T+P, C_out)
         return out[:, -self.pred_len:, :]  # (B, P, C_out)
+
+
+# RidgeFloor's option names, which the Informer takes with a ``ridge_`` prefix: read from the signature, so a
+# new ``ridge_*`` argument is named right in refusals without a list to keep in step
+_RIDGE_NAMES = [name.removeprefix("ridge_") for name in inspect.signature(Informer).parameters
+                if name.startswith("ridge_")]
+_RIDGE_OPTION = re.compile(rf"\b({'|'.join(_RIDGE_NAMES)})\b")
