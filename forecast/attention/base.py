@@ -167,3 +167,14 @@ class SampleStream:
         if self._train is None:
             self._train = seeded_generator(self.seed)
         return self._train
+
+    def state(self) -> Tensor | None:
+        """The training generator's state (None before the first training draw), to resume a run."""
+        return None if self._train is None else self._train.get_state()
+
+    def restore(self, state: Tensor | None) -> None:
+        """Continue the training draws from ``state`` (from :meth:`state`); None starts them afresh."""
+        self._train = None
+        if state is not None:
+            self._train = seeded_generator(self.seed)
+            self._train.set_state(state)

@@ -50,8 +50,12 @@ def register_resolvers() -> None:
     * ``${period_for:${data.freq}}``: the default season length of a pandas frequency (``h`` -> 24,
       ``15min`` -> 96, ``D`` -> 7, ``B`` -> 5, ``W`` -> 52, ``MS`` -> 12), null when the frequency is null
       (inferred from the data) or has no default season.
+    * ``${when_resuming:${resume},A,B}``: A when ``resume`` is set, else B (the run dir of a resumed run).
     """
     if not OmegaConf.has_resolver("project_root"):
         OmegaConf.register_new_resolver("project_root", lambda: str(PROJECT_ROOT))
     if not OmegaConf.has_resolver("period_for"):
         OmegaConf.register_new_resolver("period_for", _period_for)
+    if not OmegaConf.has_resolver("when_resuming"):
+        OmegaConf.register_new_resolver("when_resuming", lambda resume, then, otherwise: otherwise if resume is None
+                                        else then)

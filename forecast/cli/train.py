@@ -6,11 +6,13 @@ Examples::
     forecast-train experiment=informer_etth1_24      # the paper's ETTh1 horizon-24 row
     forecast-train attention=full                    # swap the self-attention backend
     forecast-train -m attention=full,prob,local      # sweep backends
+    forecast-train attention=full resume=outputs/2026-11-23/02-40-00-123456  # continue a run that stopped
 """
 
 from __future__ import annotations
 
 import logging
+import shlex
 import shutil
 import sys
 import time
@@ -20,6 +22,7 @@ from typing import Any
 import hydra
 import lightning as L
 import torch
+from hydra.core.hydra_config import HydraConfig
 from hydra.utils import instantiate
 from lightning.pytorch.callbacks import LearningRateMonitor
 from omegaconf import DictConfig, OmegaConf
@@ -33,6 +36,7 @@ from forecast.models.cycle import count_parameters
 from forecast.models.errors import ConfigError
 from forecast.training.monitor import RunMonitor
 from forecast.training.recipe import RecipeCheckpoint
+from forecast.training.resume import ResumeState, check_resumable, last_checkpoint, merge_log, set_aside_log
 
 log = logging.getLogger("forecast")
 
@@ -83,12 +87,34 @@ def validate_start(trainer: L.Trainer, task: L.LightningModule, datamodule: Any,
     return path, loss
 
 
+def resume_command(run_dir: Path) -> str:
+    """The command line that continues this run (its overrides, with ``resume=`` pointing at it)."""
+    try:
+        overrides = [o for o in HydraConfig.get().overrides.task if not o.startswith("resume=")]
+    except ValueError:  # composed outside a Hydra app (tests, notebooks)
+        overrides = ["<the run's settings>"]
+    return shlex.join(["forecast-train", *overrides, f"resume={run_dir}"])
+
+
+def resume_point(cfg: DictConfig, run_dir: Path, resolved: dict[str, Any]) -> Path | None:
+    """``last.ckpt`` of the run ``cfg.resume`` names, checked to continue that run here; None when not resuming."""
+    if not cfg.get("resume"):
+        return None
+    if Path(str(cfg.resume)).resolve() != run_dir.resolve():
+        raise DataError(f"resume={cfg.resume}: this run writes to {run_dir} instead; resume one run at a time, "
+                        f"without -m or hydra.run.dir")
+    return check_resumable(run_dir, resolved)
+
+
 def train(cfg: DictConfig) -> dict[str, Any]:
     """Fit, test with the best checkpoint, write ``metrics.json``, ``config.yaml`` and a plot.
 
     Models without trainable parameters skip ``trainer.fit``: closed-form ones (``fit_closed_form``,
     e.g. the ridge floor) are fitted on the training windows first; parameter-free ones (naive, mean,
     seasonal) need nothing. Both are validated, tested and saved to ``checkpoints/best.ckpt``.
+
+    With ``resume=RUN_DIR`` the fit continues from that run's ``checkpoints/last.ckpt``
+    (``forecast.training.resume``), which is removed once ``metrics.json`` is written.
 
     Returns:
         The metrics dict written to ``metrics.json``.
@@ -99,6 +125,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     L.seed_everything(cfg.seed, workers=True, verbose=False)
     run_dir = Path(cfg.paths.output_dir)
     resolved = OmegaConf.to_container(cfg, resolve=True)
+    resume_from = resume_point(cfg, run_dir, resolved)  # before config.yaml is rewritten
     datamodule = instantiate(cfg.data)
     datamodule.setup("fit")
     spec = datamodule.spec
@@ -111,11 +138,14 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         tmp.write_text(OmegaConf.to_yaml(OmegaConf.create(resolved)))
 
     monitor = RunMonitor()
+    if resume_from is not None:
+        set_aside_log(run_dir)
     loggers = [instantiate(c) for c in (cfg.get("logger") or {}).values() if c is not None]
     callbacks = [instantiate(c) for c in (cfg.get("callbacks") or {}).values() if c is not None]
     if not loggers:  # the learning-rate monitor has nowhere to write
         callbacks = [c for c in callbacks if not isinstance(c, LearningRateMonitor)]
-    callbacks += [monitor, RecipeCheckpoint(config=resolved, spec=spec, model_dims=dims)]
+    callbacks += [monitor, RecipeCheckpoint(config=resolved, spec=spec, model_dims=dims),
+                  ResumeState(run_dir=run_dir, command=resume_command(run_dir))]
     trainer: L.Trainer = instantiate(cfg.trainer, callbacks=callbacks, logger=loggers or False,
                                      default_root_dir=str(run_dir))
     fit_seconds = fit_closed_form(net, datamodule)
@@ -124,7 +154,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     if trainable:
         start = validate_start(trainer, task, datamodule, run_dir) \
             if fit_seconds is not None and cfg.get("keep_start") else None
-        trainer.fit(task, datamodule=datamodule)
+        trainer.fit(task, datamodule=datamodule, ckpt_path=None if resume_from is None else str(resume_from))
         checkpoint = trainer.checkpoint_callback
         best = checkpoint.best_model_path if checkpoint is not None and checkpoint.best_model_path else None
         trained = checkpoint.best_model_score if checkpoint is not None else trainer.callback_metrics.get("val/loss")
@@ -141,8 +171,9 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     metrics.update({
         "test/mse_per_step": getattr(task, "per_step_mse", []),
         "epochs": monitor.epochs,
-        "train_seconds_per_epoch": (sum(task.epoch_seconds) / len(task.epoch_seconds)) if task.epoch_seconds
+        "train_seconds_per_epoch": (sum(monitor.epoch_seconds) / monitor.epochs) if monitor.epochs
         else (fit_seconds or 0.0),
+        "resumed_after_epochs": monitor.restored_epochs,
         "fit_seconds": fit_seconds,
         "start/val_loss": start[1] if start is not None else None,
         "kept_start": start is not None and best == start[0],
@@ -167,6 +198,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     metrics["wall_seconds"] = time.perf_counter() - started
     if trainer.is_global_zero:
         write_json(run_dir / "metrics.json", metrics)
+        merge_log(run_dir)
+        last_checkpoint(run_dir).unlink(missing_ok=True)  # finished: nothing left to resume
         print(f"test/mse {metrics['test/mse']:.4f}  test/mae {metrics['test/mae']:.4f}  "
               f"test/mae_orig {metrics['test/mae_orig']:.4f}  ({metrics['test_windows']} test windows, "
               f"{metrics['epochs']} epochs, {metrics['wall_seconds']:.0f} s)")
@@ -218,6 +251,8 @@ def _hydra_main(cfg: DictConfig) -> float:
         message = user_error(exc)
         if message is None:
             raise
+        if cfg.get("resume"):  # a refused resume leaves the run dir as it found it
+            shutil.rmtree(Path(cfg.paths.output_dir) / HydraConfig.get().output_subdir, ignore_errors=True)
         _remove_empty_run_dir(Path(cfg.paths.output_dir))
         print(f"error: {message}", file=sys.stderr)
         sys.exit(2)

@@ -1,4 +1,4 @@
-"""Run statistics for the report: epoch time, inference time per batch, peak memory."""
+"""Run statistics for the report: epochs and their time, inference time per batch, peak memory."""
 
 from __future__ import annotations
 
@@ -8,6 +8,9 @@ from typing import Any
 
 import lightning as L
 import torch
+from lightning.pytorch.trainer.states import TrainerFn
+
+EPOCHS_KEY = "forecast_epoch_seconds"
 
 
 def peak_memory_mb(device: torch.device | None = None) -> float:
@@ -18,15 +21,39 @@ def peak_memory_mb(device: torch.device | None = None) -> float:
 
 
 class RunMonitor(L.Callback):
-    """Measures median test-batch latency (ms) and counts completed training epochs."""
+    """Counts and times completed training epochs (kept in checkpoints, so a resumed run counts them all)
+    and measures median test-batch latency (ms)."""
 
     def __init__(self) -> None:
         self.test_batch_ms: list[float] = []
-        self.epochs = 0
+        self.epoch_seconds: list[float] = []
         self._t0 = 0.0
+        self._epoch_t0 = 0.0
+        self._in_epoch = False
+        self.restored_epochs: int | None = None  # epochs done before a resume
+
+    @property
+    def epochs(self) -> int:
+        return len(self.epoch_seconds)
+
+    def on_save_checkpoint(self, trainer: L.Trainer, pl_module: L.LightningModule,
+                           checkpoint: dict[str, Any]) -> None:
+        # Lightning checkpoints an epoch at validation end, before on_train_epoch_end: count it as done
+        running = [time.perf_counter() - self._epoch_t0] if self._in_epoch else []
+        checkpoint[EPOCHS_KEY] = self.epoch_seconds + running
+
+    def on_load_checkpoint(self, trainer: L.Trainer, pl_module: L.LightningModule,
+                           checkpoint: dict[str, Any]) -> None:
+        if trainer.state.fn == TrainerFn.FITTING and EPOCHS_KEY in checkpoint:  # a resume, not validate/test
+            self.epoch_seconds = list(checkpoint[EPOCHS_KEY])
+            self.restored_epochs = self.epochs
+
+    def on_train_epoch_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        self._epoch_t0, self._in_epoch = time.perf_counter(), True
 
     def on_train_epoch_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
-        self.epochs += 1
+        self.epoch_seconds.append(time.perf_counter() - self._epoch_t0)
+        self._in_epoch = False
 
     def on_test_batch_start(self, trainer: L.Trainer, pl_module: L.LightningModule, batch: Any, batch_idx: int,
                             dataloader_idx: int = 0) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any, Callable, Sequence
 
 import lightning as L
@@ -50,8 +49,6 @@ class ForecastTask(L.LightningModule):
                                      | {f"{s}_orig": orig.clone() for s in ("val", "test")})
         self.test_step_mse = MeanSquaredError(num_outputs=pred_len)
         self.pred_len = pred_len
-        self._epoch_start = 0.0
-        self.epoch_seconds: list[float] = []
 
     def forward(self, batch: Batch) -> Tensor:
         """Shapes: batch as in :class:`Batch` -> (B, P, C_out)."""
@@ -90,12 +87,6 @@ class ForecastTask(L.LightningModule):
         per_step = self.test_step_mse.compute()  # (P,)
         self.test_step_mse.reset()
         self.per_step_mse = [float(v) for v in per_step.reshape(-1)]
-
-    def on_train_epoch_start(self) -> None:
-        self._epoch_start = time.perf_counter()
-
-    def on_train_epoch_end(self) -> None:
-        self.epoch_seconds.append(time.perf_counter() - self._epoch_start)
 
     def unscale(self, values: Tensor) -> Tensor:
         """Scaled targets -> original units. Shapes: (..., C_out) -> (..., C_out)."""

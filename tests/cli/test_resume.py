@@ -1,0 +1,132 @@
+"""resume=RUN_DIR: a run that stopped continues from its last finished epoch and ends as if it never stopped."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import lightning as L
+import pandas as pd
+import pytest
+import torch
+
+from forecast.cli.train import train
+from forecast.cli.runtime import PROJECT_ROOT
+from forecast.data.errors import DataError
+from forecast.training.recipe import load_checkpoint
+from tests.conftest import compose_train, tiny_run_overrides
+
+CRASH = ["+callbacks.crash._target_=tests.cli.test_resume.CrashAtEpoch", "+callbacks.crash.epoch=2"]
+
+
+class CrashAtEpoch(L.Callback):
+    """Raises when training reaches ``epoch``: a stand-in for a kill or a power cut."""
+
+    def __init__(self, epoch: int) -> None:
+        self.epoch = epoch
+
+    def on_train_epoch_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        if trainer.current_epoch == self.epoch:
+            raise RuntimeError("simulated crash")
+
+
+def overrides(csv: Path, *extra: str) -> list[str]:
+    # dropout on and shuffled batches: the resumed run matches only if it draws the same random numbers
+    return tiny_run_overrides(csv, "trainer.max_epochs=4", "logger=default", "model.dropout=0.2", *extra)
+
+
+def crashed_run(csv: Path, run_dir: Path) -> None:
+    with pytest.raises(RuntimeError, match="simulated crash"):
+        train(compose_train(overrides(csv, *CRASH), run_dir))
+
+
+def val_losses(run_dir: Path) -> list[float]:
+    log = pd.read_csv(run_dir / "logs" / "metrics.csv")
+    return log.dropna(subset=["val/loss"])["val/loss"].tolist()
+
+
+def test_resumed_run_ends_with_the_metrics_and_weights_of_an_uninterrupted_one(small_csv: Path,
+                                                                               tmp_path: Path) -> None:
+    straight = train(compose_train(overrides(small_csv), tmp_path / "straight"))
+    run_dir = tmp_path / "crashed"
+    crashed_run(small_csv, run_dir)
+    assert not (run_dir / "metrics.json").exists() and (run_dir / "checkpoints" / "last.ckpt").is_file()
+    assert len(val_losses(run_dir)) == 2  # epochs 0 and 1 finished
+
+    resumed = train(compose_train(overrides(small_csv, f"resume={run_dir}"), run_dir))
+    for key in ("test/mse", "test/mae", "val/mse"):
+        assert resumed[key] == straight[key]
+    assert resumed["epochs"] == straight["epochs"] == 4 and resumed["resumed_after_epochs"] == 2
+    assert straight["resumed_after_epochs"] is None
+    assert Path(resumed["checkpoint"]).name == Path(straight["checkpoint"]).name
+    weights = [load_checkpoint(m["checkpoint"])["state_dict"] for m in (straight, resumed)]
+    assert all(torch.equal(weights[0][k], weights[1][k]) for k in weights[0])
+    # one log holds every epoch, before and after the resume; last.ckpt is gone once the run is done
+    assert val_losses(run_dir) == val_losses(tmp_path / "straight")
+    assert not (run_dir / "logs" / "metrics.before_resume.csv").exists()
+    assert not (run_dir / "checkpoints" / "last.ckpt").exists()
+    assert not (tmp_path / "straight" / "checkpoints" / "last.ckpt").exists()
+
+
+def test_resume_refuses_a_setting_that_changes_what_the_run_learns(small_csv: Path, tmp_path: Path) -> None:
+    run_dir = tmp_path / "crashed"
+    crashed_run(small_csv, run_dir)
+    config_before = (run_dir / "config.yaml").read_text()
+    with pytest.raises(DataError) as err:
+        train(compose_train(overrides(small_csv, f"resume={run_dir}", "model.d_model=32"), run_dir))
+    assert str(err.value) == (f"resume={run_dir}: model.d_model was 16 in that run but is 32 now; resume with the "
+                              f"run's own settings (its .hydra/overrides.yaml)")
+    assert (run_dir / "config.yaml").read_text() == config_before
+    assert (run_dir / "checkpoints" / "last.ckpt").is_file()
+    # where and how it runs may change: more epochs, threads
+    resumed = train(compose_train(overrides(small_csv, f"resume={run_dir}", "trainer.max_epochs=5", "threads=1"),
+                                  run_dir))
+    assert resumed["epochs"] == 5
+
+
+def test_resume_needs_a_run_that_stopped(small_csv: Path, tmp_path: Path) -> None:
+    done = tmp_path / "done"
+    train(compose_train(overrides(small_csv, "trainer.max_epochs=1"), done))
+    with pytest.raises(DataError) as err:
+        train(compose_train(overrides(small_csv, "trainer.max_epochs=1", f"resume={done}"), done))
+    assert str(err.value) == (f"resume={done}: no checkpoints/last.ckpt (the run finished, or stopped before its "
+                              f"first epoch ended); start a new run without resume=")
+    elsewhere = tmp_path / "elsewhere"
+    with pytest.raises(DataError) as err:
+        train(compose_train(overrides(small_csv, f"resume={done}"), elsewhere))
+    assert str(err.value) == (f"resume={done}: this run writes to {elsewhere} instead; resume one run at a time, "
+                              f"without -m or hydra.run.dir")
+
+
+def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}  # the crash callback lives in tests/
+    return subprocess.run([sys.executable, "-m", "forecast.cli.train", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=300, env=env)
+
+
+def test_the_cli_says_how_to_resume_and_resumes_in_the_run_dir(small_csv: Path, tmp_path: Path) -> None:
+    args = overrides(small_csv, "logger=none")
+    crashed = run_cli(*args, *CRASH, cwd=tmp_path)
+    assert crashed.returncode != 0 and "simulated crash" in crashed.stderr
+    (run_dir,) = (tmp_path / "outputs").glob("*/*")
+    hint = f"forecast-train {' '.join(args)} {' '.join(CRASH)} resume={run_dir}"
+    assert "its last finished epoch is saved. Continue it with:\n  " + hint in crashed.stdout + crashed.stderr
+    first_overrides = (run_dir / ".hydra" / "overrides.yaml").read_text()
+
+    refused = run_cli(*args, "model.d_ff=64", f"resume={run_dir}", cwd=tmp_path)
+    assert refused.returncode == 2
+    assert refused.stderr.strip().splitlines() == [
+        f"error: resume={run_dir}: model.d_ff was 32 in that run but is 64 now; resume with the run's own settings "
+        f"(its .hydra/overrides.yaml)"]
+    assert sorted(p.name for p in (run_dir / ".hydra").iterdir()) == ["config.yaml", "hydra.yaml", "overrides.yaml"]
+
+    resumed = run_cli(*args, f"resume={run_dir}", cwd=tmp_path)
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert f"run dir:    {run_dir}" in resumed.stdout
+    assert list((tmp_path / "outputs").glob("*/*")) == [run_dir]  # no second run dir
+    assert json.loads((run_dir / "metrics.json").read_text())["resumed_after_epochs"] == 2
+    assert (run_dir / ".hydra" / "overrides.yaml").read_text() == first_overrides
+    assert len(list((run_dir / ".hydra").glob("resume-*/overrides.yaml"))) == 1
