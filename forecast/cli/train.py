@@ -68,16 +68,22 @@ def fit_closed_form(net: torch.nn.Module, datamodule: Any) -> float | None:
     return seconds
 
 
-def validate_start(trainer: L.Trainer, task: L.LightningModule, datamodule: Any, run_dir: Path) -> tuple[str, float]:
+def validate_start(trainer: L.Trainer, task: L.LightningModule, datamodule: Any, run_dir: Path, *,
+                   resuming: bool = False) -> tuple[str, float]:
     """Validate the model as its closed-form fit left it, before any training, and checkpoint it.
 
     The ridge skip starts training exactly at the ridge floor; with ``keep_start`` that start is a
     candidate like every epoch, so training is kept only when some epoch beats it on validation.
+    A resumed run validates it again (the fit is deterministic) without logging it a second time.
 
     Returns:
         The start checkpoint's path and its ``val/loss``.
     """
-    loss = float(trainer.validate(task, datamodule=datamodule, verbose=False)[0]["val/loss"])
+    loggers, trainer.loggers = trainer.loggers, [] if resuming else trainer.loggers
+    try:
+        loss = float(trainer.validate(task, datamodule=datamodule, verbose=False)[0]["val/loss"])
+    finally:
+        trainer.loggers = loggers
     for metric in task.modules():  # validate() left their states as inference tensors; fit updates them
         if isinstance(metric, Metric):
             metric.reset()
@@ -138,8 +144,6 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         tmp.write_text(OmegaConf.to_yaml(OmegaConf.create(resolved)))
 
     monitor = RunMonitor()
-    if resume_from is not None:
-        set_aside_log(run_dir)
     loggers = [instantiate(c) for c in (cfg.get("logger") or {}).values() if c is not None]
     callbacks = [instantiate(c) for c in (cfg.get("callbacks") or {}).values() if c is not None]
     if not loggers:  # the learning-rate monitor has nowhere to write
@@ -148,11 +152,13 @@ def train(cfg: DictConfig) -> dict[str, Any]:
                   ResumeState(run_dir=run_dir, command=resume_command(run_dir))]
     trainer: L.Trainer = instantiate(cfg.trainer, callbacks=callbacks, logger=loggers or False,
                                      default_root_dir=str(run_dir))
+    if resume_from is not None and trainer.is_global_zero:
+        set_aside_log(run_dir)  # before the CSV logger starts (it deletes logs/metrics.csv)
     fit_seconds = fit_closed_form(net, datamodule)
     trainable = any(p.requires_grad for p in net.parameters())
     best, start = None, None
     if trainable:
-        start = validate_start(trainer, task, datamodule, run_dir) \
+        start = validate_start(trainer, task, datamodule, run_dir, resuming=resume_from is not None) \
             if fit_seconds is not None and cfg.get("keep_start") else None
         trainer.fit(task, datamodule=datamodule, ckpt_path=None if resume_from is None else str(resume_from))
         checkpoint = trainer.checkpoint_callback

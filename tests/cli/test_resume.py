@@ -38,9 +38,9 @@ def overrides(csv: Path, *extra: str) -> list[str]:
     return tiny_run_overrides(csv, "trainer.max_epochs=4", "logger=default", "model.dropout=0.2", *extra)
 
 
-def crashed_run(csv: Path, run_dir: Path) -> None:
+def crashed_run(csv: Path, run_dir: Path, *extra: str) -> None:
     with pytest.raises(RuntimeError, match="simulated crash"):
-        train(compose_train(overrides(csv, *CRASH), run_dir))
+        train(compose_train(overrides(csv, *CRASH, *extra), run_dir))
 
 
 def val_losses(run_dir: Path) -> list[float]:
@@ -48,15 +48,20 @@ def val_losses(run_dir: Path) -> list[float]:
     return log.dropna(subset=["val/loss"])["val/loss"].tolist()
 
 
-def test_resumed_run_ends_with_the_metrics_and_weights_of_an_uninterrupted_one(small_csv: Path,
+@pytest.mark.parametrize("model", [[], ["model.skip=ridge", "keep_start=true", "model.revin=true"]],
+                         ids=["informer", "ridge-skip-kept-start"])
+def test_resumed_run_ends_with_the_metrics_and_weights_of_an_uninterrupted_one(model: list[str], small_csv: Path,
                                                                                tmp_path: Path) -> None:
-    straight = train(compose_train(overrides(small_csv), tmp_path / "straight"))
+    straight = train(compose_train(overrides(small_csv, *model), tmp_path / "straight"))
     run_dir = tmp_path / "crashed"
-    crashed_run(small_csv, run_dir)
+    crashed_run(small_csv, run_dir, *model)
     assert not (run_dir / "metrics.json").exists() and (run_dir / "checkpoints" / "last.ckpt").is_file()
-    assert len(val_losses(run_dir)) == 2  # epochs 0 and 1 finished
+    # epochs 0 and 1 finished (after the start's own validation when it is kept as a candidate)
+    assert val_losses(run_dir) == val_losses(tmp_path / "straight")[:3 if model else 2]
+    assert load_checkpoint(run_dir / "checkpoints" / "last.ckpt")["epoch"] == 1  # saved even if epoch 1 is not best
 
-    resumed = train(compose_train(overrides(small_csv, f"resume={run_dir}"), run_dir))
+    resumed = train(compose_train(overrides(small_csv, *model, f"resume={run_dir}"), run_dir))
+    assert resumed["kept_start"] == straight["kept_start"] and resumed["start/val_loss"] == straight["start/val_loss"]
     for key in ("test/mse", "test/mae", "val/mse"):
         assert resumed[key] == straight[key]
     assert resumed["epochs"] == straight["epochs"] == 4 and resumed["resumed_after_epochs"] == 2
