@@ -18,8 +18,8 @@ import lightning as L
 import numpy as np
 import pandas as pd
 import torch
-import yaml
 from lightning.pytorch.trainer.states import TrainerFn
+from omegaconf import OmegaConf
 from torch import nn
 
 from forecast.attention.base import SampleStream
@@ -68,7 +68,7 @@ def check_resumable(run_dir: Path, config: dict[str, Any]) -> Path:
     if not last.is_file():
         raise DataError(f"resume={run_dir}: no checkpoints/{LAST} (the run finished, or stopped before its first "
                         f"epoch ended); start a new run without resume=")
-    saved = yaml.safe_load(saved_path.read_text())
+    saved = OmegaConf.to_container(OmegaConf.load(saved_path), resolve=False)  # as train() wrote it
     found = _first_difference(saved, config)
     if found is not None:
         key, before, now = found
