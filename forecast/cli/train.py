@@ -79,7 +79,9 @@ def validate_start(trainer: L.Trainer, task: L.LightningModule, datamodule: Any,
     Returns:
         The start checkpoint's path and its ``val/loss``.
     """
-    loggers, trainer.loggers = trainer.loggers, [] if resuming else trainer.loggers
+    loggers = trainer.loggers
+    if resuming:  # the run logged it when it began
+        trainer.loggers = []
     try:
         loss = float(trainer.validate(task, datamodule=datamodule, verbose=False)[0]["val/loss"])
     finally:

@@ -1,9 +1,10 @@
 """Continue a run that stopped (a crash, Ctrl-C, a time limit) from its last finished epoch.
 
-Every training run keeps ``checkpoints/last.ckpt`` (Lightning's ``ModelCheckpoint(save_last=True)``):
-weights, optimiser, scheduler, epoch, early-stopping and checkpoint state, plus the random-number
-generators this module adds. ``forecast-train <the run's settings> resume=RUN_DIR`` continues from it
-in the same directory and, on CPU, ends with the metrics the run would have had without the stop.
+Every training run keeps ``checkpoints/last.ckpt`` (a second ``ModelCheckpoint``, monitor none, in
+``conf/callbacks/default.yaml``): weights, optimiser, scheduler, epoch, early-stopping and checkpoint
+state, plus the random-number generators this module adds. ``forecast-train <the run's settings>
+resume=RUN_DIR`` continues from it in the same directory and, on CPU, ends with the metrics the run
+would have had without the stop.
 ``last.ckpt`` is removed once the run has written ``metrics.json``.
 """
 
@@ -77,16 +78,21 @@ def check_resumable(run_dir: Path, config: dict[str, Any]) -> Path:
     return last
 
 
+def _join_logs(first: Path, second: Path, into: Path) -> None:
+    """Write ``first``'s rows then ``second``'s (when it exists) to ``into``; remove the other file."""
+    frames = [pd.read_csv(first)] + ([pd.read_csv(second)] if second.is_file() else [])
+    with atomic_path(into) as tmp:
+        pd.concat(frames, ignore_index=True).to_csv(tmp, index=False)
+    (second if into == first else first).unlink(missing_ok=True)
+
+
 def set_aside_log(run_dir: Path) -> None:
     """Keep the epochs logged so far: Lightning's CSV logger deletes ``logs/metrics.csv`` when it starts."""
     log_now, before = run_dir / _LOG, run_dir / _LOG_BEFORE
     if not log_now.is_file():
         return
     if before.is_file():  # resumed before and stopped again: the side file holds the older epochs
-        merged = pd.concat([pd.read_csv(before), pd.read_csv(log_now)], ignore_index=True)
-        with atomic_path(before) as tmp:
-            merged.to_csv(tmp, index=False)
-        log_now.unlink()
+        _join_logs(before, log_now, into=before)
     else:
         log_now.rename(before)
 
@@ -94,12 +100,8 @@ def set_aside_log(run_dir: Path) -> None:
 def merge_log(run_dir: Path) -> None:
     """Put the epochs logged before the resume back in front of ``logs/metrics.csv``."""
     log_now, before = run_dir / _LOG, run_dir / _LOG_BEFORE
-    if not before.is_file():
-        return
-    frames = [pd.read_csv(before)] + ([pd.read_csv(log_now)] if log_now.is_file() else [])
-    with atomic_path(log_now) as tmp:
-        pd.concat(frames, ignore_index=True).to_csv(tmp, index=False)
-    before.unlink()
+    if before.is_file():
+        _join_logs(before, log_now, into=log_now)
 
 
 def _sample_streams(module: nn.Module) -> Iterator[tuple[str, SampleStream]]:

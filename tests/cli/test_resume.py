@@ -13,10 +13,11 @@ import pandas as pd
 import pytest
 import torch
 
-from forecast.cli.train import train
 from forecast.cli.runtime import PROJECT_ROOT
+from forecast.cli.train import train
 from forecast.data.errors import DataError
 from forecast.training.recipe import load_checkpoint
+from forecast.training.resume import merge_log, set_aside_log
 from tests.conftest import compose_train, tiny_run_overrides
 
 CRASH = ["+callbacks.crash._target_=tests.cli.test_resume.CrashAtEpoch", "+callbacks.crash.epoch=2"]
@@ -135,3 +136,16 @@ def test_the_cli_says_how_to_resume_and_resumes_in_the_run_dir(small_csv: Path, 
     assert json.loads((run_dir / "metrics.json").read_text())["resumed_after_epochs"] == 2
     assert (run_dir / ".hydra" / "overrides.yaml").read_text() == first_overrides
     assert len(list((run_dir / ".hydra").glob("resume-*/overrides.yaml"))) == 1
+
+
+def test_a_run_stopped_twice_keeps_every_logged_row_in_order(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for rows in ([0, 1], [2, 3]):  # each stop leaves the rows its part logged; each resume sets them aside
+        pd.DataFrame({"epoch": rows}).to_csv(logs / "metrics.csv", index=False)
+        set_aside_log(tmp_path)
+        assert not (logs / "metrics.csv").exists()
+    pd.DataFrame({"epoch": [4]}).to_csv(logs / "metrics.csv", index=False)
+    merge_log(tmp_path)
+    assert pd.read_csv(logs / "metrics.csv")["epoch"].tolist() == [0, 1, 2, 3, 4]
+    assert sorted(p.name for p in logs.iterdir()) == ["metrics.csv"]
