@@ -36,7 +36,8 @@ from forecast.models.cycle import count_parameters
 from forecast.models.errors import ConfigError
 from forecast.training.monitor import RunMonitor
 from forecast.training.recipe import RecipeCheckpoint
-from forecast.training.resume import ResumeState, check_resumable, last_checkpoint, merge_log, set_aside_log
+from forecast.training.resume import (ResumeState, check_resumable, finished_steps, last_checkpoint, merge_log,
+                                      set_aside_log)
 
 log = logging.getLogger("forecast")
 
@@ -155,7 +156,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     trainer: L.Trainer = instantiate(cfg.trainer, callbacks=callbacks, logger=loggers or False,
                                      default_root_dir=str(run_dir))
     if resume_from is not None and trainer.is_global_zero:
-        set_aside_log(run_dir)  # before the CSV logger starts (it deletes logs/metrics.csv)
+        # before the CSV logger starts: it deletes logs/metrics.csv
+        set_aside_log(run_dir, finished_steps(resume_from))
     fit_seconds = fit_closed_form(net, datamodule)
     trainable = any(p.requires_grad for p in net.parameters())
     best, start = None, None

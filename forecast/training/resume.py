@@ -78,30 +78,47 @@ def check_resumable(run_dir: Path, config: dict[str, Any]) -> Path:
     return last
 
 
-def _join_logs(first: Path, second: Path, into: Path) -> None:
-    """Write ``first``'s rows then ``second``'s (when it exists) to ``into``; remove the other file."""
-    frames = [pd.read_csv(first)] + ([pd.read_csv(second)] if second.is_file() else [])
-    with atomic_path(into) as tmp:
-        pd.concat(frames, ignore_index=True).to_csv(tmp, index=False)
-    (second if into == first else first).unlink(missing_ok=True)
+def _read_log(path: Path, before_step: int | None = None) -> pd.DataFrame:
+    """A CSV log as text (so a rewrite keeps its numbers as written), its rows before ``before_step``."""
+    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    if before_step is None or "step" not in frame:
+        return frame
+    return frame[pd.to_numeric(frame["step"], errors="coerce") < before_step]
 
 
-def set_aside_log(run_dir: Path) -> None:
-    """Keep the epochs logged so far: Lightning's CSV logger deletes ``logs/metrics.csv`` when it starts."""
+def _write_log(frames: list[pd.DataFrame], path: Path) -> None:
+    """The logs' rows one after another, columns united (a column a part lacks is left empty there)."""
+    with atomic_path(path) as tmp:
+        pd.concat(frames, ignore_index=True).fillna("").to_csv(tmp, index=False)
+
+
+def finished_steps(last: Path) -> int:
+    """The optimiser steps taken up to the end of the epoch ``last`` (a ``last.ckpt``) holds."""
+    return int(torch.load(last, map_location="cpu", weights_only=False, mmap=True)["global_step"])
+
+
+def set_aside_log(run_dir: Path, before_step: int) -> None:
+    """Keep the epochs logged so far: Lightning's CSV logger deletes ``logs/metrics.csv`` when it starts.
+
+    Only rows logged before ``before_step`` (the end of the last finished epoch) are kept: the resumed
+    run logs the unfinished epoch, and anything after the last finished one, again. A run resumed
+    before and stopped again adds its rows to those set aside the first time.
+    """
     log_now, before = run_dir / _LOG, run_dir / _LOG_BEFORE
     if not log_now.is_file():
         return
-    if before.is_file():  # resumed before and stopped again: the side file holds the older epochs
-        _join_logs(before, log_now, into=before)
-    else:
-        log_now.rename(before)
+    older = [_read_log(before)] if before.is_file() else []
+    _write_log([*older, _read_log(log_now, before_step)], before)
+    log_now.unlink()
 
 
 def merge_log(run_dir: Path) -> None:
     """Put the epochs logged before the resume back in front of ``logs/metrics.csv``."""
     log_now, before = run_dir / _LOG, run_dir / _LOG_BEFORE
-    if before.is_file():
-        _join_logs(before, log_now, into=log_now)
+    if not before.is_file():
+        return
+    _write_log([_read_log(before)] + ([_read_log(log_now)] if log_now.is_file() else []), log_now)
+    before.unlink()
 
 
 def _sample_streams(module: nn.Module) -> Iterator[tuple[str, SampleStream]]:
@@ -134,7 +151,8 @@ class ResumeState(L.Callback):
         name, keys, pos, has_gauss, gauss = np.random.get_state()
         state = {"torch": torch.get_rng_state(), "python": random.getstate(),
                  "numpy": (name, torch.from_numpy(keys.astype(np.int64)), int(pos), int(has_gauss), float(gauss)),
-                 "samples": {key: stream.state() for key, stream in _sample_streams(pl_module)}}
+                 "samples": {key: stream.state() for key, stream in _sample_streams(pl_module)},
+                 "should_stop": trainer.should_stop}  # early stopping runs before the checkpoint callbacks
         if torch.cuda.is_available():
             state["cuda"] = torch.cuda.get_rng_state_all()
         checkpoint[RNG_KEY] = state
@@ -153,6 +171,9 @@ class ResumeState(L.Callback):
         cuda = state.get("cuda")
         if cuda is not None and torch.cuda.is_available() and len(cuda) == torch.cuda.device_count():
             torch.cuda.set_rng_state_all(cuda)
+        # Lightning restores early stopping's counters but not the stop itself: a run stopped after early
+        # stopping fired (in its test pass, say) would otherwise train one more epoch
+        trainer.should_stop = bool(state.get("should_stop", False))
 
     def on_exception(self, trainer: L.Trainer, pl_module: L.LightningModule, exception: BaseException) -> None:
         if trainer.state.fn != TrainerFn.FITTING or not trainer.is_global_zero:

@@ -34,6 +34,13 @@ class CrashAtEpoch(L.Callback):
             raise RuntimeError("simulated crash")
 
 
+class CrashInTest(L.Callback):
+    """Raises when the test pass starts, after training has ended."""
+
+    def on_test_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        raise RuntimeError("simulated crash")
+
+
 def overrides(csv: Path, *extra: str) -> list[str]:
     # dropout on and shuffled batches: the resumed run matches only if it draws the same random numbers
     return tiny_run_overrides(csv, "trainer.max_epochs=4", "logger=default", "model.dropout=0.2", *extra)
@@ -138,14 +145,34 @@ def test_the_cli_says_how_to_resume_and_resumes_in_the_run_dir(small_csv: Path, 
     assert len(list((run_dir / ".hydra").glob("resume-*/overrides.yaml"))) == 1
 
 
-def test_a_run_stopped_twice_keeps_every_logged_row_in_order(tmp_path: Path) -> None:
+def test_a_run_stopped_twice_keeps_each_finished_epochs_rows_once_in_order(tmp_path: Path) -> None:
     logs = tmp_path / "logs"
     logs.mkdir()
-    for rows in ([0, 1], [2, 3]):  # each stop leaves the rows its part logged; each resume sets them aside
-        pd.DataFrame({"epoch": rows}).to_csv(logs / "metrics.csv", index=False)
-        set_aside_log(tmp_path)
+    # each part logs its finished epochs' rows and some of an unfinished epoch's (the last step), which the
+    # next part logs again; the side file keeps the rows before the last finished epoch's end
+    for steps, finished in (([0, 4, 9, 12], 10), ([14, 19, 21], 20)):
+        pd.DataFrame({"step": steps, "val/loss": [0.5] * len(steps)}).to_csv(logs / "metrics.csv", index=False)
+        set_aside_log(tmp_path, finished)
         assert not (logs / "metrics.csv").exists()
-    pd.DataFrame({"epoch": [4]}).to_csv(logs / "metrics.csv", index=False)
+    pd.DataFrame({"step": [24, 29], "test/mse": ["0.25", "0.125"]}).to_csv(logs / "metrics.csv", index=False)
     merge_log(tmp_path)
-    assert pd.read_csv(logs / "metrics.csv")["epoch"].tolist() == [0, 1, 2, 3, 4]
+    assert (logs / "metrics.csv").read_text().splitlines() == [
+        "step,val/loss,test/mse", "0,0.5,", "4,0.5,", "9,0.5,", "14,0.5,", "19,0.5,", "24,,0.25", "29,,0.125"]
     assert sorted(p.name for p in logs.iterdir()) == ["metrics.csv"]
+
+
+def test_a_run_that_had_stopped_early_trains_no_more_epochs_when_resumed(small_csv: Path, tmp_path: Path) -> None:
+    # min_delta 10: no epoch after the first counts as an improvement, so early stopping fires after epoch 1
+    stop_early = ["callbacks.early_stopping.patience=1", "callbacks.early_stopping.min_delta=10"]
+    straight = train(compose_train(overrides(small_csv, *stop_early), tmp_path / "straight"))
+    assert straight["epochs"] == 2
+    run_dir = tmp_path / "crashed"
+    crash_in_test = "+callbacks.crash._target_=tests.cli.test_resume.CrashInTest"
+    with pytest.raises(RuntimeError, match="simulated crash"):
+        train(compose_train(overrides(small_csv, *stop_early, crash_in_test), run_dir))
+    resumed = train(compose_train(overrides(small_csv, *stop_early, f"resume={run_dir}"), run_dir))
+    assert resumed["epochs"] == 2 and resumed["resumed_after_epochs"] == 2
+    for key in ("test/mse", "test/mae", "val/mse"):
+        assert resumed[key] == straight[key]
+    # the crashed part's validation of the best epoch is logged once, by the part that finished
+    assert val_losses(run_dir) == val_losses(tmp_path / "straight")
