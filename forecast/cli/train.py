@@ -30,6 +30,7 @@ from torchmetrics import Metric
 
 from forecast.attention.base import AttentionBackend, BackendRoleError
 from forecast.cli.runtime import CONF_DIR, register_resolvers, tune_malloc
+from forecast.cli.sweep import in_sweep, record_failed_job
 from forecast.data.errors import DataError
 from forecast.io import atomic_path, write_json
 from forecast.models.cycle import count_parameters
@@ -264,6 +265,9 @@ def _hydra_main(cfg: DictConfig) -> float:
         if cfg.get("resume"):  # a refused resume leaves the run dir as it found it
             shutil.rmtree(Path(cfg.paths.output_dir) / HydraConfig.get().output_subdir, ignore_errors=True)
         _remove_empty_run_dir(Path(cfg.paths.output_dir))
+        if in_sweep():  # the other jobs still run; the sweep exits with status 2 at its end
+            print(f"error: {record_failed_job(message)}", file=sys.stderr)
+            return float("nan")
         print(f"error: {message}", file=sys.stderr)
         sys.exit(2)
     return float(metrics.get(cfg.get("optimized_metric", "val/mse"), float("nan")))

@@ -3,16 +3,32 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 from forecast.io import atomic_path
 from forecast.report.collect import load_runs
+from forecast.report.failed_jobs import FAILED_JOBS, find_failed_jobs
 from forecast.report.plots import write_plots
 from forecast.report.table import Row, aggregate, to_markdown, write_csv
 
 
-def render_report(rows: Sequence[Row], sources: Sequence[str | Path], plots: Sequence[Path]) -> str:
-    """The Markdown report: provenance, the table, the figures."""
+def render_failed(failed: Sequence[tuple[Path, dict[str, Any]]]) -> list[str]:
+    """The report's list of sweep jobs that failed (none: no section)."""
+    if not failed:
+        return []
+    lines = []
+    for sweep, entry in failed:
+        where = f"`{sweep}`" + (f" job {entry['job']}" if entry.get("job") is not None else "")
+        overrides = " ".join(map(str, entry.get("overrides") or []))
+        lines.append(f"- {where}: " + (f"`{overrides}`: " if overrides else "") + str(entry.get("error")))
+    return ["\n## Jobs that failed\n",
+            f"{len(failed)} sweep job(s) stopped on a user error (from each sweep's `{FAILED_JOBS}`); "
+            "their cells are missing from the table.\n", "\n".join(lines) + "\n"]
+
+
+def render_report(rows: Sequence[Row], sources: Sequence[str | Path], plots: Sequence[Path],
+                  failed: Sequence[tuple[Path, dict[str, Any]]] = ()) -> str:
+    """The Markdown report: provenance, the table, the jobs that failed, the figures."""
     n_runs = sum(len(r.runs) for r in rows)
     parts = [
         "# Forecast comparison\n",
@@ -23,6 +39,7 @@ def render_report(rows: Sequence[Row], sources: Sequence[str | Path], plots: Seq
         "model name for baselines; look-back = `seq_len`. `train s/epoch` is the closed-form fit time "
         "for the ridge floor and 0 for parameter-free baselines.\n",
         to_markdown(rows),
+        *render_failed(failed),
         "\n## Figures\n",
         *[f"![{p.stem}]({p.name})\n" for p in plots],
     ]
@@ -41,11 +58,12 @@ def write_report(sources: Sequence[str | Path], out: str | Path) -> list[Path]:
         ReportError: bad input (see :func:`forecast.report.collect.find_metric_files`).
     """
     rows = aggregate(load_runs(sources))
+    failed = find_failed_jobs(sources)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     with atomic_path(out / "results.csv") as tmp:
         write_csv(rows, tmp)
     plots = write_plots(rows, out)
     with atomic_path(out / "report.md") as tmp:
-        tmp.write_text(render_report(rows, sources, plots))
+        tmp.write_text(render_report(rows, sources, plots, failed))
     return [out / "results.csv", out / "report.md", *plots]

@@ -157,3 +157,28 @@ def test_unreadable_run_config_is_an_error(tmp_path: Path) -> None:
     (sweep / "0" / "config.yaml").write_text("model: [unclosed\n")
     with pytest.raises(ReportError, match=r"config.yaml: not a readable run config"):
         load_runs([sweep])
+
+
+def test_failed_sweep_jobs_are_listed_under_the_table(sweep: Path, tmp_path: Path) -> None:
+    (sweep / "failed_jobs.jsonl").write_text(
+        '{"job": 3, "overrides": ["attention=nystrom", "data.pred_len=4"], "error": "not causal"}\n'
+        "\n"
+        "a line cut short {\"job\n")
+    write_report([tmp_path], tmp_path / "report")  # the sweep below a parent dir is found too
+    text = (tmp_path / "report" / "report.md").read_text()
+    table_end, figures = text.index("## Jobs that failed"), text.index("## Figures")
+    assert table_end < figures
+    assert text[table_end:figures].splitlines()[2:] == [
+        "2 sweep job(s) stopped on a user error (from each sweep's `failed_jobs.jsonl`); their cells are missing "
+        "from the table.",
+        "",
+        f"- `{sweep}` job 3: `attention=nystrom data.pred_len=4`: not causal",
+        f"- `{sweep}`: a line cut short {{\"job",
+        "",
+        "",
+    ]
+
+
+def test_a_report_without_failed_jobs_has_no_such_section(sweep: Path, tmp_path: Path) -> None:
+    write_report([sweep], tmp_path / "report")
+    assert "Jobs that failed" not in (tmp_path / "report" / "report.md").read_text()
