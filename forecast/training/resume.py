@@ -130,7 +130,8 @@ def _sample_streams(module: nn.Module) -> Iterator[tuple[str, SampleStream]]:
 
 
 class ResumeState(L.Callback):
-    """Saves the random-number generators in each checkpoint and restores them on resume; says how to resume.
+    """Saves the random-number generators (and whether training was told to stop) in each checkpoint and
+    restores them on resume; says how to resume.
 
     With the generators restored (torch, numpy, Python, CUDA, and the sample streams of randomised
     attention backends), a resumed run on CPU draws the same batch order, dropout masks and attention
