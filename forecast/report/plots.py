@@ -20,6 +20,21 @@ PLOTS = {"mse_vs_train_time.png": ("train_seconds_per_epoch", "train s / epoch")
 STEP_PLOT = "error_by_horizon_step.png"
 
 
+def series(row: Row) -> str:
+    """The name a row's point or line carries; the same series in every panel."""
+    return f"{row.label} ({row.seq_len})"
+
+
+def series_colours(rows: Sequence[Row]) -> dict[str, tuple[float, ...]]:
+    """One colour per series for all panels (first seen, first colour), so a model reads alike everywhere.
+
+    ``tab10`` up to ten series, ``tab20`` beyond (wrapping after twenty).
+    """
+    names = unique(series(r) for r in rows)
+    cmap = matplotlib.colormaps["tab10" if len(names) <= 10 else "tab20"]
+    return {name: cmap(i % cmap.N) for i, name in enumerate(names)}
+
+
 def _panels(rows: Sequence[Row]) -> tuple[plt.Figure, dict[tuple, plt.Axes]]:
     groups = unique(r.group for r in rows)
     ncols = min(len(groups), 3)
@@ -44,13 +59,14 @@ def _save(fig: plt.Figure, target: Path) -> None:
 def plot_cost(rows: Sequence[Row], key: str, xlabel: str, target: Path) -> None:
     """Scatter of mean test MSE against a cost metric, points named by row label (and look-back)."""
     fig, panels = _panels(rows)
+    colours = series_colours(rows)
     for row in rows:
         x, y = row.stats[key].mean, row.stats["test/mse"].mean
         if math.isnan(x) or math.isnan(y):
             continue
         ax = panels[row.group]
-        ax.scatter([x], [y], s=28)
-        ax.annotate(f"{row.label} ({row.seq_len})", (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points")
+        ax.scatter([x], [y], s=28, color=colours[series(row)])
+        ax.annotate(series(row), (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points")
     for ax in panels.values():
         ax.set_xscale("symlog", linthresh=0.1)
         ax.set_xlabel(xlabel)
@@ -61,10 +77,12 @@ def plot_cost(rows: Sequence[Row], key: str, xlabel: str, target: Path) -> None:
 def plot_steps(rows: Sequence[Row], target: Path) -> None:
     """Test MSE per horizon step (mean over seeds), one line per row."""
     fig, panels = _panels(rows)
+    colours = series_colours(rows)
     for row in rows:
         steps = row.per_step()
         if steps:
-            panels[row.group].plot(range(1, len(steps) + 1), steps, lw=1.2, label=f"{row.label} ({row.seq_len})")
+            panels[row.group].plot(range(1, len(steps) + 1), steps, lw=1.2, label=series(row),
+                                   color=colours[series(row)])
     for ax in panels.values():
         ax.set_xlabel("horizon step")
         ax.set_ylabel("test MSE (scaled)")

@@ -8,9 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 import pytest
+from matplotlib.colors import to_rgba
 
 from forecast.cli.runtime import PROJECT_ROOT
+from forecast.report import plots
 from forecast.report.build import write_report
 from forecast.report.collect import ReportError, load_runs, run_label
 from forecast.report.table import aggregate, best_cells, to_markdown
@@ -88,6 +91,30 @@ def test_report_files_and_csv_values(sweep: Path, tmp_path: Path) -> None:
     assert next(r for r in lines if r["label"] == "WindowMean")["test/mse_std"] == ""
     assert "![error_by_horizon_step](error_by_horizon_step.png)" in (out / "report.md").read_text()
     assert sorted(p.name for p in out.iterdir()) == sorted(names)  # no temp files left
+
+
+def test_a_series_has_one_colour_in_every_panel_of_every_figure(tmp_path: Path, monkeypatch) -> None:
+    # the two backends swap ranks between the horizons, so colouring by rank would swap their colours
+    rows = aggregate(load_runs([write_runs(tmp_path / "sweep", [
+        metrics(enc="FullAttention", mse=0.5), metrics(enc="ProbSparseAttention", mse=0.4),
+        metrics(enc="FullAttention", mse=0.3, pred_len=8),
+        metrics(enc="ProbSparseAttention", mse=0.6, pred_len=8),
+    ])]))
+    figures = []
+    monkeypatch.setattr(plots, "_save", lambda fig, target: figures.append(fig))
+    plots.write_plots(rows, tmp_path / "report")
+    assert len(figures) == 3
+    for fig in figures:
+        colours: dict[str, set] = {}
+        for ax in fig.axes:
+            for points, name in zip(ax.collections, ax.texts):  # one scatter and one label per row
+                colours.setdefault(name.get_text(), set()).add(tuple(points.get_facecolor()[0]))
+            for line in ax.get_lines():
+                colours.setdefault(line.get_label(), set()).add(to_rgba(line.get_color()))
+        assert set(colours) == {"FullAttention (96)", "ProbSparseAttention (96)"}
+        assert all(len(c) == 1 for c in colours.values())
+        assert len(set().union(*colours.values())) == 2
+        plt.close(fig)
 
 
 def test_empty_or_missing_dir_is_one_error_line_and_nothing_written(tmp_path: Path) -> None:
