@@ -46,12 +46,23 @@ def compose_train(overrides: Sequence[str], output_dir: Path) -> DictConfig:
         return compose("train", overrides=[*overrides, f"paths.output_dir={output_dir}"])
 
 
-TINY_MODEL = ["model.d_model=16", "model.n_heads=2", "model.d_ff=32", "model.e_layers=2", "model.d_layers=1"]
+# where each Informer preset keeps the Informer (conf/model/*.yaml)
+INFORMER_PATH = {"informer": "model", "informer_revin": "model.net", "informer_small": "model.net",
+                 "informer_floor": "model.net.net", "informer_plus": "model.net.net.net"}
+TINY_INFORMER = {"d_model": 16, "n_heads": 2, "d_ff": 32, "e_layers": 2, "d_layers": 1}
 
 
-def tiny_run_overrides(csv: Path, *extra: str) -> list[str]:
-    """A run that trains for seconds on a small CSV."""
+def tiny_model(model: str = "informer_floor", **sizes: int) -> list[str]:
+    """Overrides that pick ``model`` and, for an Informer preset, shrink its Informer to ``TINY_INFORMER``
+    (with ``sizes`` changed)."""
+    path = INFORMER_PATH.get(model)
+    widths = [f"{path}.{key}={value}" for key, value in {**TINY_INFORMER, **sizes}.items()] if path else []
+    return [f"model={model}", *widths]
+
+
+def tiny_run_overrides(csv: Path, *extra: str, model: str = "informer_floor") -> list[str]:
+    """A run that trains for seconds on a small CSV (the default model, or ``model``, at a tiny width)."""
     return ["data=csv", f"data.path={csv}", "data.target=OT", "data.seq_len=24", "data.label_len=12",
-            "data.pred_len=6", "data.batch_size=16", *TINY_MODEL, "trainer.max_epochs=2",
+            "data.pred_len=6", "data.batch_size=16", *tiny_model(model), "trainer.max_epochs=2",
             "trainer.limit_train_batches=5", "logger=none", "plot=false", "trainer.enable_progress_bar=false",
             "trainer.enable_model_summary=false", *extra]

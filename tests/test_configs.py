@@ -10,6 +10,7 @@ from omegaconf import OmegaConf
 
 from forecast.attention.base import AttentionBackend
 from forecast.cli.runtime import CONF_DIR
+from forecast.core.forecaster import build_forecaster
 from tests.conftest import ETTH1, ETTH2, compose_train
 
 DIMS = {"enc_in": 7, "c_out": 7, "n_time_features": 4, "seq_len": 96, "label_len": 48, "pred_len": 24,
@@ -31,7 +32,7 @@ def test_model_option_instantiates(name: str, tmp_path: Path) -> None:
     cfg = compose_train([f"model={name}", "attention=full"], tmp_path)
     dims = dict(DIMS, **({"n_time_features": 4, "seq_len": cfg.data.seq_len, "label_len": cfg.data.label_len,
                          "pred_len": cfg.data.pred_len}))
-    assert instantiate(cfg.model, **dims) is not None
+    assert build_forecaster(cfg.model, dims) is not None
 
 
 @pytest.mark.parametrize("group", ["data", "trainer", "callbacks", "logger", "task"])
@@ -58,19 +59,28 @@ def test_group_options_compose(group: str, tmp_path: Path) -> None:
 def test_experiment_overlays_compose_and_build_their_model(name: str, tmp_path: Path) -> None:
     cfg = compose_train([f"experiment={name}"], tmp_path)
     dims = dict(DIMS, seq_len=cfg.data.seq_len, label_len=cfg.data.label_len, pred_len=cfg.data.pred_len)
-    assert instantiate(cfg.model, **dims) is not None
+    assert build_forecaster(cfg.model, dims) is not None
 
 
 def test_attention_sets_both_self_attention_roles_and_cross_stays_full(tmp_path: Path) -> None:
     cfg = compose_train(["attention=full"], tmp_path)
-    assert cfg.model.encoder_attention._target_ == cfg.model.decoder_attention._target_ == \
+    informer = cfg.model.net.net  # the default: FloorResidual(net=InstanceNorm(net=Informer))
+    assert informer.encoder_attention._target_ == informer.decoder_attention._target_ == \
         "forecast.attention.full.FullAttention"
-    cfg = compose_train(["attention=prob", "attention@model.cross_attention=prob",
-                         "attention@model.encoder_attention=full"], tmp_path)
-    assert cfg.model.encoder_attention._target_.endswith("FullAttention")
-    assert cfg.model.decoder_attention._target_.endswith("ProbSparseAttention")
-    assert cfg.model.cross_attention._target_.endswith("ProbSparseAttention")
-    assert "factor" not in cfg.model.encoder_attention
+    assert informer.cross_attention._target_.endswith("FullAttention")
+    cfg = compose_train(["attention=prob", "attention@cross_attention=prob", "attention@encoder_attention=full"],
+                        tmp_path)
+    informer = cfg.model.net.net
+    assert informer.encoder_attention._target_.endswith("FullAttention")
+    assert informer.decoder_attention._target_.endswith("ProbSparseAttention")
+    assert informer.cross_attention._target_.endswith("ProbSparseAttention")
+    assert "factor" not in informer.encoder_attention
+
+
+def test_models_without_attention_get_no_attention_arguments(tmp_path: Path) -> None:
+    for model in ("naive", "mean", "linear", "linear_profile", "dlinear", "dlinear_floor"):
+        resolved = OmegaConf.to_container(compose_train([f"model={model}"], tmp_path).model, resolve=True)
+        assert "encoder_attention" not in str(resolved), model
 
 
 def test_paper_row_uses_the_reference_windows(tmp_path: Path) -> None:
@@ -78,6 +88,7 @@ def test_paper_row_uses_the_reference_windows(tmp_path: Path) -> None:
     assert (cfg.data.seq_len, cfg.data.label_len, cfg.data.pred_len) == (720, 336, 720)
     assert (cfg.model.e_layers, cfg.model.d_layers, cfg.model.d_model) == (3, 2, 512)
     assert cfg.model.mix is True and cfg.model.decoder_attention.lazy == "cumsum"
+    assert cfg.model.encoder_attention.factor == 5
 
 
 def test_dlinear_brings_its_learning_rate_and_the_command_line_still_wins(tmp_path: Path) -> None:

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Sequence
 
-from torch import Tensor, nn
+from torch import Tensor
+
+from forecast.core.forecaster import Forecaster
 
 
-class Baseline(nn.Module):
+class Baseline(Forecaster):
     """Stores the window sizes and the target channels every baseline needs.
 
-    The constructor takes the whole contract of the models, so a baseline with no options of its own
-    needs no constructor; the arguments a baseline does not use are accepted and ignored.
+    The constructor takes the data sizes every forecaster is built from, so a baseline with no options
+    of its own needs no constructor; the sizes a baseline does not use are accepted and ignored.
 
     Args:
         enc_in: input channels (unused).
@@ -21,14 +23,10 @@ class Baseline(nn.Module):
         label_len: start-token length (unused).
         pred_len: horizon.
         target_index: positions of the predicted channels among the inputs (all of them for ``M``).
-        encoder_attention: unused (``conf/train.yaml`` fills the attention roles of every model).
-        decoder_attention: unused.
-        cross_attention: unused.
     """
 
     def __init__(self, *, enc_in: int, c_out: int, n_time_features: int, seq_len: int, label_len: int,
-                 pred_len: int, target_index: Sequence[int], encoder_attention: Any = None,
-                 decoder_attention: Any = None, cross_attention: Any = None) -> None:
+                 pred_len: int, target_index: Sequence[int]) -> None:
         super().__init__()
         if min(seq_len, pred_len) < 1:
             raise ValueError(f"seq_len and pred_len must be >= 1, got {seq_len} and {pred_len}")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Sequence
 
 import torch
 import torch.nn.functional as F
@@ -83,14 +83,10 @@ class DLinear(Baseline):
         target_index: positions of the predicted channels among the inputs.
         kernel_size: moving-average window of the decomposition.
         individual: one pair of linear maps per channel instead of one shared pair.
-        encoder_attention: unused (filled by the attention config group).
-        decoder_attention: unused.
-        cross_attention: unused.
     """
 
     def __init__(self, *, enc_in: int, c_out: int, n_time_features: int, seq_len: int, label_len: int,
-                 pred_len: int, target_index: Sequence[int], kernel_size: int = 25, individual: bool = False,
-                 encoder_attention: Any = None, decoder_attention: Any = None, cross_attention: Any = None) -> None:
+                 pred_len: int, target_index: Sequence[int], kernel_size: int = 25, individual: bool = False) -> None:
         super().__init__(enc_in=enc_in, c_out=c_out, n_time_features=n_time_features, seq_len=seq_len,
                          label_len=label_len, pred_len=pred_len, target_index=target_index)
         self.decomposition = MovingAverageDecomposition(kernel_size=kernel_size)
@@ -106,3 +102,10 @@ class DLinear(Baseline):
         """
         seasonal, trend = self.decomposition(self.targets(x_enc))  # (B, L, C_out) each
         return self.seasonal(seasonal) + self.trend(trend)  # (B, P, C_out)
+
+    @torch.no_grad()
+    def zero_output_(self) -> None:
+        """Zero both linear maps: the forecast is exactly 0 until training moves it (a residual over a floor)."""
+        for linear in (self.seasonal, self.trend):
+            linear.weight.zero_()
+            linear.bias.zero_()

@@ -10,8 +10,7 @@ from torch import Tensor, nn
 
 from forecast.baselines.base import Baseline
 from forecast.baselines.random_features import RandomFeatures
-from forecast.models.cycle import CalendarProfile, Period
-from forecast.models.errors import ConfigError
+from forecast.core.errors import ConfigError
 
 
 class RidgeStats:
@@ -115,11 +114,6 @@ class RidgeFloor(Baseline):
         huber_quantile: the quantile of the rows' errors where the Huber loss turns linear, in (0, 1);
             None for plain least squares.
         huber_steps: reweighting rounds of the Huber fit.
-        cycle: a calendar profile (``forecast.models.cycle``, ``day`` or ``week``) fitted first and
-            removed from the windows the ridge sees, restored on the forecast; None for none.
-        encoder_attention: unused (filled by the attention config group).
-        decoder_attention: unused.
-        cross_attention: unused.
 
     Raises:
         ConfigError: a look-back or ``rf_lookback`` outside 1..seq_len, ``rf_lookback`` without random
@@ -131,8 +125,7 @@ class RidgeFloor(Baseline):
                  pred_len: int, target_index: Sequence[int], alpha: float = 1.0, fit_intercept: bool = True,
                  lookbacks: Sequence[int] | None = None, random_features: int | None = None,
                  rf_gamma: float = 0.3, rf_lookback: int | None = None, rf_seed: int = 0,
-                 huber_quantile: float | None = None, huber_steps: int = 3, cycle: Period | None = None,
-                 encoder_attention: Any = None, decoder_attention: Any = None, cross_attention: Any = None) -> None:
+                 huber_quantile: float | None = None, huber_steps: int = 3) -> None:
         super().__init__(enc_in=enc_in, c_out=c_out, n_time_features=n_time_features, seq_len=seq_len,
                          label_len=label_len, pred_len=pred_len, target_index=target_index)
         self.alpha, self.fit_intercept = float(alpha), fit_intercept
@@ -156,7 +149,6 @@ class RidgeFloor(Baseline):
         n_rows = seq_len + (random_features or 0)
         self.weight = nn.Parameter(torch.zeros(n_rows, pred_len), requires_grad=False)
         self.bias = nn.Parameter(torch.zeros(pred_len), requires_grad=False)
-        self.cycle = CalendarProfile(enc_in, cycle) if cycle is not None else None
 
     def design(self, x_enc: Tensor) -> tuple[Tensor, Tensor]:
         """Regression rows of a batch: one per (window, target channel).
@@ -185,20 +177,16 @@ class RidgeFloor(Baseline):
 
     @torch.no_grad()
     def fit_closed_form(self, batches: Iterable[Any]) -> int:
-        """Fit the calendar profile (if any), the features' kernel width (if any), then W and b on
-        every window of ``batches`` without the profile (robustly with ``huber_quantile``).
+        """Fit the features' kernel width (if any), then W and b on every window of ``batches``
+        (robustly with ``huber_quantile``).
 
         Args:
-            batches: ``Batch`` tuples (``x_enc``, ``y``; the marks too with a cycle), re-iterable (a
-                DataLoader) when there is a cycle, random features or a Huber fit: one pass per
-                closed-form part, two per reweighting round.
+            batches: ``Batch`` tuples (``x_enc``, ``y``), re-iterable (a DataLoader) when there are
+                random features or a Huber fit: one pass per closed-form part, two per reweighting round.
 
         Returns:
             The number of regression rows (windows x channels).
         """
-        if self.cycle is not None:
-            self.cycle.fit(batches)
-            batches = self.cycle.residuals(batches, self.target_index)
         if self.features is not None:
             self.features.fit(self.feature_window(self.design(batch.x_enc.cpu())[0]) for batch in batches)
         stats = self.statistics(batches)
@@ -263,20 +251,12 @@ class RidgeFloor(Baseline):
         """Forecast.
 
         Shapes:
-            x_enc: (B, seq_len, C_in); x_mark_enc (B, seq_len, M) and x_mark_dec (B, T + P, M), used
-            only with a cycle.
+            x_enc: (B, seq_len, C_in); the marks are ignored.
             returns: (B, pred_len, C_out).
         """
-        if self.cycle is not None:
-            if x_mark_enc is None or x_mark_dec is None:
-                raise ValueError("a ridge floor with a cycle needs the time marks of the window and the horizon")
-            x_enc = x_enc - self.cycle(x_mark_enc)  # (B, seq_len, C_in)
         rows, last = self.design(x_enc)  # (B*C, L), (B, 1, C)
         out = self.regressors(rows) @ self.weight + self.bias  # (B*C, P)
-        out = out.reshape(x_enc.shape[0], -1, self.pred_len).transpose(1, 2) + last  # (B, P, C)
-        if self.cycle is not None:
-            out = out + self.cycle.at_horizon(x_mark_dec, self.pred_len, self.target_index)
-        return out
+        return out.reshape(x_enc.shape[0], -1, self.pred_len).transpose(1, 2) + last  # (B, P, C)
 
     def extra_repr(self) -> str:
         return (f"{super().extra_repr()}, alpha={self.alpha}, fit_intercept={self.fit_intercept}, "

@@ -14,7 +14,7 @@ from typing import Iterable
 import torch
 from torch import Tensor, nn
 
-from forecast.models.errors import ConfigError
+from forecast.core.errors import ConfigError
 
 
 class RandomFeatures(nn.Module):

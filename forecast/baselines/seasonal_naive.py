@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Sequence
 
 from pandas.tseries import offsets
 from pandas.tseries.frequencies import to_offset
 from torch import Tensor
 
 from forecast.baselines.base import Baseline
+from forecast.core.errors import ConfigError
 
 # Steps per day of the sub-daily offsets; the season of sub-daily data is one day.
 _PER_DAY = {offsets.Hour: 24, offsets.Minute: 1440, offsets.Second: 86400}
@@ -56,24 +57,20 @@ class SeasonalNaive(Baseline):
         period: season length in steps. ``conf/model/seasonal_naive.yaml`` derives it from
             ``data.freq`` (``${period_for:${data.freq}}``); it is None when ``data.freq`` is null
             (inferred), and then this raises asking for ``model.period``.
-        encoder_attention: unused (filled by the attention config group).
-        decoder_attention: unused.
-        cross_attention: unused.
 
     Raises:
-        ValueError: no period, a period < 1, or a period longer than the input window.
+        ConfigError: no period, a period < 1, or a period longer than the input window.
     """
 
     def __init__(self, *, enc_in: int, c_out: int, n_time_features: int, seq_len: int, label_len: int,
-                 pred_len: int, target_index: Sequence[int], period: int | None = None,
-                 encoder_attention: Any = None, decoder_attention: Any = None, cross_attention: Any = None) -> None:
+                 pred_len: int, target_index: Sequence[int], period: int | None = None) -> None:
         super().__init__(enc_in=enc_in, c_out=c_out, n_time_features=n_time_features, seq_len=seq_len,
                          label_len=label_len, pred_len=pred_len, target_index=target_index)
         if period is None:
-            raise ValueError("seasonal_naive needs a season length: data.freq is null (inferred) or has no "
+            raise ConfigError("seasonal_naive needs a season length: data.freq is null (inferred) or has no "
                              "default season; set model.period=<steps>, e.g. model.period=24 for hourly data")
         if not 1 <= int(period) <= seq_len:
-            raise ValueError(f"model.period must be in [1, seq_len={seq_len}], got {period}; "
+            raise ConfigError(f"model.period must be in [1, seq_len={seq_len}], got {period}; "
                              f"use a longer data.seq_len or a shorter period")
         self.period = int(period)
 

@@ -26,15 +26,16 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.utils import instantiate
 from lightning.pytorch.callbacks import LearningRateMonitor
 from omegaconf import DictConfig, OmegaConf
-from torchmetrics import Metric
 
 from forecast.attention.base import AttentionBackend, BackendRoleError
 from forecast.cli.runtime import CONF_DIR, register_resolvers, tune_malloc
 from forecast.cli.sweep import in_sweep, record_failed_job
 from forecast.data.errors import DataError
 from forecast.io import atomic_path, write_json
-from forecast.models.cycle import count_parameters
-from forecast.models.errors import ConfigError
+from forecast.core.calendar import count_parameters
+from forecast.core.forecaster import build_forecaster, describe_composition
+from forecast.core.errors import ConfigError
+from forecast.training.closed_form import ClosedFormStart
 from forecast.training.monitor import RunMonitor
 from forecast.training.recipe import RecipeCheckpoint
 from forecast.training.resume import (ResumeState, check_resumable, finished_steps, last_checkpoint, merge_log,
@@ -43,58 +44,14 @@ from forecast.training.resume import (ResumeState, check_resumable, finished_ste
 log = logging.getLogger("forecast")
 
 
-def describe_backends(cfg: DictConfig, net: torch.nn.Module | None = None) -> dict[str, str]:
+def describe_backends(cfg: DictConfig, net: torch.nn.Module) -> dict[str, str]:
     """Backend class names of the three attention roles ("none" for a model without attention)."""
-    uses_attention = net is None or any(isinstance(m, AttentionBackend) for m in net.modules())
+    uses_attention = any(isinstance(m, AttentionBackend) for m in net.modules())
     names = {}
     for role in ("encoder_attention", "decoder_attention", "cross_attention"):
-        node = cfg.model.get(role)
+        node = cfg.get(role)
         names[role] = str(node["_target_"]).rsplit(".", 1)[-1] if node is not None and uses_attention else "none"
     return names
-
-
-def fit_closed_form(net: torch.nn.Module, datamodule: Any) -> float | None:
-    """Fit a closed-form model (one that defines ``fit_closed_form``) on every training window, in order.
-
-    Returns:
-        Seconds taken, or None when the model has no closed form.
-    """
-    if not hasattr(net, "fit_closed_form"):
-        return None
-    started = time.perf_counter()
-    rows = net.fit_closed_form(datamodule.ordered_train_dataloader())
-    if rows is None:  # the model has the hook but nothing closed-form in this configuration
-        return None
-    seconds = time.perf_counter() - started
-    log.info("closed-form fit on %s rows in %.2f s", rows, seconds)
-    return seconds
-
-
-def validate_start(trainer: L.Trainer, task: L.LightningModule, datamodule: Any, run_dir: Path, *,
-                   resuming: bool = False) -> tuple[str, float]:
-    """Validate the model as its closed-form fit left it, before any training, and checkpoint it.
-
-    The ridge skip starts training exactly at the ridge floor; with ``keep_start`` that start is a
-    candidate like every epoch, so training is kept only when some epoch beats it on validation.
-    A resumed run validates it again (the fit is deterministic) without logging it a second time.
-
-    Returns:
-        The start checkpoint's path and its ``val/loss``.
-    """
-    loggers = trainer.loggers
-    if resuming:  # the run logged it when it began
-        trainer.loggers = []
-    try:
-        loss = float(trainer.validate(task, datamodule=datamodule, verbose=False)[0]["val/loss"])
-    finally:
-        trainer.loggers = loggers
-    for metric in task.modules():  # validate() left their states as inference tensors; fit updates them
-        if isinstance(metric, Metric):
-            metric.reset()
-    path = str(run_dir / "checkpoints" / "start.ckpt")
-    trainer.save_checkpoint(path)
-    log.info("closed-form start: val/loss %.4f", loss)
-    return path, loss
 
 
 def resume_command(run_dir: Path) -> str:
@@ -117,11 +74,12 @@ def resume_point(cfg: DictConfig, run_dir: Path, resolved: dict[str, Any]) -> Pa
 
 
 def train(cfg: DictConfig) -> dict[str, Any]:
-    """Fit, test with the best checkpoint, write ``metrics.json``, ``config.yaml`` and a plot.
+    """Compose, fit, test with the best checkpoint; write ``metrics.json``, ``config.yaml`` and a plot.
 
-    Models without trainable parameters skip ``trainer.fit``: closed-form ones (``fit_closed_form``,
-    e.g. the ridge floor) are fitted on the training windows first; parameter-free ones (naive, mean,
-    seasonal) need nothing. Both are validated, tested and saved to ``checkpoints/best.ckpt``.
+    Closed-form parts are fitted by :class:`~forecast.training.closed_form.ClosedFormStart` before the
+    first pass (with ``keep_start``, the start competes with every epoch on validation). Models without
+    trainable parameters skip ``trainer.fit``: they are validated, tested and saved to
+    ``checkpoints/best.ckpt``.
 
     With ``resume=RUN_DIR`` the fit continues from that run's ``checkpoints/last.ckpt``
     (``forecast.training.resume``), which is removed once ``metrics.json`` is written.
@@ -140,7 +98,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     datamodule.setup("fit")
     spec = datamodule.spec
     dims = datamodule.model_dims()
-    net = instantiate(cfg.model, **dims)
+    net = build_forecaster(cfg.model, dims)
     task = instantiate(cfg.task, net=net, target_mean=spec.target_mean, target_std=spec.target_scale,
                        pred_len=spec.pred_len)
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -148,30 +106,25 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         tmp.write_text(OmegaConf.to_yaml(OmegaConf.create(resolved)))
 
     monitor = RunMonitor()
+    closed_form = ClosedFormStart(keep_start=bool(cfg.get("keep_start")), checkpoint_dir=run_dir / "checkpoints")
     loggers = [instantiate(c) for c in (cfg.get("logger") or {}).values() if c is not None]
     callbacks = [instantiate(c) for c in (cfg.get("callbacks") or {}).values() if c is not None]
     if not loggers:  # the learning-rate monitor has nowhere to write
         callbacks = [c for c in callbacks if not isinstance(c, LearningRateMonitor)]
-    callbacks += [monitor, RecipeCheckpoint(config=resolved, spec=spec, model_dims=dims),
+    callbacks += [closed_form, monitor, RecipeCheckpoint(config=resolved, spec=spec, model_dims=dims),
                   ResumeState(run_dir=run_dir, command=resume_command(run_dir))]
     trainer: L.Trainer = instantiate(cfg.trainer, callbacks=callbacks, logger=loggers or False,
                                      default_root_dir=str(run_dir))
     if resume_from is not None and trainer.is_global_zero:
         # before the CSV logger starts: it deletes logs/metrics.csv
         set_aside_log(run_dir, finished_steps(resume_from))
-    fit_seconds = fit_closed_form(net, datamodule)
     trainable = any(p.requires_grad for p in net.parameters())
-    best, start = None, None
+    best = None
     if trainable:
-        start = validate_start(trainer, task, datamodule, run_dir, resuming=resume_from is not None) \
-            if fit_seconds is not None and cfg.get("keep_start") else None
         trainer.fit(task, datamodule=datamodule, ckpt_path=None if resume_from is None else str(resume_from))
         checkpoint = trainer.checkpoint_callback
         best = checkpoint.best_model_path if checkpoint is not None and checkpoint.best_model_path else None
-        trained = checkpoint.best_model_score if checkpoint is not None else trainer.callback_metrics.get("val/loss")
-        if start is not None and trained is not None and start[1] <= float(trained):
-            log.info("no epoch beat the closed-form start on val/loss (%.4f); keeping the start", start[1])
-            best = start[0]
+        best = closed_form.best_path or best
     val_metrics = trainer.validate(task, datamodule=datamodule, ckpt_path=best, verbose=False)[0]
     if not trainable:  # parameter-free or closed-form: no fit, so no ModelCheckpoint; save one (with recipe)
         best = str(run_dir / "checkpoints" / "best.ckpt")
@@ -183,16 +136,16 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         "test/mse_per_step": getattr(task, "per_step_mse", []),
         "epochs": monitor.epochs,
         "train_seconds_per_epoch": (sum(monitor.epoch_seconds) / monitor.epochs) if monitor.epochs
-        else (fit_seconds or 0.0),
+        else (closed_form.fit_seconds or 0.0),
         "resumed_after_epochs": monitor.restored_epochs,
-        "fit_seconds": fit_seconds,
-        "start/val_loss": start[1] if start is not None else None,
-        "kept_start": start is not None and best == start[0],
+        "fit_seconds": closed_form.fit_seconds,
+        "start/val_loss": closed_form.start_loss,
+        "kept_start": closed_form.best_path is not None,
         "n_params": count_parameters(net),
         "n_trainable_params": sum(p.numel() for p in net.parameters() if p.requires_grad),
         "seed": int(cfg.seed),
         "tag": cfg.get("tag"),
-        "model": str(cfg.model["_target_"]).rsplit(".", 1)[-1],
+        "model": describe_composition(cfg.model),
         "data": Path(str(cfg.data.path)).stem,
         "features": spec.features,
         "seq_len": spec.seq_len, "label_len": spec.label_len, "pred_len": spec.pred_len,
@@ -237,7 +190,7 @@ def user_error(exc: BaseException) -> str | None:
             return f"model settings: {seen}; change that setting and run again"
         if isinstance(seen, BackendRoleError):
             key = ROLE_KEYS.get(seen.role)
-            return f"{seen} (e.g. attention@model.{key}=full)" if key else str(seen)
+            return f"{seen} (e.g. attention@{key}=full)" if key else str(seen)
         seen = seen.__cause__ or seen.__context__
     return None
 

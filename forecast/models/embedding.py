@@ -9,7 +9,7 @@ import torch
 from torch import Tensor, nn
 
 from forecast.data.time_features import CALENDAR_SIZES
-from forecast.models.errors import ConfigError
+from forecast.core.errors import ConfigError
 
 Embed = Literal["timeF", "fixed", "learned"]
 

@@ -7,7 +7,7 @@ from typing import Literal
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from forecast.models.errors import ConfigError
+from forecast.core.errors import ConfigError
 
 Activation = Literal["gelu", "relu"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from torch import Tensor, nn
 
 from forecast.attention.base import AttentionBackend
-from forecast.models.errors import ConfigError
+from forecast.core.errors import ConfigError
 
 
 class MultiHeadAttention(nn.Module):

@@ -12,7 +12,7 @@ from __future__ import annotations
 from torch import Tensor, nn
 
 from forecast.models.embedding import Embed, PositionalEmbedding, TemporalEmbedding
-from forecast.models.errors import ConfigError
+from forecast.core.errors import ConfigError
 
 
 class PatchEmbedding(nn.Module):

@@ -16,12 +16,12 @@ CONFIG_FILE = "config.yaml"
 REQUIRED = ("test/mse", "test/mae", "data", "pred_len", "model")
 # The settings that make two runs of one label different variants (the resolved config.yaml beside
 # metrics.json): the model, data and task nodes and the recipe keys, less what the row key already
-# holds (file, features, windows), what only places or seeds the run, and the attention roles
-# (the label names the backends).
+# holds (file, features, windows), what only places or seeds the run, and the attention roles wherever
+# a model places them (the label names the backends).
 SETTING_NODES = ("model", "data", "task", "keep_start", "trainer.max_epochs",
                  "callbacks.early_stopping.patience")
-NOT_SETTINGS = ("model.encoder_attention", "model.decoder_attention", "model.cross_attention", "data.path",
-                "data.features", "data.seq_len", "data.pred_len", "data.seed", "data.num_workers",
+ATTENTION_ROLES = ("encoder_attention", "decoder_attention", "cross_attention")
+NOT_SETTINGS = ("data.path", "data.features", "data.seq_len", "data.pred_len", "data.seed", "data.num_workers",
                 "data.eval_batch_size")
 
 
@@ -140,7 +140,7 @@ def read_settings(run_dir: Path) -> dict[str, Any]:
     flat: dict[str, Any] = {}
 
     def walk(prefix: str, node: Any) -> None:
-        if prefix in NOT_SETTINGS:
+        if prefix in NOT_SETTINGS or prefix.rsplit(".", 1)[-1] in ATTENTION_ROLES:
             return
         if isinstance(node, dict):
             for key, value in node.items():

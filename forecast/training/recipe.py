@@ -11,13 +11,16 @@ from typing import Any
 
 import lightning as L
 import torch
-from hydra.utils import instantiate
 from torch import nn
 
+from forecast.core.forecaster import build_forecaster
 from forecast.data.errors import DataError
 from forecast.data.spec import DataSpec
 
 RECIPE_KEY = "forecast_recipe"
+# 2: models composed from wrappers (forecast.models.*_residual, instance_norm, channel_independent) around
+# a plain Informer; format-1 checkpoints held an Informer with RevIN, skip and cycle options inside it
+RECIPE_FORMAT = 2
 
 
 class RecipeCheckpoint(L.Callback):
@@ -30,7 +33,7 @@ class RecipeCheckpoint(L.Callback):
     """
 
     def __init__(self, *, config: dict[str, Any], spec: DataSpec, model_dims: dict[str, Any]) -> None:
-        self.recipe = {"config": config, "spec": spec.to_dict(), "model_dims": model_dims}
+        self.recipe = {"format": RECIPE_FORMAT, "config": config, "spec": spec.to_dict(), "model_dims": model_dims}
 
     def on_save_checkpoint(self, trainer: L.Trainer, pl_module: L.LightningModule,
                            checkpoint: dict[str, Any]) -> None:
@@ -41,7 +44,8 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     """Load a checkpoint written by ``forecast-train``.
 
     Raises:
-        DataError: missing file, unreadable/corrupt file, or a checkpoint without our recipe.
+        DataError: missing file, unreadable/corrupt file, a checkpoint without our recipe, or one written
+            before the current model format.
     """
     path = Path(path)
     if not path.is_file():
@@ -54,12 +58,16 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     if not isinstance(ckpt, dict) or RECIPE_KEY not in ckpt or "state_dict" not in ckpt:
         raise DataError(f"{path}: not a forecast checkpoint (no recipe inside); pass a .ckpt written by "
                         f"forecast-train")
+    found = ckpt[RECIPE_KEY].get("format", 1)
+    if found != RECIPE_FORMAT:
+        raise DataError(f"{path}: written by an earlier version of forecast (model format {found}; this version "
+                        f"reads format {RECIPE_FORMAT}); retrain it with forecast-train and the same settings")
     return ckpt
 
 
 def build_model(recipe: dict[str, Any]) -> nn.Module:
     """Instantiate the model described by a recipe (untrained weights)."""
-    return instantiate(recipe["config"]["model"], **recipe["model_dims"])
+    return build_forecaster(recipe["config"]["model"], recipe["model_dims"])
 
 
 def load_model(ckpt: dict[str, Any]) -> tuple[nn.Module, DataSpec]:

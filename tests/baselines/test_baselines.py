@@ -59,10 +59,10 @@ def test_period_for_frequency(freq: str | None, period: int | None) -> None:
     assert period_for(freq) == period
 
 
-def test_baselines_take_and_ignore_the_attention_factories() -> None:
-    out = Naive(**dims(6, 2, [0]), encoder_attention=object(), decoder_attention=None, cross_attention=None)(
-        window(), None, None)
-    assert out.shape == (2, 2, 1)
+def test_baselines_take_no_attention_arguments() -> None:
+    assert Naive(**dims(6, 2, [0]))(window(), None, None).shape == (2, 2, 1)
+    with pytest.raises(TypeError, match="encoder_attention"):
+        Naive(**dims(6, 2, [0]), encoder_attention=object())
 
 
 def test_decomposition_sums_back_to_the_input_and_averages_with_replicate_padding() -> None:

@@ -9,7 +9,7 @@ import pytest
 import torch
 from sklearn.linear_model import Ridge
 
-from forecast.models.errors import ConfigError
+from forecast.core.errors import ConfigError
 from tests.baselines.test_random_features import relative_rows, relative_targets
 from tests.baselines.test_ridge_lookbacks import PRED_LEN, SEQ_LEN, batches, floor, informer, windows
 
@@ -62,14 +62,14 @@ def test_spiked_horizons_pull_the_least_squares_map_more_than_the_huber_one() ->
     assert errors["huber"] < 0.01 * errors["least squares"], errors  # 1e-6 against 0.09
 
 
-def test_the_informer_ridge_skip_takes_the_same_huber_fit() -> None:
+def test_the_floor_residual_takes_the_same_huber_fit() -> None:
     x, y = windows()
-    model = informer(skip="ridge", ridge_lookbacks=[4, 16], ridge_huber_quantile=0.7, ridge_huber_steps=2)
+    model = informer(lookbacks=[4, 16], huber_quantile=0.7, huber_steps=2)
     reference = floor(lookbacks=[4, 16], huber_quantile=0.7, huber_steps=2)
     model.fit_closed_form(batches(x, y))
     reference.fit_closed_form(batches(x, y))
-    torch.testing.assert_close(model.ridge.weight, reference.weight, rtol=0, atol=0)
-    torch.testing.assert_close(model.ridge.bias, reference.bias, rtol=0, atol=0)
+    torch.testing.assert_close(model.floor.weight, reference.weight, rtol=0, atol=0)
+    torch.testing.assert_close(model.floor.bias, reference.bias, rtol=0, atol=0)
 
 
 @pytest.mark.parametrize("kwargs,message", [
@@ -83,14 +83,3 @@ def test_the_floor_refuses_an_impossible_huber_setting(kwargs: dict, message: st
     assert str(error.value) == message
 
 
-@pytest.mark.parametrize("kwargs,message", [
-    ({"skip": "ridge", "ridge_huber_quantile": 80},
-     "ridge_huber_quantile must be between 0 and 1 (exclusive), got 80"),
-    ({"skip": "ridge", "ridge_huber_steps": 0}, "ridge_huber_steps must be at least 1, got 0"),
-    ({"skip": "none", "ridge_huber_quantile": 0.9},
-     "ridge_huber_quantile needs skip=ridge (skip is 'none'): set both, or drop ridge_huber_quantile"),
-])
-def test_the_informer_names_its_huber_options_when_refusing(kwargs: dict, message: str) -> None:
-    with pytest.raises(ConfigError) as error:
-        informer(ridge_lookbacks=None, **kwargs)
-    assert str(error.value) == message

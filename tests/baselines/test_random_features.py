@@ -11,7 +11,7 @@ import torch
 from sklearn.linear_model import Ridge
 
 from forecast.baselines.random_features import RandomFeatures
-from forecast.models.errors import ConfigError
+from forecast.core.errors import ConfigError
 from forecast.training.recipe import load_checkpoint, load_model
 from tests.baselines.test_ridge_lookbacks import PRED_LEN, SEQ_LEN, batches, floor, informer, train_floor, windows
 
@@ -125,33 +125,14 @@ def test_impossible_feature_settings_are_refused(kwargs: dict, message: str) -> 
     assert str(error.value) == message
 
 
-@pytest.mark.parametrize("kwargs,message", [
-    ({"ridge_rf_lookback": 8}, "ridge_rf_lookback needs ridge_random_features: set both, or drop ridge_rf_lookback"),
-    ({"ridge_random_features": 10, "ridge_rf_lookback": 17},
-     "ridge_rf_lookback must be between 1 and seq_len (16), got 17"),
-    ({"ridge_random_features": 10, "ridge_rf_gamma": 0.0},
-     "random features need a count >= 1 and ridge_rf_gamma > 0, got 10 and 0.0"),
-])
-def test_the_informer_names_its_own_ridge_options_when_refusing(kwargs: dict, message: str) -> None:
-    with pytest.raises(ConfigError) as error:
-        informer(skip="ridge", ridge_lookbacks=None, **kwargs)
-    assert str(error.value) == message
-
-
-def test_the_informer_ridge_skip_takes_the_same_features() -> None:
+def test_the_floor_residual_takes_the_same_features() -> None:
     x, y = windows()
-    model = informer(skip="ridge", ridge_lookbacks=[4, 16], ridge_random_features=32, ridge_rf_lookback=8)
+    model = informer(random_features=32, lookbacks=[4, 16], rf_lookback=8)
     reference = floor(random_features=32, lookbacks=[4, 16], rf_lookback=8)
     model.fit_closed_form(batches(x, y))
     reference.fit_closed_form(batches(x, y))
     marks = torch.zeros(len(x), SEQ_LEN, 4), torch.zeros(len(x), 8 + PRED_LEN, 4)
     torch.testing.assert_close(model(x, *marks), reference(x), rtol=0, atol=1e-5)  # the untrained model is the floor
-    with pytest.raises(ConfigError, match=r"^ridge_random_features needs skip=ridge \(skip is 'none'\): set both, "
-                                          r"or drop ridge_random_features$"):
-        informer(skip="none", ridge_lookbacks=None, ridge_random_features=32)
-    with pytest.raises(ConfigError, match=r"^ridge_rf_lookback needs skip=ridge \(skip is 'linear'\): set both, "
-                                          r"or drop ridge_rf_lookback$"):
-        informer(skip="linear", ridge_lookbacks=None, ridge_rf_lookback=8)
 
 
 def test_features_through_train_and_back_from_the_checkpoint(tmp_path: Path) -> None:

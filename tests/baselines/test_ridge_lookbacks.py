@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
@@ -13,8 +14,10 @@ from forecast.attention.prob import ProbSparseAttention
 from forecast.baselines.linear import RidgeFloor
 from forecast.cli.train import train
 from forecast.data.batch import Batch
-from forecast.models.errors import ConfigError
+from forecast.core.errors import ConfigError
+from forecast.models.floor_residual import FloorResidual
 from forecast.models.informer import Informer
+from forecast.models.instance_norm import InstanceNorm
 from tests.conftest import compose_train, etth1_slice
 
 SEQ_LEN, PRED_LEN = 16, 4
@@ -25,13 +28,16 @@ def floor(seq_len: int = SEQ_LEN, **kwargs: object) -> RidgeFloor:
                       target_index=[0, 2], **kwargs)
 
 
-def informer(*, skip: str, ridge_lookbacks: list[int] | None, **kwargs: object) -> Informer:
-    """A tiny Informer with RevIN on the same data dimensions as :func:`floor`, label_len 8."""
+def informer(**floor_options: object) -> FloorResidual:
+    """The default's composition at a tiny width, on the same data dimensions as :func:`floor` (label_len 8):
+    a ridge floor with ``floor_options`` plus an Informer residual inside instance norm."""
     torch.manual_seed(0)
-    return Informer(enc_in=3, c_out=2, n_time_features=4, seq_len=SEQ_LEN, label_len=8, pred_len=PRED_LEN,
-                    target_index=[0, 2], encoder_attention=ProbSparseAttention, decoder_attention=FullAttention,
-                    cross_attention=FullAttention, d_model=16, n_heads=2, d_ff=32, dropout=0.0, revin=True,
-                    skip=skip, ridge_lookbacks=ridge_lookbacks, **kwargs).eval()
+    net = functools.partial(Informer, encoder_attention=ProbSparseAttention, decoder_attention=FullAttention,
+                            cross_attention=FullAttention, d_model=16, n_heads=2, d_ff=32, dropout=0.0)
+    return FloorResidual(floor=functools.partial(RidgeFloor, **floor_options),
+                         net=functools.partial(InstanceNorm, net=net, restore_mean=False), enc_in=3, c_out=2,
+                         n_time_features=4, seq_len=SEQ_LEN, label_len=8, pred_len=PRED_LEN,
+                         target_index=[0, 2]).eval()
 
 
 def windows(seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
@@ -82,21 +88,15 @@ def test_a_lookback_outside_the_window_is_refused(lookbacks: list[int]) -> None:
         floor(lookbacks=lookbacks)
 
 
-def test_the_informer_ridge_skip_takes_the_same_ensemble() -> None:
+def test_the_floor_residual_takes_the_same_ensemble() -> None:
     x, y = windows()
-    model = informer(skip="ridge", ridge_lookbacks=[4, 16])
+    model = informer(lookbacks=[4, 16])
     reference = floor(lookbacks=[4, 16])
     model.fit_closed_form(batches(x, y))
     reference.fit_closed_form(batches(x, y))
     marks = torch.zeros(len(x), SEQ_LEN, 4), torch.zeros(len(x), 8 + PRED_LEN, 4)
-    # the decoder's projection starts at zero: the untrained model is exactly the ensemble floor
+    # the Informer's projection starts at zero: the untrained model is exactly the ensemble floor
     torch.testing.assert_close(model(x, *marks), reference(x), rtol=0, atol=1e-5)
-
-
-def test_ridge_lookbacks_without_the_ridge_skip_are_refused() -> None:
-    with pytest.raises(ConfigError, match=r"^ridge_lookbacks needs skip=ridge \(skip is 'linear'\): set both, "
-                                          r"or drop ridge_lookbacks$"):
-        informer(skip="linear", ridge_lookbacks=[4, 16])
 
 
 def train_floor(tmp_path: Path, name: str, *extra: str) -> dict:

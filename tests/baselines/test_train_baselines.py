@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 import torch
-from hydra.errors import InstantiationException
 
 from forecast.cli.train import train
+from forecast.core.errors import ConfigError
 from forecast.training.recipe import load_checkpoint, load_model
 from tests.conftest import compose_train, etth1_slice
 
@@ -48,7 +48,7 @@ def test_ridge_floor_is_fitted_in_closed_form_and_its_weights_are_checkpointed(c
 def test_seasonal_naive_without_a_frequency_asks_for_model_period(csv: Path, tmp_path: Path) -> None:
     cfg = compose_train(overrides(csv, "seasonal_naive"), tmp_path)  # data=csv: freq null (inferred)
     assert cfg.model.period is None
-    with pytest.raises(InstantiationException, match="model.period"):
+    with pytest.raises(ConfigError, match="model.period"):
         train(cfg)
     cfg = compose_train(overrides(csv, "seasonal_naive", "data.freq=h"), tmp_path)
     assert cfg.model.period == 24

@@ -23,7 +23,7 @@ def causal_capable(name: str) -> bool:
 
 @pytest.mark.parametrize("name", BACKENDS)
 def test_fast_dev_run_with_every_backend(name: str, small_csv: Path, tmp_path: Path) -> None:
-    extra = [] if causal_capable(name) else ["attention@model.decoder_attention=full"]
+    extra = [] if causal_capable(name) else ["attention@decoder_attention=full"]
     cfg = compose_train(tiny_run_overrides(small_csv, f"attention={name}", "trainer.fast_dev_run=true",
                                            "data.seq_len=64", "data.label_len=32", "data.pred_len=16", *extra),
                         tmp_path)
@@ -42,5 +42,5 @@ def test_a_non_causal_backend_in_the_decoder_is_one_line_naming_the_fix(small_cs
     assert proc.stderr.strip() == (
         "error: attention backend NystromAttention cannot be used for decoder self-attention: it is not causal "
         "(its output at step t depends on later steps); use full, prob, local or linear there instead "
-        "(e.g. attention@model.decoder_attention=full)")
+        "(e.g. attention@decoder_attention=full)")
     assert not run_dir.exists()

@@ -15,7 +15,7 @@ from tests.conftest import tiny_run_overrides
 NYSTROM_IN_DECODER = (
     "attention backend NystromAttention cannot be used for decoder self-attention: it is not causal (its output "
     "at step t depends on later steps); use full, prob, local or linear there instead "
-    "(e.g. attention@model.decoder_attention=full)")
+    "(e.g. attention@decoder_attention=full)")
 
 
 def sweep(csv: Path, sweep_dir: Path, *extra: str) -> subprocess.CompletedProcess:

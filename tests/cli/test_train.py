@@ -82,8 +82,11 @@ def test_bad_csv_is_one_line_exit_2_and_no_run_dir(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("override,message", [
-    ("model.patch_len=200", "patch_len (200) cannot exceed the encoder input length (96)"),
-    ("model.n_heads=5", "d_model (128) must be divisible by n_heads (5)"),
+    ("model.net.net.patch_len=200", "patch_len (200) cannot exceed the encoder input length (96)"),
+    ("model.net.net.n_heads=5", "d_model (128) must be divisible by n_heads (5)"),
+    ("model.net.restore_mean=true",
+     "instance norm adds each window's mean back, so its forecast cannot start at zero; set restore_mean: false on "
+     "the InstanceNorm inside a FloorResidual"),
 ])
 def test_impossible_model_setting_is_one_line_exit_2_and_no_run_dir(small_csv: Path, tmp_path: Path, override: str,
                                                                      message: str) -> None:
@@ -119,10 +122,8 @@ def test_ddp_on_two_cpu_processes_counts_every_test_window_once(small_csv: Path,
 
 
 def test_keep_start_keeps_the_ridge_floor_when_training_only_hurts(small_csv: Path, tmp_path: Path) -> None:
-    floor_overrides = [o for o in tiny_run_overrides(small_csv, "model=linear") if not o.startswith("model.")]
-    floor = train(compose_train(floor_overrides, tmp_path / "floor"))
-    ruined = train(compose_train(tiny_run_overrides(small_csv, "model.skip=ridge", "keep_start=true",
-                                                    "task.optimizer.lr=50.0"), tmp_path / "ruined"))
+    floor = train(compose_train(tiny_run_overrides(small_csv, model="linear"), tmp_path / "floor"))
+    ruined = train(compose_train(tiny_run_overrides(small_csv, "task.optimizer.lr=50.0"), tmp_path / "ruined"))
     assert ruined["kept_start"] and Path(ruined["checkpoint"]).name == "start.ckpt"
     assert ruined["start/val_loss"] == pytest.approx(floor["val/loss"], rel=1e-5)
     assert ruined["test/mse"] == pytest.approx(floor["test/mse"], rel=1e-5)  # the start is the floor
@@ -132,8 +133,7 @@ def test_ddp_train_loss_is_the_mean_over_both_processes(small_csv: Path, tmp_pat
     # 640 training windows (rows 0..668, 24 in + 6 out) = 40 batches of 16, or 20 per process with no
     # padding. DLinear at lr 0 has no dropout or batch statistics, so every window's loss is fixed and
     # one process gives the epoch loss of the whole set; rank 0's own half alone is 3% off it.
-    tiny = [o for o in tiny_run_overrides(small_csv) if not o.startswith("model.")]
-    frozen = [*tiny, "model=dlinear", "data.borders=[669,835,1000]", "trainer.max_epochs=1",
+    frozen = [*tiny_run_overrides(small_csv, model="dlinear"), "data.borders=[669,835,1000]", "trainer.max_epochs=1",
               "trainer.limit_train_batches=1.0", "task.optimizer.lr=0.0", "logger=csv"]
     single = train(compose_train(frozen, tmp_path / "single"))
     run_dir = tmp_path / "ddp"
@@ -149,22 +149,21 @@ def test_ddp_train_loss_is_the_mean_over_both_processes(small_csv: Path, tmp_pat
 
 
 def test_keep_start_under_ddp_keeps_the_same_floor_as_one_process(small_csv: Path, tmp_path: Path) -> None:
-    ruin = tiny_run_overrides(small_csv, "model.skip=ridge", "keep_start=true", "task.optimizer.lr=50.0")
+    ruin = tiny_run_overrides(small_csv, "task.optimizer.lr=50.0")
     single = train(compose_train(ruin, tmp_path / "single"))
     run_dir = tmp_path / "ddp"
     proc = run_cli(*ruin, "trainer=ddp_sim", f"hydra.run.dir={run_dir}", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
     ddp = json.loads((run_dir / "metrics.json").read_text())
     assert ddp["kept_start"] and Path(ddp["checkpoint"]).name == "start.ckpt"
-    # both processes validate the start on disjoint halves of the windows; the synced loss is the whole
+    # every process validates the start on every window
     assert ddp["start/val_loss"] == pytest.approx(single["start/val_loss"], rel=1e-5)
     assert ddp["test/mse"] == pytest.approx(single["test/mse"], rel=1e-5)
 
 
 def test_keep_start_selects_by_validation(small_csv: Path, tmp_path: Path) -> None:
-    metrics = train(compose_train(tiny_run_overrides(small_csv, "model.skip=ridge", "keep_start=true",
-                                                     "task.optimizer.lr=1e-3"), tmp_path))
+    metrics = train(compose_train(tiny_run_overrides(small_csv, "task.optimizer.lr=1e-3"), tmp_path))
     assert metrics["val/loss"] <= metrics["start/val_loss"] + 1e-7
     assert metrics["kept_start"] == (Path(metrics["checkpoint"]).name == "start.ckpt")
-    without = train(compose_train(tiny_run_overrides(small_csv, "model.skip=ridge"), tmp_path / "off"))
+    without = train(compose_train(tiny_run_overrides(small_csv, "keep_start=false"), tmp_path / "off"))
     assert without["start/val_loss"] is None and not without["kept_start"]

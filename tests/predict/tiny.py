@@ -10,6 +10,7 @@ import pandas as pd
 from hydra import compose, initialize_config_dir
 
 from forecast.cli.runtime import CONF_DIR, PROJECT_ROOT, register_resolvers
+from tests.conftest import tiny_model
 
 ETTH1 = PROJECT_ROOT / "data" / "ETTh1.csv"
 SEQ_LEN, LABEL_LEN, PRED_LEN = 24, 12, 6
@@ -49,7 +50,7 @@ def train_tiny(root: Path, name: str, frame: pd.DataFrame, *, features: str = "M
         "data=csv", f"data.path={csv}", f"data.target={target}", f"data.features={features}",
         f"data.seq_len={SEQ_LEN}", f"data.label_len={LABEL_LEN}", f"data.pred_len={PRED_LEN}",
         "data.batch_size=16", "data.eval_batch_size=64",
-        "model.d_model=16", "model.n_heads=2", "model.d_ff=32", "model.e_layers=1", "model.d_layers=1",
+        *tiny_model(e_layers=1),
         "trainer=cpu", "trainer.max_epochs=1", "trainer.limit_train_batches=2", "trainer.enable_progress_bar=false",
         "trainer.enable_model_summary=false", "logger=none", "callbacks.lr_monitor=null", "plot=false",
         f"paths.output_dir={run_dir}", *extra,

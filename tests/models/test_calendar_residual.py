@@ -1,4 +1,5 @@
-"""Calendar profile (model.cycle): slots from the marks, a training-only fit, removal and restoration."""
+"""Calendar profile (model=linear_profile, informer_plus): slots from the marks, a training-only fit, removal
+and restoration around any forecaster (CalendarResidual)."""
 
 from __future__ import annotations
 
@@ -17,9 +18,14 @@ from forecast.cli.train import train
 from forecast.data.datamodule import ForecastDataModule
 from forecast.data.time_features import time_marks
 from forecast.data.windows import WindowDataset, as_tensor
-from forecast.models.cycle import CalendarProfile, count_parameters
-from forecast.models.errors import ConfigError
+from forecast.core.calendar import CalendarProfile, count_parameters
+from forecast.core.errors import ConfigError
+import functools
+
+from forecast.models.calendar_residual import CalendarResidual
+from forecast.models.floor_residual import FloorResidual
 from forecast.models.informer import Informer
+from forecast.models.instance_norm import InstanceNorm
 from forecast.training.recipe import load_checkpoint, load_model
 from tests.conftest import compose_train, etth1_slice
 
@@ -72,8 +78,8 @@ def test_fit_is_the_mean_of_each_slot_over_the_input_steps() -> None:
 
 def test_count_parameters_counts_only_the_profile_slots_training_saw() -> None:
     values, index = seasonal_series(24 * 20 + 5)
-    floor = RidgeFloor(enc_in=2, c_out=2, n_time_features=4, seq_len=24, label_len=0, pred_len=5,
-                       target_index=[0, 1], cycle="week")
+    floor = CalendarResidual(net=RidgeFloor, period="week", enc_in=2, c_out=2, n_time_features=4, seq_len=24,
+                             label_len=0, pred_len=5, target_index=[0, 1])
     ridge_only = 24 * 5 + 5  # W and b
     assert count_parameters(floor) == ridge_only  # nothing fitted yet
     floor.fit_closed_form(loader(values, index, start=0, end=24 * 20 + 5, seq_len=24, pred_len=5))
@@ -98,8 +104,8 @@ def test_a_short_window_forecasts_the_daily_shape_only_with_the_cycle() -> None:
     train_end = 24 * 40
     errors = {}
     for cycle in (None, "day"):
-        floor = RidgeFloor(enc_in=2, c_out=2, n_time_features=4, seq_len=8, label_len=0, pred_len=16,
-                           target_index=[0, 1], cycle=cycle)
+        sizes = dict(enc_in=2, c_out=2, n_time_features=4, seq_len=8, label_len=0, pred_len=16, target_index=[0, 1])
+        floor = RidgeFloor(**sizes) if cycle is None else CalendarResidual(net=RidgeFloor, period=cycle, **sizes)
         floor.fit_closed_form(loader(values, index, start=0, end=train_end, seq_len=8, pred_len=16))
         total, count = 0.0, 0
         for batch in loader(values, index, start=train_end - 8, end=len(values), seq_len=8, pred_len=16):
@@ -127,72 +133,71 @@ def test_the_profile_sees_training_rows_only(tmp_path: Path) -> None:
     assert not torch.equal(fitted[0], fitted[2])  # a training row changed: it did
 
 
-def informer(cycle: str | None, skip: str = "ridge") -> Informer:
+SIZES = dict(enc_in=3, c_out=2, n_time_features=4, seq_len=24, label_len=12, pred_len=8, target_index=[0, 2])
+INFORMER = functools.partial(Informer, encoder_attention=ProbSparseAttention, decoder_attention=FullAttention,
+                             cross_attention=FullAttention, d_model=16, n_heads=2, d_ff=32, dropout=0.0)
+
+
+def informer_plus(period: str = "day") -> CalendarResidual:
+    """informer_plus's composition at a tiny width."""
     torch.manual_seed(0)
-    return Informer(enc_in=3, c_out=2, n_time_features=4, seq_len=24, label_len=12, pred_len=8, target_index=[0, 2],
-                    encoder_attention=ProbSparseAttention, decoder_attention=FullAttention,
-                    cross_attention=FullAttention,
-                    d_model=16, n_heads=2, d_ff=32, dropout=0.0, revin=True, skip=skip, cycle=cycle).eval()
+    residual = functools.partial(FloorResidual, floor=RidgeFloor,
+                                 net=functools.partial(InstanceNorm, net=INFORMER, restore_mean=False))
+    return CalendarResidual(net=residual, period=period, **SIZES).eval()
 
 
-def test_informer_forecasts_the_windows_without_the_profile_and_adds_it_back() -> None:
-    with_cycle, without = informer("day", skip="none"), informer(None, skip="none")
-    with_cycle.cycle.profile.normal_()
-    without.load_state_dict({k: v for k, v in with_cycle.state_dict().items() if not k.startswith("cycle.")})
+def test_the_wrapped_net_forecasts_the_windows_without_the_profile_and_it_is_added_back() -> None:
+    torch.manual_seed(0)
+    with_profile = CalendarResidual(net=functools.partial(InstanceNorm, net=INFORMER), **SIZES).eval()
+    with_profile.profile.profile.normal_()
     m = marks("2021-03-05 07:00", 24 + 8, "h")[None].repeat(2, 1, 1)  # (B, S + P, M)
     x = torch.randn(2, 24, 3)
     x_mark_enc, x_mark_dec = m[:, :24], m[:, 12:]
-    profile = with_cycle.cycle.profile  # (1440, 3): hourly data uses slots 0, 60, ..., 1380
+    profile = with_profile.profile.profile  # (1440, 3): hourly data uses slots 0, 60, ..., 1380
     hours = torch.arange(7, 7 + 32) % 24
-    expected = without(x - profile[hours[:24] * 60], x_mark_enc, x_mark_dec) + profile[hours[24:] * 60][:, [0, 2]]
-    torch.testing.assert_close(with_cycle(x, x_mark_enc, x_mark_dec), expected)
+    inner = with_profile.net(x - profile[hours[:24] * 60], x_mark_enc, x_mark_dec)
+    expected = inner + profile[hours[24:] * 60][:, [0, 2]]
+    torch.testing.assert_close(with_profile(x, x_mark_enc, x_mark_dec), expected)
 
 
-def test_informer_fits_the_profile_then_the_ridge_on_the_windows_without_it() -> None:
+def test_the_profile_is_fitted_first_then_the_floor_on_the_windows_without_it() -> None:
     values, index = seasonal_series(24 * 30)
     values = np.concatenate([values, values[:, :1]], axis=1)  # three channels, targets 0 and 2
     data = loader(values, index, start=0, end=24 * 30, seq_len=24, pred_len=8, targets=[0, 2],
                   label_len=12)
-    model = informer("day")
+    model = informer_plus()
     rows = model.fit_closed_form(data)
-    floor = RidgeFloor(enc_in=3, c_out=2, n_time_features=4, seq_len=24, label_len=0, pred_len=8,
-                       target_index=[0, 2], cycle="day")
+    floor = CalendarResidual(net=RidgeFloor, period="day", **SIZES)
     assert rows == floor.fit_closed_form(data) == len(data.dataset) * 2
-    torch.testing.assert_close(model.cycle.profile, floor.cycle.profile)
-    torch.testing.assert_close(model.ridge.weight, floor.weight)
+    torch.testing.assert_close(model.profile.profile, floor.profile.profile)
+    torch.testing.assert_close(model.net.floor.weight, floor.net.weight)
     batch = next(iter(data))
-    # the decoder's projection starts at zero: the untrained model is exactly the floor with the cycle
+    # the Informer's projection starts at zero: the untrained model is exactly the floor with the profile
     torch.testing.assert_close(model(batch.x_enc, batch.x_mark_enc, batch.x_mark_dec),
                                floor(batch.x_enc, batch.x_mark_enc, batch.x_mark_dec), rtol=0, atol=1e-5)
 
 
-@pytest.mark.parametrize("model", [RidgeFloor, Informer])
-def test_unknown_cycle_names_the_choices(model: type) -> None:
-    with pytest.raises(ConfigError, match=r"^cycle must be day or week \(or null for none\), got 'month'$"):
-        if model is RidgeFloor:
-            RidgeFloor(enc_in=1, c_out=1, n_time_features=4, seq_len=8, label_len=0, pred_len=4, target_index=[0],
-                       cycle="month")
-        else:
-            informer("month")
+def test_unknown_period_names_the_choices() -> None:
+    with pytest.raises(ConfigError, match=r"^period must be day or week, got 'month'$"):
+        informer_plus("month")
 
 
-def test_ridge_floor_with_a_cycle_refuses_to_forecast_without_marks() -> None:
-    floor = RidgeFloor(enc_in=1, c_out=1, n_time_features=4, seq_len=8, label_len=0, pred_len=4, target_index=[0],
-                       cycle="day")
-    with pytest.raises(ValueError, match="needs the time marks"):
-        floor(torch.randn(1, 8, 1))
+def test_the_profile_refuses_marks_without_the_calendar_fields() -> None:
+    model = CalendarResidual(net=RidgeFloor, period="day", **SIZES)
+    with pytest.raises(ConfigError, match=r"^the calendar profile reads each step's month, day, weekday, hour, "
+                                          r"minute from its timestamp, but these marks have 0 columns"):
+        model(torch.randn(1, 24, 3), torch.zeros(1, 24, 0), torch.zeros(1, 20, 0))
 
 
-def test_linear_with_a_cycle_through_train_keeps_its_profile_in_the_checkpoint(tmp_path: Path) -> None:
+def test_linear_profile_through_train_keeps_its_profile_in_the_checkpoint(tmp_path: Path) -> None:
     csv = etth1_slice(tmp_path / "etth1.csv", 1500)
     runs = {}
-    for cycle in ("null", "day"):
-        out = tmp_path / cycle
-        runs[cycle] = train(compose_train(["data=csv", f"data.path={csv}", "data.target=OT", "data.seq_len=24",
-                                           "data.label_len=0", "data.pred_len=24", "model=linear",
-                                           f"model.cycle={cycle}", "logger=none", "plot=false",
-                                           "trainer.enable_progress_bar=false"], out))
-    assert runs["day"]["n_params"] == runs["null"]["n_params"] + 24 * 7  # hourly data fills 24 slots a day
-    assert runs["day"]["test/mse"] != runs["null"]["test/mse"]
-    model, _ = load_model(load_checkpoint(tmp_path / "day" / "checkpoints" / "best.ckpt"))
-    assert model.cycle.period == "day" and model.cycle.profile[::60].abs().sum() > 0
+    for name in ("linear", "linear_profile"):
+        out = tmp_path / name
+        runs[name] = train(compose_train(["data=csv", f"data.path={csv}", "data.target=OT", "data.seq_len=24",
+                                          "data.label_len=0", "data.pred_len=24", f"model={name}", "logger=none",
+                                          "plot=false", "trainer.enable_progress_bar=false"], out))
+    assert runs["linear_profile"]["n_params"] == runs["linear"]["n_params"] + 24 * 7  # hourly: 24 slots a day
+    assert runs["linear_profile"]["test/mse"] != runs["linear"]["test/mse"]
+    model, _ = load_model(load_checkpoint(tmp_path / "linear_profile" / "checkpoints" / "best.ckpt"))
+    assert model.profile.period == "day" and model.profile.profile[::60].abs().sum() > 0

@@ -15,7 +15,7 @@ import torch
 from torch import Tensor, nn
 
 from forecast.data.time_features import CALENDAR_FIELDS
-from forecast.models.errors import ConfigError
+from forecast.core.errors import ConfigError
 
 Period = Literal["day", "week"]
 # positions of the calendar fields, counted from the end of a mark row (they come last)
@@ -38,13 +38,13 @@ class CalendarProfile(nn.Module):
         period: ``day`` or ``week``.
 
     Raises:
-        ConfigError: an unknown period.
+        ConfigError: an unknown period; marks without the calendar fields (data without timestamps).
     """
 
     def __init__(self, n_channels: int, period: Period) -> None:
         super().__init__()
         if period not in _SLOTS:
-            raise ConfigError(f"cycle must be day or week (or null for none), got {period!r}")
+            raise ConfigError(f"period must be day or week, got {period!r}")
         self.period = period
         self.profile = nn.Parameter(torch.zeros(_SLOTS[period], n_channels), requires_grad=False)
         self.register_buffer("seen", torch.zeros(_SLOTS[period], dtype=torch.bool))
@@ -65,6 +65,10 @@ class CalendarProfile(nn.Module):
 
         Shapes: marks (..., M) with the calendar fields ``[..., weekday, hour, minute]`` last -> (...,) int64.
         """
+        if marks.shape[-1] < len(CALENDAR_FIELDS):
+            raise ConfigError(f"the calendar profile reads each step's {', '.join(CALENDAR_FIELDS)} from its "
+                              f"timestamp, but these marks have {marks.shape[-1]} columns (data without "
+                              f"timestamps?); drop the calendar profile from the model")
         weekday, hour, minute = marks[..., _WEEKDAY], marks[..., _HOUR], marks[..., _MINUTE]
         slot = hour * 60 + minute
         if self.period == "week":

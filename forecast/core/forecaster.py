@@ -1,0 +1,95 @@
+"""The contract every forecaster keeps: models, add-on wrappers and baselines alike.
+
+A forecaster is built from the data's sizes (:class:`DataDims`, the keywords of
+``ForecastDataModule.model_dims()``) plus its own options, and maps a window to the horizon:
+``forward(x_enc, x_mark_enc, x_mark_dec) -> (B, P, C_out)``. A wrapper takes the factory of another
+forecaster (``net``) and keeps the same contract, so wrappers nest in any order that makes sense; a
+config builds the nest top-down by ``_target_`` with ``_partial_: true`` on every inner node, and
+:func:`build_forecaster` completes it with the data's sizes.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable, Mapping, Sequence, TypedDict
+
+from omegaconf import DictConfig, OmegaConf
+
+from hydra.utils import instantiate
+from torch import Tensor, nn
+
+from forecast.core.errors import ConfigError
+
+
+class DataDims(TypedDict):
+    """The data-derived constructor arguments of every forecaster.
+
+    Keys:
+        enc_in: input channels (C_in).
+        c_out: predicted channels (C_out).
+        n_time_features: continuous time-feature columns of the marks (M less the calendar fields).
+        seq_len: input window length.
+        label_len: start-token length (T).
+        pred_len: horizon (P).
+        target_index: positions of the predicted channels among the inputs.
+    """
+
+    enc_in: int
+    c_out: int
+    n_time_features: int
+    seq_len: int
+    label_len: int
+    pred_len: int
+    target_index: Sequence[int]
+
+
+ForecasterFactory = Callable[..., "Forecaster"]
+"""Builds a forecaster from :class:`DataDims` keywords (a Hydra ``_partial_`` node, or a class)."""
+
+
+class Forecaster(nn.Module):
+    """Base of every forecaster: ``forward(x_enc, x_mark_enc, x_mark_dec) -> (B, P, C_out)``.
+
+    Two hooks with defaults, overridden where a forecaster has something to say:
+
+    * :meth:`fit_closed_form`: fit closed-form parts (a ridge floor, a calendar profile) on the
+      training windows before any gradient step. Wrappers hand it down to what they wrap.
+    * :meth:`zero_output_`: make the forecast exactly zero until training moves it, so a residual
+      added to a floor starts at the floor.
+    """
+
+    def fit_closed_form(self, batches: Iterable[Any]) -> int | None:
+        """Fit the closed-form parts on ``batches`` (the training windows, re-iterable, in order).
+
+        Returns:
+            Rows of the last closed-form fit, or None when this forecaster has no closed-form part.
+        """
+        return None
+
+    def zero_output_(self) -> None:
+        """Zero the output layer so that ``forward`` returns zeros until training moves it.
+
+        Raises:
+            ConfigError: this forecaster cannot start from a zero forecast.
+        """
+        raise ConfigError(f"{type(self).__name__} cannot start from a zero forecast, so it cannot be the residual "
+                          f"net of a floor; wrap a trained model (e.g. the Informer) instead")
+
+
+def build_forecaster(config: Any, dims: Mapping[str, Any]) -> nn.Module:
+    """Instantiate a forecaster config (``cfg.model``) and complete it with the data's sizes.
+
+    Args:
+        config: a Hydra node or plain dict with ``_target_``; nested forecasters carry ``_partial_: true``.
+        dims: :class:`DataDims` keywords.
+    """
+    return instantiate(config, _partial_=True)(**dims)
+
+
+def describe_composition(config: Any) -> str:
+    """The nest of forecasters a model config builds, by class name, e.g.
+    ``FloorResidual(RidgeFloor, InstanceNorm(Informer))`` (attention backends are not forecasters)."""
+    node = OmegaConf.to_container(config, resolve=False) if isinstance(config, DictConfig) else config
+    name = str(node["_target_"]).rsplit(".", 1)[-1]
+    inner = [describe_composition(value) for key, value in node.items()
+             if isinstance(value, dict) and "_target_" in value and not key.endswith("_attention")]
+    return f"{name}({', '.join(inner)})" if inner else name

@@ -1,0 +1,110 @@
+"""The add-on wrappers around any forecaster: instance norm, channel independence, floor residual."""
+
+from __future__ import annotations
+
+import functools
+import pathlib
+import re
+
+import pytest
+import torch
+
+from forecast.attention.full import FullAttention
+from forecast.baselines.dlinear import DLinear
+from forecast.baselines.linear import RidgeFloor
+from forecast.baselines.naive import Naive
+from forecast.core.errors import ConfigError
+from forecast.data.batch import Batch
+from forecast.models.channel_independent import ChannelIndependent
+from forecast.models.floor_residual import FloorResidual
+from forecast.models.informer import Informer
+from forecast.models.instance_norm import InstanceNorm
+
+FULL = functools.partial(FullAttention, dropout=0.0)
+INFORMER = functools.partial(Informer, encoder_attention=FULL, decoder_attention=FULL, cross_attention=FULL,
+                             d_model=16, n_heads=2, d_ff=32, dropout=0.0)
+
+
+def dims(enc_in: int = 3, target_index: list[int] | None = None) -> dict:
+    target_index = list(range(enc_in)) if target_index is None else target_index
+    return dict(enc_in=enc_in, c_out=len(target_index), n_time_features=4, seq_len=24, label_len=12, pred_len=8,
+                target_index=target_index)
+
+
+def inputs(b: int = 4, c: int = 3) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    torch.manual_seed(0)
+    return torch.randn(b, 24, c) * 3 + 5, torch.rand(b, 24, 9) - 0.5, torch.rand(b, 20, 9) - 0.5
+
+
+def test_instance_norm_feeds_the_net_each_window_normalised_and_undoes_it_on_the_targets() -> None:
+    torch.manual_seed(0)
+    model = InstanceNorm(net=INFORMER, **dims(3, [0, 2])).eval()
+    x, me, md = inputs()
+    mean, std = x.mean(1, keepdim=True), (x.var(1, keepdim=True, unbiased=False) + 1e-5).sqrt()
+    inner = model.net((x - mean) / std, me, md)  # (B, P, 2)
+    torch.testing.assert_close(model(x, me, md), inner * std[..., [0, 2]] + mean[..., [0, 2]])
+    residual = InstanceNorm(net=INFORMER, restore_mean=False, **dims(3, [0, 2])).eval()
+    residual.net.load_state_dict(model.net.state_dict())
+    torch.testing.assert_close(residual(x, me, md), inner * std[..., [0, 2]])
+
+
+def test_instance_norm_with_affine_undoes_its_scale_and_bias() -> None:
+    model = InstanceNorm(net=INFORMER, affine=True, **dims()).eval()
+    with torch.no_grad():
+        model.weight.copy_(torch.tensor([2.0, 0.5, 1.5]))
+        model.bias.copy_(torch.tensor([0.1, -0.2, 0.3]))
+    x, me, md = inputs()
+    mean, std = x.mean(1, keepdim=True), (x.var(1, keepdim=True, unbiased=False) + 1e-5).sqrt()
+    inner = model.net((x - mean) / std * model.weight + model.bias, me, md)
+    expected = (inner - model.bias) / (model.weight + 1e-10) * std + mean
+    torch.testing.assert_close(model(x, me, md), expected)
+
+
+def test_channel_independent_forecasts_each_channel_alone_with_one_shared_net() -> None:
+    model = ChannelIndependent(net=INFORMER, **dims(3, [0, 2])).eval()
+    assert model.net.enc_embedding.token.conv.in_channels == 1
+    x, me, md = inputs()
+    out = model(x, me, md)  # (B, P, 2)
+    assert out.shape == (4, 8, 2)
+    for position, channel in enumerate((0, 2)):
+        alone = model.net(x[..., channel:channel + 1], me, md)[..., 0]  # (B, P)
+        torch.testing.assert_close(out[..., position], alone, rtol=0, atol=1e-5)
+
+
+@pytest.mark.parametrize("net", [functools.partial(InstanceNorm, net=INFORMER, restore_mean=False),
+                                 INFORMER, DLinear], ids=["instance-norm-informer", "informer", "dlinear"])
+def test_a_floor_residual_starts_exactly_at_its_floor_then_learns(net) -> None:
+    torch.manual_seed(0)
+    x, me, md = inputs(b=16)
+    y = x[:, -8:, :] + 0.1 * torch.randn(16, 8, 3)
+    batches = [Batch(x, me, md, y)]
+    model = FloorResidual(floor=RidgeFloor, net=net, **dims())
+    assert model.fit_closed_form(batches) == 16 * 3
+    floor = RidgeFloor(**dims())
+    floor.fit_closed_form(batches)
+    torch.testing.assert_close(model.eval()(x, me, md), floor(x), rtol=0, atol=1e-5)
+    model.train()
+    optimiser = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=1e-2)
+    before = model.floor.weight.clone()
+    torch.nn.functional.mse_loss(model(x, me, md), y).backward()
+    optimiser.step()
+    assert torch.equal(model.floor.weight, before)  # the floor stays as fitted
+    assert not torch.allclose(model.eval()(x, me, md), floor(x))  # the residual moved
+
+
+@pytest.mark.parametrize("net,message", [
+    (functools.partial(InstanceNorm, net=INFORMER), "instance norm adds each window's mean back"),
+    (Naive, "Naive cannot start from a zero forecast"),
+])
+def test_a_floor_residual_refuses_a_net_that_cannot_start_at_zero(net, message: str) -> None:
+    with pytest.raises(ConfigError, match=f"^{re.escape(message)}"):
+        FloorResidual(floor=RidgeFloor, net=net, **dims())
+
+
+def test_models_and_baselines_do_not_import_each_other() -> None:
+    root = pathlib.Path(__file__).resolve().parents[2] / "forecast"
+    for package, other in (("models", "baselines"), ("baselines", "models"), ("core", "models"),
+                           ("core", "baselines")):
+        for path in (root / package).rglob("*.py"):
+            imports = re.findall(rf"^\s*(?:from|import) forecast\.{other}\b", path.read_text(), flags=re.M)
+            assert not imports, f"{path} imports forecast.{other}"
