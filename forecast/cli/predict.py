@@ -21,6 +21,9 @@ from typing import Sequence
 from forecast.cli.runtime import tune_malloc
 from forecast.data.errors import DataError
 
+# The backtest's baselines under the floor names of forecast-train's closing line.
+FLOOR_METHODS = {"ridge": "ridge_floor", "naive": "naive_last", "mean": "naive_mean"}
+
 
 def build_parser() -> argparse.ArgumentParser:
     """The command-line options."""
@@ -43,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     r = p.add_argument_group("rolling backtest")
     r.add_argument("--rolling", action="store_true",
                    help="forecast from every origin in a span with known actuals; report MSE/MAE per step "
-                        "against naive baselines; write a long CSV and a JSON summary")
+                        "against naive baselines and the run's ridge floor; write a long CSV and a JSON summary")
     r.add_argument("--span", default=None, choices=("train", "val", "test", "all"),
                    help="the training run's split (borders/ratios from the checkpoint) applied to this file")
     r.add_argument("--start", default=None, help="first forecast step: 0-based row or timestamp")
@@ -87,6 +90,7 @@ def _rolling(args: argparse.Namespace) -> None:
     from forecast.predict.output import check_targets, default_output, write_csv
     from forecast.predict.rolling import format_table, long_frame, run_backtest, score
     from forecast.predict.span import resolve_span
+    from forecast.training.floors import standing
 
     if args.plot:
         raise DataError("--plot draws a single forecast; leave it out with --rolling")
@@ -127,6 +131,8 @@ def _rolling(args: argparse.Namespace) -> None:
     m = metrics["model"]
     print(f"model mse {m['mse']:.6f}  mae {m['mae']:.6f}  (original units: mse {m['mse_orig']:.4f}, "
           f"mae {m['mae_orig']:.4f})")
+    floors = {name: metrics[method]["mse"] for name, method in FLOOR_METHODS.items() if method in metrics}
+    print(f"vs floors: {standing(m['mse'], floors)}")
     print(f"wrote {output} and {summary}")
 
 

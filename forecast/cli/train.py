@@ -36,6 +36,7 @@ from forecast.core.calendar import count_parameters
 from forecast.core.forecaster import build_forecaster, describe_composition
 from forecast.core.errors import ConfigError
 from forecast.training.closed_form import ClosedFormStart
+from forecast.training.floors import evaluate_floors, standing
 from forecast.training.monitor import RunMonitor
 from forecast.training.recipe import RecipeCheckpoint
 from forecast.training.resume import (ResumeState, check_resumable, finished_steps, last_checkpoint, merge_log,
@@ -98,6 +99,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     datamodule.setup("fit")
     spec = datamodule.spec
     dims = datamodule.model_dims()
+    floors = evaluate_floors(datamodule, dims, spec.freq)  # closed-form floors on the model's own windows
+    log.info("floors (%s) in %.2f s", ", ".join(floors.metrics), floors.seconds)
     net = build_forecaster(cfg.model, dims)
     task = instantiate(cfg.task, net=net, target_mean=spec.target_mean, target_std=spec.target_scale,
                        pred_len=spec.pred_len)
@@ -111,7 +114,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     callbacks = [instantiate(c) for c in (cfg.get("callbacks") or {}).values() if c is not None]
     if not loggers:  # the learning-rate monitor has nowhere to write
         callbacks = [c for c in callbacks if not isinstance(c, LearningRateMonitor)]
-    callbacks += [closed_form, monitor, RecipeCheckpoint(config=resolved, spec=spec, model_dims=dims),
+    callbacks += [closed_form, monitor, RecipeCheckpoint(config=resolved, spec=spec, model_dims=dims,
+                                                         floors=floors.checkpoint_state()),
                   ResumeState(run_dir=run_dir, command=resume_command(run_dir))]
     trainer: L.Trainer = instantiate(cfg.trainer, callbacks=callbacks, logger=loggers or False,
                                      default_root_dir=str(run_dir))
@@ -152,6 +156,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         "checkpoint": best,
         "run_dir": str(run_dir),
         "test_windows": len(datamodule.datasets["test"]),
+        "floors": floors.metrics,
+        "floor_seconds": floors.seconds,
         **describe_backends(cfg, net),
         **monitor.summary(task.device),
     })
@@ -164,7 +170,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         write_json(run_dir / "metrics.json", metrics)
         merge_log(run_dir)
         last_checkpoint(run_dir).unlink(missing_ok=True)  # finished: nothing left to resume
-        print(f"test/mse {metrics['test/mse']:.4f}  test/mae {metrics['test/mae']:.4f}  "
+        vs_floors = standing(metrics["test/mse"], floors.test_mse())
+        print(f"test/mse {metrics['test/mse']:.4f} ({vs_floors})  test/mae {metrics['test/mae']:.4f}  "
               f"test/mae_orig {metrics['test/mae_orig']:.4f}  ({metrics['test_windows']} test windows, "
               f"{metrics['epochs']} epochs, {metrics['wall_seconds']:.0f} s)")
         print(f"run dir:    {run_dir}")

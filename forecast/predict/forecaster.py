@@ -23,7 +23,8 @@ from forecast.data.time_features import future_index, time_marks
 from forecast.data.windows import WindowDataset, as_tensor
 from forecast.predict.checkpoint import resolve_checkpoint, resolve_device
 from forecast.predict.validate import check_frequency, check_length
-from forecast.training.recipe import RECIPE_KEY, load_checkpoint, load_model
+from forecast.training.floors import RIDGE, ridge_from_state
+from forecast.training.recipe import FLOORS_KEY, RECIPE_KEY, load_checkpoint, load_model
 
 
 @dataclass
@@ -36,6 +37,8 @@ class Forecaster:
         config: the resolved training configuration.
         checkpoint: the ``.ckpt`` file loaded.
         device: where the model runs.
+        ridge_floor: the run's ridge floor rebuilt from the checkpoint (on CPU, eval mode), for the
+            backtest; None for a checkpoint written before floors were stored.
     """
 
     model: nn.Module
@@ -43,6 +46,7 @@ class Forecaster:
     config: dict[str, Any]
     checkpoint: Path
     device: torch.device
+    ridge_floor: nn.Module | None = None
 
     @classmethod
     def load(cls, path: str | Path, *, device: str = "cpu") -> "Forecaster":
@@ -54,15 +58,18 @@ class Forecaster:
         dev = resolve_device(device)
         ckpt_path = resolve_checkpoint(path)
         ckpt = load_checkpoint(ckpt_path)
+        recipe = ckpt[RECIPE_KEY]
+        stored = (recipe.get(FLOORS_KEY) or {}).get(RIDGE)
         try:
             model, spec = load_model(ckpt)
+            ridge = None if stored is None else ridge_from_state(recipe["model_dims"], stored)
         except Exception as exc:  # noqa: BLE001 - any rebuild failure means the checkpoint is unusable
             first = str(exc).splitlines()[0] if str(exc) else ""
             raise DataError(f"{ckpt_path}: cannot rebuild the model from the checkpoint's recipe "
                             f"({type(exc).__name__}: {first[:200]}); was it written by another version?") from exc
         model.to(dev)
-        return cls(model=model, spec=spec, config=ckpt[RECIPE_KEY].get("config", {}), checkpoint=ckpt_path,
-                   device=dev)
+        return cls(model=model, spec=spec, config=recipe.get("config", {}), checkpoint=ckpt_path, device=dev,
+                   ridge_floor=ridge)
 
     @property
     def target(self) -> str:

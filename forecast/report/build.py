@@ -37,7 +37,9 @@ def render_report(rows: Sequence[Row], sources: Sequence[str | Path], plots: Seq
         "`mean ± std` over seeds when a row has several. **Bold**: the lowest mean error of its "
         "(dataset, features, horizon) group. Rows: the attention backend for attention models, the "
         "model name for baselines; look-back = `seq_len`. `train s/epoch` is the closed-form fit time "
-        "for the ridge floor and 0 for parameter-free baselines.\n",
+        "for the ridge floor and 0 for parameter-free baselines. `best floor`: the lowest test MSE "
+        "of the closed-form floors (naive, mean, seasonal naive, ridge) that forecast-train scored on the "
+        "row's own test windows, with its name; empty for runs written before floors were scored.\n",
         to_markdown(rows),
         *render_failed(failed),
         "\n## Figures\n",

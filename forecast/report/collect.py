@@ -65,6 +65,18 @@ class Run:
         """Runs sharing this key are seeds of one table row."""
         return (self.dataset, self.features, self.pred_len, self.label, self.seq_len)
 
+    def best_floor(self) -> tuple[str, float] | None:
+        """The floor with the lowest test MSE among the run's ``floors`` and that MSE; None for a run
+        without floors (written before forecast-train scored them)."""
+        floors = self.metrics.get("floors")
+        scores = {str(name): float(m["test/mse"]) for name, m in floors.items()
+                  if isinstance(m, dict) and isinstance(m.get("test/mse"), (int, float))} \
+            if isinstance(floors, dict) else {}
+        if not scores:
+            return None
+        name = min(scores, key=lambda n: scores[n])
+        return name, scores[name]
+
     def value(self, key: str) -> float:
         """A numeric metric, NaN when absent or not a number."""
         v = self.metrics.get(key)

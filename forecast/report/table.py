@@ -22,6 +22,9 @@ COLUMNS: tuple[tuple[str, str, int, bool], ...] = (
     ("n_params", "params", 0, False),
 )
 
+# The best floor's column (its test MSE and name) follows the error columns.
+FLOOR_AFTER, FLOOR_TITLE = "test/mae_orig", "best floor (test MSE)"
+
 
 @dataclass(frozen=True)
 class Stat:
@@ -65,6 +68,19 @@ class Row:
     def seeds(self) -> list[int]:
         return [r.seed for r in self.runs]
 
+    def best_floor(self) -> tuple[str, Stat] | None:
+        """The best floor of the row's runs (:meth:`Run.best_floor`): its name (``a/b`` when seeds
+        disagree) and its test MSE over the runs that have floors; None when none has."""
+        found = [f for f in (r.best_floor() for r in self.runs) if f is not None]
+        if not found:
+            return None
+        return "/".join(dict.fromkeys(name for name, _ in found)), Stat.of([mse for _, mse in found])
+
+    def floor_cell(self, decimals: int = 3) -> str:
+        """``0.310 (ridge)``; empty without floors."""
+        best = self.best_floor()
+        return "" if best is None else f"{best[1].format(decimals)} ({best[0]})"
+
     def per_step(self) -> list[float]:
         """Test MSE per horizon step, averaged over seeds (empty when no run recorded it)."""
         steps = [r.metrics.get("test/mse_per_step") or [] for r in self.runs]
@@ -104,15 +120,20 @@ def best_cells(rows: Sequence[Row]) -> set[tuple[int, str]]:
 
 
 def to_markdown(rows: Sequence[Row]) -> str:
-    """One Markdown table: rows label x dataset x horizon, best error per (dataset, horizon) in bold."""
-    head = ["dataset", "features", "horizon", "model / backend", "look-back", "seeds"] + [t for _, t, _, _ in COLUMNS]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * 6 + "---:|" * len(COLUMNS)]
+    """One Markdown table: rows label x dataset x horizon, best error per (dataset, horizon) in bold,
+    the run's best floor (test MSE and name) after the errors."""
+    head = ["dataset", "features", "horizon", "model / backend", "look-back", "seeds"]
+    for key, title, _, _ in COLUMNS:
+        head += [title] + ([FLOOR_TITLE] if key == FLOOR_AFTER else [])
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * 6 + "---:|" * (len(COLUMNS) + 1)]
     bold = best_cells(rows)
     for i, row in enumerate(rows):
         cells = [row.dataset, row.features, str(row.pred_len), row.label, str(row.seq_len), str(len(row.runs))]
         for key, _, decimals, _ in COLUMNS:
             text = row.stats[key].format(decimals)
             cells.append(f"**{text}**" if (i, key) in bold else text)
+            if key == FLOOR_AFTER:
+                cells.append(row.floor_cell(decimals=3))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -122,6 +143,7 @@ def write_csv(rows: Sequence[Row], target: Path) -> None:
     fields = ["dataset", "features", "pred_len", "label", "seq_len", "n_seeds", "seeds"]
     for key, *_ in COLUMNS:
         fields += [f"{key}_mean", f"{key}_std"]
+    fields += ["best_floor", "best_floor_test/mse"]
     with target.open("w", newline="") as fh:
         writer = csv.writer(fh)
         writer.writerow(fields)
@@ -131,4 +153,6 @@ def write_csv(rows: Sequence[Row], target: Path) -> None:
             for key, *_ in COLUMNS:
                 s = row.stats[key]
                 line += ["" if math.isnan(s.mean) else repr(s.mean), "" if math.isnan(s.std) else repr(s.std)]
+            floor = row.best_floor()
+            line += ["", ""] if floor is None else [floor[0], repr(floor[1].mean)]
             writer.writerow(line)

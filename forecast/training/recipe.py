@@ -18,9 +18,10 @@ from forecast.data.errors import DataError
 from forecast.data.spec import DataSpec
 
 RECIPE_KEY = "forecast_recipe"
-# 2: models composed from wrappers (forecast.models.*_residual, instance_norm, channel_independent) around
-# a plain Informer; format-1 checkpoints held an Informer with RevIN, skip and cycle options inside it
+# the model format this code rebuilds: 2 is a nest of forecasters (conf/model/*.yaml by _target_) around
+# a plain Informer; format 1 was an Informer with RevIN, skip and cycle options of its own
 RECIPE_FORMAT = 2
+FLOORS_KEY = "floors"  # in the recipe: {"ridge": the ridge floor's state_dict}
 
 
 class RecipeCheckpoint(L.Callback):
@@ -30,10 +31,16 @@ class RecipeCheckpoint(L.Callback):
         config: the resolved run configuration.
         spec: the data spec.
         model_dims: data-derived constructor arguments of the model.
+        floors: the fitted floors' states (``Floors.checkpoint_state()``: plain tensors), stored under
+            ``floors`` so ``forecast-predict --rolling`` can rebuild the ridge floor; None stores none.
     """
 
-    def __init__(self, *, config: dict[str, Any], spec: DataSpec, model_dims: dict[str, Any]) -> None:
-        self.recipe = {"format": RECIPE_FORMAT, "config": config, "spec": spec.to_dict(), "model_dims": model_dims}
+    def __init__(self, *, config: dict[str, Any], spec: DataSpec, model_dims: dict[str, Any],
+                 floors: dict[str, dict[str, torch.Tensor]] | None = None) -> None:
+        self.recipe: dict[str, Any] = {"format": RECIPE_FORMAT, "config": config, "spec": spec.to_dict(),
+                                       "model_dims": model_dims}
+        if floors is not None:
+            self.recipe[FLOORS_KEY] = floors
 
     def on_save_checkpoint(self, trainer: L.Trainer, pl_module: L.LightningModule,
                            checkpoint: dict[str, Any]) -> None:
