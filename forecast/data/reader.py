@@ -245,6 +245,7 @@ def read_panel(path: str | Path, *, timestamp_col: str | None = "date", columns:
             _order(stamps[rows], path, line[rows], timestamp_col, "" if name is None else f" of series {name}")
     values = _values(raw, columns, path, line, fill, hints)
 
+    found: list[tuple[str | None, Gap]] = []  # the gaps of every series
     if stamps is not None:
         indexes = [stamps[rows] for _, rows in groups]
         if freq is None:
@@ -253,7 +254,6 @@ def read_panel(path: str | Path, *, timestamp_col: str | None = "date", columns:
         else:
             offset(freq, source=str(path))
             whose = "the model's frequency" if model_freq else "data.freq"
-        found: list[tuple[str | None, Gap]] = []
         for (name, rows), index in zip(groups, indexes):
             if model_freq:
                 own = infer_freq(index)
