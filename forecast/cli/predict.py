@@ -16,7 +16,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 from forecast.cli.runtime import tune_malloc
 from forecast.data.errors import DataError
@@ -40,8 +40,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plot", type=Path, default=None, help="also write a PNG: history tail plus forecast")
     p.add_argument("--overwrite", action="store_true", help="replace existing output files")
     p.add_argument("--fill", choices=("ffill", "interpolate"), default=None,
-                   help="fill empty/NaN cells instead of refusing them")
-    p.add_argument("--timestamp-col", default=None, help="the input's timestamp column (default: the training one)")
+                   help="fill empty, NaN and infinite cells instead of refusing them")
+    p.add_argument("--fill-missing-dates", action="store_true",
+                   help="add the rows missing from the timestamps at the model's frequency, filled by --fill")
+    p.add_argument("--timestamp-col", default=None,
+                   help="the input's timestamp column (default: the training one); 'none' reads the rows as "
+                        "consecutive steps (for a model trained without timestamps)")
+    p.add_argument("--header", action=argparse.BooleanOptionalAction, default=None,
+                   help="whether the input's first line names the columns (default: as the training file; "
+                        "--no-header names them 0 ... n-1)")
     p.add_argument("--device", default="cpu", help="cpu (default) or cuda")
     r = p.add_argument_group("rolling backtest")
     r.add_argument("--rolling", action="store_true",
@@ -67,19 +74,26 @@ def _forecast(args: argparse.Namespace) -> None:
     targets = [output] + ([args.plot] if args.plot else [])
     check_targets(targets, inputs=[Path(args.input)], overwrite=args.overwrite)
     fc = Forecaster.load(args.checkpoint, device=args.device)
-    series = fc.read(args.input, fill=args.fill, timestamp_col=args.timestamp_col)
-    _note_extra(series.extra_columns)
-    frame = fc.forecast(series)
+    if args.plot and fc.spec.id_col is not None:
+        raise DataError(f"--plot draws a single series; leave it out for a model of many series "
+                        f"(id column {fc.spec.id_col!r})")
+    panel = fc.read(args.input, **_read_options(args))
+    _notes(panel)
+    frame = fc.forecast(panel)
     write_csv(frame, output, overwrite=args.overwrite)
     if args.plot:
+        series = panel.series[0]
         ts = frame.columns[0]
         col = fc.target
         history = series.frame[col].iloc[-fc.spec.seq_len:]
         plot_forecast(history, frame.set_index(ts)[col], args.plot, overwrite=args.overwrite)
+    _print_checkpoint(fc)
     spec = fc.spec
-    print(f"checkpoint: {fc.checkpoint} ({spec.features}, freq {spec.freq}, seq_len {spec.seq_len}, "
-          f"pred_len {spec.pred_len})")
-    print(f"forecast:   {len(frame)} steps after {series.index[-1]}: {frame.iloc[0, 0]} .. {frame.iloc[-1, 0]}")
+    if panel.id_col is None:
+        last, when = panel.series[0].index[-1], frame.columns[0]
+        print(f"forecast:   {len(frame)} steps after {last}: {frame[when].iloc[0]} .. {frame[when].iloc[-1]}")
+    else:
+        print(f"forecast:   {spec.pred_len} steps after the last row of each of {len(panel.series)} series")
     print(frame.to_string(index=False, max_rows=12, float_format=lambda v: f"{v:.4f}"))
     print(f"wrote {output}" + (f" and {args.plot}" if args.plot else ""))
 
@@ -88,8 +102,9 @@ def _rolling(args: argparse.Namespace) -> None:
     from forecast.io import atomic_path
     from forecast.predict.forecaster import Forecaster
     from forecast.predict.output import check_targets, default_output, write_csv
-    from forecast.predict.rolling import format_table, long_frame, run_backtest, score
-    from forecast.predict.span import resolve_span
+    from forecast.predict.rolling import (format_series_table, format_table, long_frame, run_backtest, score,
+                                          score_series)
+    from forecast.predict.span import resolve_spans
     from forecast.training.floors import standing
 
     if args.plot:
@@ -99,33 +114,39 @@ def _rolling(args: argparse.Namespace) -> None:
     check_targets([output, summary], inputs=[Path(args.input)], overwrite=args.overwrite)
     fc = Forecaster.load(args.checkpoint, device=args.device)
     spec = fc.spec
-    series = fc.read(args.input, fill=args.fill, timestamp_col=args.timestamp_col,
-                     min_rows=spec.seq_len + spec.pred_len,
-                     what=f"one backtest window (seq_len {spec.seq_len} + pred_len {spec.pred_len})")
-    _note_extra(series.extra_columns)
-    rows = resolve_span(series.index, fc.config, seq_len=spec.seq_len, span=args.span, start=args.start,
-                        end=args.end)
+    panel = fc.read(args.input, **_read_options(args), min_rows=spec.seq_len + spec.pred_len,
+                    what=f"one backtest window (seq_len {spec.seq_len} + pred_len {spec.pred_len})")
+    panel, spans = resolve_spans(panel, fc.config, seq_len=spec.seq_len, pred_len=spec.pred_len, span=args.span,
+                                 start=args.start, end=args.end)
+    _notes(panel)
     started = time.perf_counter()
-    bt = run_backtest(fc, series, rows, every=args.every, batch_size=args.batch_size)
+    bt = run_backtest(fc, panel, spans, every=args.every, batch_size=args.batch_size)
     seconds = time.perf_counter() - started
     metrics = score(fc, bt)
-    index = series.index
-    first, last = int(bt.origins[0]) + 1, int(bt.origins[-1]) + spec.pred_len
     payload = {
         "checkpoint": str(fc.checkpoint), "input": str(args.input), "features": spec.features, "freq": spec.freq,
         "seq_len": spec.seq_len, "label_len": spec.label_len, "pred_len": spec.pred_len,
         "columns": list(spec.target_columns), "span": args.span, "every": args.every, "windows": len(bt.origins),
-        "first_forecast_row": first, "last_forecast_row": last,
-        "first_forecast_timestamp": str(index[first]), "last_forecast_timestamp": str(index[last]),
-        "seconds": seconds, "metrics": metrics, "output": str(output),
     }
-    write_csv(long_frame(fc, series, bt), output, overwrite=args.overwrite)
+    if panel.id_col is None:
+        index = panel.series[0].index
+        first, last = int(bt.origins[0]) + 1, int(bt.origins[-1]) + spec.pred_len
+        payload.update({"first_forecast_row": first, "last_forecast_row": last,
+                        "first_forecast_timestamp": str(index[first]), "last_forecast_timestamp": str(index[last])})
+        where = f"forecasts {index[first]} .. {index[last]} (rows {first}..{last})"
+    else:
+        per_series = score_series(fc, bt)
+        payload.update({"id_col": panel.id_col, "series": per_series})
+        where = f"of {len(per_series)} series"
+    payload.update({"seconds": seconds, "metrics": metrics, "output": str(output)})
+    write_csv(long_frame(fc, panel, bt), output, overwrite=args.overwrite)
     with atomic_path(summary, overwrite=args.overwrite) as tmp:
         tmp.write_text(json.dumps(payload, indent=2) + "\n")
-    print(f"checkpoint: {fc.checkpoint} ({spec.features}, freq {spec.freq}, seq_len {spec.seq_len}, "
-          f"pred_len {spec.pred_len})")
-    print(f"backtest:   {len(bt.origins)} windows (every {args.every}), forecasts {index[first]} .. {index[last]} "
-          f"(rows {first}..{last}), {seconds:.1f} s")
+    _print_checkpoint(fc)
+    print(f"backtest:   {len(bt.origins)} windows (every {args.every}), {where}, {seconds:.1f} s")
+    if panel.id_col is not None:
+        print("per series (model), windows and MSE/MAE scaled and in original units:")
+        print(format_series_table(payload["series"]))
     print("MSE/MAE on the scaled values per horizon step; 'orig' = overall in original units")
     print(format_table(metrics))
     m = metrics["model"]
@@ -134,6 +155,30 @@ def _rolling(args: argparse.Namespace) -> None:
     floors = {name: metrics[method]["mse"] for name, method in FLOOR_METHODS.items() if method in metrics}
     print(f"vs floors: {standing(m['mse'], floors)}")
     print(f"wrote {output} and {summary}")
+
+
+def _read_options(args: argparse.Namespace) -> dict[str, Any]:
+    """Forecaster.read's keywords from the command line (``--timestamp-col none``: no timestamps)."""
+    from forecast.predict.forecaster import FROM_CHECKPOINT
+
+    ts = args.timestamp_col
+    timestamp_col = FROM_CHECKPOINT if ts is None else None if ts.strip().lower() == "none" else ts
+    return {"fill": args.fill, "timestamp_col": timestamp_col, "header": args.header,
+            "fill_missing_dates": args.fill_missing_dates}
+
+
+def _print_checkpoint(fc: Any) -> None:
+    spec = fc.spec
+    freq = spec.freq if spec.freq is not None else "none (rows are steps)"
+    print(f"checkpoint: {fc.checkpoint} ({spec.features}, freq {freq}, seq_len {spec.seq_len}, "
+          f"pred_len {spec.pred_len}{', series by ' + spec.id_col if spec.id_col else ''})")
+
+
+def _notes(panel: Any) -> None:
+    """The reader's notes (rows added, series skipped), then the columns ignored."""
+    for note in panel.notes:
+        print(f"note: {note}", file=sys.stderr)
+    _note_extra(panel.extra_columns)
 
 
 def _note_extra(extra: Sequence[str]) -> None:

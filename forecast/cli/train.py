@@ -12,6 +12,8 @@ Examples::
 from __future__ import annotations
 
 import logging
+import os
+import re
 import shlex
 import shutil
 import sys
@@ -23,9 +25,11 @@ import hydra
 import lightning as L
 import torch
 from hydra.core.hydra_config import HydraConfig
+from hydra.errors import ConfigCompositionException, OverrideParseException
 from hydra.utils import instantiate
 from lightning.pytorch.callbacks import LearningRateMonitor
 from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import InterpolationResolutionError, MissingMandatoryValue
 
 from forecast.attention.base import AttentionBackend, BackendRoleError
 from forecast.cli.runtime import CONF_DIR, register_resolvers, tune_malloc
@@ -38,6 +42,7 @@ from forecast.core.errors import ConfigError
 from forecast.training.closed_form import ClosedFormStart
 from forecast.training.floors import evaluate_floors, standing
 from forecast.training.monitor import RunMonitor
+from forecast.training.per_series import panel_metrics
 from forecast.training.recipe import RecipeCheckpoint
 from forecast.training.resume import (ResumeState, check_resumable, finished_steps, last_checkpoint, merge_log,
                                       set_aside_log)
@@ -161,6 +166,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         **describe_backends(cfg, net),
         **monitor.summary(task.device),
     })
+    if spec.id_col is not None:  # panel data: per-series test metrics, original units by each series' scaler
+        metrics.update(panel_metrics(task.net, datamodule))
     if cfg.get("plot", True) and trainer.is_global_zero:
         from forecast.plotting import plot_test_windows
 
@@ -184,8 +191,8 @@ ROLE_KEYS = {"encoder self-attention": "encoder_attention", "decoder self-attent
 
 
 def user_error(exc: BaseException) -> str | None:
-    """The one-line message of a user error (bad data, a model setting that cannot work, a backend in
-    a role it cannot fill), else None.
+    """The one-line message of a user error (bad data, a setting that is missing or cannot work, a
+    backend in a role it cannot fill), else None.
 
     Hydra wraps errors raised while instantiating a config; the cause chain is searched.
     """
@@ -198,8 +205,62 @@ def user_error(exc: BaseException) -> str | None:
         if isinstance(seen, BackendRoleError):
             key = ROLE_KEYS.get(seen.role)
             return f"{seen} (e.g. attention@{key}=full)" if key else str(seen)
+        if isinstance(seen, (MissingMandatoryValue, InterpolationResolutionError)):
+            return config_error(seen)
         seen = seen.__cause__ or seen.__context__
     return None
+
+
+REQUIRED = {"data.path": ("FILE", " (the CSV file)"), "data.target": ("COLUMN", " (the column to forecast)")}
+
+
+def config_error(exc: BaseException) -> str:
+    """One line for a configuration the command line got wrong: a missing mandatory key, an unknown
+    key or option, an override that does not parse.
+
+    The messages name the key and what to set; Hydra's own text is kept to its first line.
+    """
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if isinstance(exc, MissingMandatoryValue):
+        key = str(getattr(exc, "full_key", "") or "")
+        value, what = REQUIRED.get(key, ("VALUE", ""))
+        return f"{key} is not set: add {key}={value}{what} to the command line"
+    if isinstance(exc, InterpolationResolutionError):
+        key = str(getattr(exc, "full_key", "") or "")
+        return f"{key}: {first}; set {key} directly on the command line"
+    unknown = re.match(r"Could not override '([^']+)'", first)
+    if unknown:
+        key = unknown.group(1)
+        near = _near_keys(key)
+        return (f"unknown setting {key}{': did you mean ' + ' or '.join(near) + '?' if near else ''} "
+                f"(check the spelling, or write +{key}=VALUE to add a new key)")
+    missing = re.search(r"Could not find '([^'/]+)/([^']+)'", first)
+    if missing:
+        group, option = missing.groups()
+        options = re.findall(r"^\t(\S+)$", str(exc).split("Config search path")[0], flags=re.M)
+        return f"unknown option {group}={option}; available: {', '.join(options) or 'see conf/' + group}"
+    if isinstance(exc, OverrideParseException):
+        return f"cannot parse the command line: {first} (overrides are key=value, e.g. data.seq_len=96)"
+    return f"configuration: {first}"
+
+
+def _near_keys(key: str) -> list[str]:
+    """Keys of the default config next to ``key`` with a similar name (for a misspelt override)."""
+    import difflib
+
+    from hydra import compose, initialize_config_dir
+
+    parent, _, leaf = key.rpartition(".")
+    try:
+        with initialize_config_dir(str(CONF_DIR), version_base="1.3"):
+            node = compose("train")
+        for part in parent.split(".") if parent else []:
+            node = node[part]
+        names = [str(k) for k in node.keys()]
+    except Exception:  # noqa: BLE001 - a suggestion only; never hide the real message
+        return []
+    prefix = f"{parent}." if parent else ""
+    return [prefix + n for n in difflib.get_close_matches(leaf, names, n=2, cutoff=0.6)]
 
 
 def _remove_empty_run_dir(run_dir: Path) -> None:
@@ -233,10 +294,23 @@ def _hydra_main(cfg: DictConfig) -> float:
     return float(metrics.get(cfg.get("optimized_metric", "val/mse"), float("nan")))
 
 
+CONFIG_ERRORS = (ConfigCompositionException, OverrideParseException, MissingMandatoryValue)
+
+
 def main() -> None:
-    """Console entry point."""
+    """Console entry point.
+
+    A configuration the command line got wrong (an unknown key or option, an unparsable override)
+    stops with one ``error:`` line and exit status 2 before any run directory exists: Hydra is asked
+    to raise such errors (``HYDRA_FULL_ERROR``) instead of printing them, and they are caught here.
+    """
     tune_malloc()
-    _hydra_main()
+    os.environ.setdefault("HYDRA_FULL_ERROR", "1")
+    try:
+        _hydra_main()
+    except CONFIG_ERRORS as exc:
+        print(f"error: {config_error(exc)}", file=sys.stderr)
+        sys.exit(2)
 
 
 if __name__ == "__main__":

@@ -2,71 +2,139 @@
 
 from __future__ import annotations
 
+import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
 import lightning as L
 import numpy as np
+import pandas as pd
 from sklearn.preprocessing import StandardScaler
 import torch.distributed as dist
 from lightning.pytorch.overrides.distributed import UnrepeatedDistributedSampler
 from torch.utils.data import DataLoader, DistributedSampler
 
 from forecast.data.errors import DataError
-from forecast.data.reader import FillMethod, read_series
-from forecast.data.spec import DataSpec, Features
-from forecast.data.splits import SPLITS, RowRange, n_windows, split_ranges
-from forecast.data.time_features import infer_frequency, n_continuous_features, time_marks
-from forecast.data.windows import WindowDataset, as_tensor
+from forecast.data.hints import TRAIN
+from forecast.data.reader import FillMethod, Series, read_panel
+from forecast.data.spec import DataSpec, Features, Scaler
+from forecast.data.splits import SPLITS, RowRange, fits_every_split, n_windows, split_ranges
+from forecast.data.time_features import n_continuous_features, time_marks
+from forecast.data.windows import ConcatWindows, WindowDataset, as_tensor
 
 
 def _distributed() -> bool:
     return dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1
 
 
+@dataclass(frozen=True)
+class SeriesRows:
+    """Where one series lies in the shared arrays: rows ``[offset, offset + rows)``, and its splits.
+
+    Attributes:
+        series_id: the series' id (None for a file of one series).
+        offset: its first row in the shared arrays.
+        rows: its length.
+        ranges: its train/val/test row ranges, relative to its first row.
+    """
+
+    series_id: str | None
+    offset: int
+    rows: int
+    ranges: dict[str, RowRange]
+
+
+def _check_setting(key: str, value: Any, kind: type | tuple[type, ...], what: str, *, none: bool = False) -> None:
+    """Refuse a wrongly typed ``data.<key>`` with one line (bool is no int here)."""
+    if value is None and none:
+        return
+    ok = isinstance(value, kind) and not (isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple)
+                                                                                   else (kind,)))
+    if not ok:
+        raise DataError(f"data.{key} must be {what}{' or null' if none else ''}, got {value!r}; "
+                        f"set data.{key}=<{what}>")
+
+
+def _name(value: Any) -> str | None:
+    """A column name from the config (``data.target=3`` arrives as an int)."""
+    return None if value is None else str(value)
+
+
 class ForecastDataModule(L.LightningDataModule):
     """Reads one CSV, splits it, scales it with training rows only and serves windows.
 
+    A file may hold many series (``id_col``): one model trains on the windows of every series, no
+    window crosses two series, and each series is split by time on its own (``borders``/``ratios``
+    apply to each series' rows). Series too short for a window in every split are skipped with a
+    note.
+
     Args:
-        path: CSV file: a timestamp column plus numeric columns.
+        path: CSV file: numeric columns, with a timestamp column unless ``timestamp_col`` is None.
         target: the target column (``OT`` for ETT).
         features: ``M`` all columns to all, ``S`` target to target, ``MS`` all columns to target.
-        timestamp_col: timestamp column name.
+        timestamp_col: timestamp column name; None reads rows as consecutive steps (no calendar features).
         columns: input columns to use for ``M``/``MS`` (default: every numeric column).
         seq_len: encoder window length.
         label_len: start-token length, the last ``label_len`` known steps fed to the decoder.
         pred_len: horizon.
         freq: pandas frequency (``h``, ``15min``, ``D``, ``B``, ``W``, ``MS`` ...); inferred if None.
-        borders: ``[train_end, val_end, test_end]`` rows; ``None`` uses ``ratios``.
+            Timestamps are checked against it either way.
+        borders: ``[train_end, val_end, test_end]`` rows (of each series); ``None`` uses ``ratios``.
         ratios: train/val/test fractions when no borders are given.
         scale: standardise with training-row statistics.
         batch_size: training batch size (shuffled, last partial batch dropped).
         eval_batch_size: validation/test batch size (every window kept); default ``batch_size``.
         num_workers: DataLoader workers.
-        fill: fill missing cells (``ffill`` or ``interpolate``) instead of refusing them.
+        fill: fill missing cells (empty, NaN, infinite; ``ffill`` or ``interpolate``) instead of refusing them.
         train_stride: step between training window origins (1 = every window).
         seed: shuffling seed of the distributed training sampler (DDP).
+        header: the file's first line names the columns; False names them ``0 … n-1``.
+        id_col: the column naming each row's series (many series in one file), or None.
+        scaler: with ``id_col``: ``series`` scales each series with its own training rows, ``global``
+            all series with the training rows of all.
+        fill_missing_dates: add the rows missing from the timestamps at the frequency (filled by ``fill``)
+            instead of refusing the gaps.
 
     The loaders bring their own distributed samplers (run the trainer with
     ``use_distributed_sampler=False``): shuffled shards for training, unpadded shards for
     validation and test.
     """
 
-    def __init__(self, *, path: str, target: str = "OT", features: Features = "M", timestamp_col: str = "date",
+    def __init__(self, *, path: str, target: str = "OT", features: Features = "M", timestamp_col: str | None = "date",
                  columns: Sequence[str] | None = None, seq_len: int = 96, label_len: int = 48, pred_len: int = 24,
                  freq: str | None = None, borders: Sequence[int] | None = None,
                  ratios: Sequence[float] = (0.7, 0.1, 0.2), scale: bool = True, batch_size: int = 32,
                  eval_batch_size: int | None = None, num_workers: int = 0, fill: FillMethod | None = None,
-                 train_stride: int = 1, seed: int = 0) -> None:
+                 train_stride: int = 1, seed: int = 0, header: bool = True, id_col: str | None = None,
+                 scaler: Scaler = "series", fill_missing_dates: bool = False) -> None:
         super().__init__()
+        for key, value in (("seq_len", seq_len), ("label_len", label_len), ("pred_len", pred_len),
+                           ("batch_size", batch_size), ("num_workers", num_workers), ("train_stride", train_stride),
+                           ("seed", seed)):
+            _check_setting(key, value, int, "an integer")
+        _check_setting("eval_batch_size", eval_batch_size, int, "an integer", none=True)
+        for key, value in (("scale", scale), ("header", header), ("fill_missing_dates", fill_missing_dates)):
+            _check_setting(key, value, bool, "true or false")
+        _check_setting("path", path, (str, Path), "a file path")
+        _check_setting("freq", freq, str, "a pandas frequency such as h, 15min, D", none=True)
+        _check_setting("borders", borders, Sequence, "a list [train_end, val_end, test_end]", none=True)
+        _check_setting("ratios", ratios, Sequence, "a list [train, val, test] of fractions")
+        if isinstance(borders, str) or isinstance(ratios, str):
+            raise DataError(f"data.{'borders' if isinstance(borders, str) else 'ratios'} must be a list, "
+                            f"got {borders if isinstance(borders, str) else ratios!r}")
         if features not in ("M", "S", "MS"):
             raise DataError(f"data.features must be M, S or MS, got {features!r}")
+        if fill not in (None, "ffill", "interpolate"):
+            raise DataError(f"data.fill must be ffill, interpolate or null, got {fill!r}")
+        if scaler not in ("series", "global"):
+            raise DataError(f"data.scaler must be series or global, got {scaler!r}")
         if min(seq_len, pred_len) < 1 or not 0 <= label_len <= seq_len:
             raise DataError(f"need seq_len >= 1, pred_len >= 1 and 0 <= label_len <= seq_len; got seq_len={seq_len}, "
                             f"label_len={label_len}, pred_len={pred_len}")
         self.path = Path(path)
-        self.target, self.features, self.timestamp_col = target, features, timestamp_col
-        self.columns = list(columns) if columns is not None else None
+        self.target, self.features, self.timestamp_col = _name(target), features, _name(timestamp_col)
+        self.columns = [str(c) for c in columns] if columns is not None else None
         self.seq_len, self.label_len, self.pred_len = seq_len, label_len, pred_len
         self.freq = freq
         self.borders = list(borders) if borders is not None else None
@@ -78,10 +146,13 @@ class ForecastDataModule(L.LightningDataModule):
         self.fill = fill
         self.train_stride = train_stride
         self.seed = seed
+        self.header, self.id_col, self.scaler = header, _name(id_col), scaler
+        self.fill_missing_dates = fill_missing_dates
         self.spec: DataSpec | None = None
-        self.datasets: dict[str, WindowDataset] = {}
+        self.datasets: dict[str, WindowDataset | ConcatWindows] = {}
         self.ranges: dict[str, RowRange] = {}
-        self.index = None
+        self.slices: list[SeriesRows] = []
+        self.index: pd.Index | None = None
 
     # ----------------------------------------------------------------------------------------- setup
     def setup(self, stage: str | None = None) -> None:
@@ -93,43 +164,86 @@ class ForecastDataModule(L.LightningDataModule):
             wanted = [self.target]
         elif self.columns is not None:
             wanted = self.columns + ([self.target] if self.target not in self.columns else [])
-        series = read_series(self.path, timestamp_col=self.timestamp_col, columns=wanted, fill=self.fill)
-        frame = series.frame
-        if self.target not in frame.columns:
-            raise DataError(f"{self.path}: no target column {self.target!r} (columns: {', '.join(frame.columns)}); "
+        panel = read_panel(self.path, timestamp_col=self.timestamp_col, columns=wanted, id_col=self.id_col,
+                           header=self.header, fill=self.fill, freq=self.freq,
+                           fill_missing_dates=self.fill_missing_dates, hints=TRAIN)
+        for note in panel.notes:
+            print(f"note: {note}", file=sys.stderr)
+        inputs = list(panel.series[0].frame.columns)
+        if self.target not in inputs:
+            raise DataError(f"{self.path}: no target column {self.target!r} (columns: {', '.join(inputs)}); "
                             f"set data.target")
-        freq = self.freq or infer_frequency(series.index, source=str(self.path))
-        inputs = list(frame.columns)
         targets = [self.target] if self.features in ("S", "MS") else inputs
-        values = frame.to_numpy(dtype=np.float64)  # (N, C_in)
-
-        self.ranges = split_ranges(len(frame), seq_len=self.seq_len, borders=self.borders, ratios=self.ratios)
-        for split in SPLITS:
-            if n_windows(self.ranges[split], self.seq_len, self.pred_len) < 1:
-                r = self.ranges[split]
-                raise DataError(f"{self.path}: the {split} split has {r.end - r.start} rows, too few for one window "
-                                f"of seq_len {self.seq_len} + pred_len {self.pred_len}; use a longer file, shorter "
-                                f"windows or other borders/ratios")
-        train = self.ranges["train"]
-        if self.scale:
-            scaler = StandardScaler().fit(values[train.start: train.end])
-            mean, std = scaler.mean_, scaler.scale_
-        else:
-            mean, std = np.zeros(values.shape[1]), np.ones(values.shape[1])
+        kept = self._usable(panel.series)
+        values = [s.frame.to_numpy(dtype=np.float64) for s in kept]  # (N_s, C_in) each
+        offsets = np.cumsum([0] + [len(v) for v in values])
+        self.slices = [SeriesRows(s.series_id, int(o), len(v), self._ranges(len(v)))
+                       for s, o, v in zip(kept, offsets, values)]
+        mean, std = self._fit_scaler([v[:sl.ranges["train"].end] for v, sl in zip(values, self.slices)])
+        per_series = [self._fit_scaler([v[:sl.ranges["train"].end]]) for v, sl in zip(values, self.slices)] \
+            if self.id_col is not None and self.scaler == "series" else []
+        floats = lambda a: tuple(float(x) for x in a)  # noqa: E731
         self.spec = DataSpec(timestamp_col=self.timestamp_col, input_columns=tuple(inputs),
-                             target_columns=tuple(targets), features=self.features, freq=freq,
+                             target_columns=tuple(targets), features=self.features, freq=panel.freq,
                              seq_len=self.seq_len, label_len=self.label_len, pred_len=self.pred_len,
-                             mean=tuple(float(m) for m in mean), scale=tuple(float(s) for s in std))
-        scaled = self.spec.scale_inputs(values).astype(np.float32)  # (N, C_in)
-        self.index = series.index
+                             mean=floats(mean), scale=floats(std), header=self.header, id_col=self.id_col,
+                             scaler=self.scaler if self.id_col is not None else "global",
+                             series_ids=tuple(str(s.series_id) for s in kept) if self.id_col is not None else (),
+                             series_mean=tuple(floats(m) for m, _ in per_series),
+                             series_scale=tuple(floats(d) for _, d in per_series))
+        scaled = np.concatenate([self.spec.scale_inputs(v, s.series_id) for v, s in zip(values, kept)])
+        scaled = np.ascontiguousarray(scaled.astype(np.float32))  # (N, C_in), every series one after another
+        self.index = kept[0].index.append([s.index for s in kept[1:]]) if len(kept) > 1 else kept[0].index
         x = as_tensor(scaled)
         y = as_tensor(np.ascontiguousarray(scaled[:, self.spec.target_index]))  # (N, C_out)
-        marks = as_tensor(time_marks(series.index, freq))  # (N, M)
+        marks = as_tensor(np.concatenate([time_marks(s.index, panel.freq) for s in kept]))  # (N, M)
         for split in SPLITS:
-            r = self.ranges[split]
-            self.datasets[split] = WindowDataset(x, y, marks, start=r.start, end=r.end, seq_len=self.seq_len,
-                                                 label_len=self.label_len, pred_len=self.pred_len,
-                                                 stride=self.train_stride if split == "train" else 1)
+            parts = [WindowDataset(x, y, marks, start=sl.offset + sl.ranges[split].start,
+                                   end=sl.offset + sl.ranges[split].end, seq_len=self.seq_len,
+                                   label_len=self.label_len, pred_len=self.pred_len,
+                                   stride=self.train_stride if split == "train" else 1) for sl in self.slices]
+            self.datasets[split] = parts[0] if self.id_col is None else ConcatWindows(parts)
+        if self.id_col is None:
+            self.ranges = self.slices[0].ranges
+
+    def _ranges(self, rows: int) -> dict[str, RowRange]:
+        return split_ranges(rows, seq_len=self.seq_len, borders=self.borders, ratios=self.ratios)
+
+    def _usable(self, series: Sequence[Series]) -> list[Series]:
+        """The series with a window in every split; a single series that has none is refused naming the split."""
+        if self.id_col is None:
+            ranges = self._ranges(len(series[0].frame))
+            for split in SPLITS:
+                if n_windows(ranges[split], self.seq_len, self.pred_len) < 1:
+                    r = ranges[split]
+                    raise DataError(f"{self.path}: the {split} split has {r.end - r.start} rows, too few for one "
+                                    f"window of seq_len {self.seq_len} + pred_len {self.pred_len}; use a longer file, "
+                                    f"shorter windows or other borders/ratios")
+            return list(series)
+        fits = [fits_every_split(len(s.frame), seq_len=self.seq_len, pred_len=self.pred_len, borders=self.borders,
+                                 ratios=self.ratios) for s in series]
+        kept = [s for s, ok in zip(series, fits) if ok]
+        short = [str(s.series_id) for s, ok in zip(series, fits) if not ok]
+        splits = f"data.borders {self.borders}" if self.borders is not None else f"data.ratios {self.ratios}"
+        if not kept:
+            longest = max(series, key=lambda s: len(s.frame))
+            raise DataError(f"{self.path}: no series is long enough for a window of seq_len {self.seq_len} + pred_len "
+                            f"{self.pred_len} in every split ({splits}); the longest, {longest.series_id}, has "
+                            f"{len(longest.frame)} rows; use shorter windows or longer series")
+        if short:
+            shown = ", ".join(short[:10]) + (f" and {len(short) - 10} more" if len(short) > 10 else "")
+            print(f"note: {self.path}: skipping {len(short)} of {len(series)} series too short for a window of "
+                  f"seq_len {self.seq_len} + pred_len {self.pred_len} in every split ({splits}): {shown}",
+                  file=sys.stderr)
+        return kept
+
+    def _fit_scaler(self, train_rows: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """Mean and std (ddof 0; 1 for a constant column) of the stacked training rows, (C_in,) each."""
+        rows = np.concatenate(train_rows)
+        if not self.scale:
+            return np.zeros(rows.shape[1]), np.ones(rows.shape[1])
+        scaler = StandardScaler().fit(rows)
+        return scaler.mean_, scaler.scale_
 
     # ------------------------------------------------------------------------------ sizes for models
     @property

@@ -1,10 +1,21 @@
-"""Read and validate a CSV time series: one clear ``DataError`` line per problem.
+"""Read and validate a CSV of one or many time series: one clear ``DataError`` line per problem.
 
-Rows are reported as *file lines* (the header is line 1), so a user can jump straight to them.
+Rows are reported as *file lines* (with a header row, the header is line 1), so a user can jump
+straight to them. A file may have
+
+* a timestamp column, or none (``timestamp_col=None``: rows are consecutive steps 0, 1, ...);
+* a header row, or none (``header=False``: columns are named ``0 … n-1``);
+* an id column (``id_col``): many series in one file (long/panel format), each one's rows in time
+  order, the series possibly interleaved.
+
+Empty, NaN and infinite cells are refused unless ``fill`` is given, which treats them all as missing.
+Timestamps must be evenly spaced; rows missing from them (gaps) are refused unless
+``fill_missing_dates`` adds them, filled by ``fill``.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Sequence
@@ -13,115 +24,264 @@ import numpy as np
 import pandas as pd
 
 from forecast.data.errors import DataError
+from forecast.data.hints import TRAIN, Hints
+from forecast.data.regular import (Gap, add_missing_rows, describe_gaps, find_gaps, infer_freq, offset,
+                                   refuse_gap, resolve_frequency)
 
 FillMethod = Literal["ffill", "interpolate"]
+STEP = "step"  # the index name of a series without timestamps
+_MISSING = ("", "nan", "na", "null")
+_DATE = re.compile(r"^\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}([ T]\d{1,2}(:\d{2}){0,2}(\.\d+)?)?$")
 
 
 @dataclass(frozen=True)
 class Series:
-    """A validated series: a sorted, unique DatetimeIndex and float64 columns."""
+    """One validated series: float64 columns indexed by a sorted, unique DatetimeIndex (named after the
+    timestamp column) or, without timestamps, by the steps ``0 … N-1`` (a RangeIndex named ``step``)."""
 
     frame: pd.DataFrame
     extra_columns: tuple[str, ...] = field(default=())
+    series_id: str | None = None
 
     @property
-    def index(self) -> pd.DatetimeIndex:
-        return pd.DatetimeIndex(self.frame.index)
+    def index(self) -> pd.Index:
+        return self.frame.index
+
+    @property
+    def has_timestamps(self) -> bool:
+        return isinstance(self.frame.index, pd.DatetimeIndex)
 
 
-def _line(row: int) -> int:
-    """File line of 0-based data row ``row`` (header is line 1)."""
-    return row + 2
+@dataclass(frozen=True)
+class Panel:
+    """The series of a file: one without an id column, one per id with it (in order of first appearance).
 
-
-def read_series(path: str | Path, *, timestamp_col: str = "date", columns: Sequence[str] | None = None,
-                fill: FillMethod | None = None, timestamp_hint: str = "set data.timestamp_col") -> Series:
-    """Read ``path`` and validate it.
-
-    Args:
-        path: CSV file with a timestamp column and numeric columns.
-        timestamp_col: name of the timestamp column.
-        columns: the numeric columns required, in this order; ``None`` takes every other column.
-            Columns present in the file but not required are ignored and listed in ``extra_columns``.
-        fill: fill NaN/empty cells (``ffill`` then back-fill the head, or linear ``interpolate``);
-            ``None`` refuses them.
-        timestamp_hint: what to do when the timestamp column is missing (the training config key by
-            default; ``forecast-predict`` names its own option).
-
-    Raises:
-        DataError: missing/unreadable file, missing timestamp column or data columns, unparsable or
-            duplicate or unsorted timestamps, non-numeric or missing values.
+    Attributes:
+        series: the validated series.
+        id_col: the id column, or None.
+        freq: the frequency every series follows; None without timestamps.
+        extra_columns: columns present in the file but not read.
+        notes: one-line notes for the user (rows added to fill gaps).
     """
-    path = Path(path)
+
+    series: tuple[Series, ...]
+    id_col: str | None
+    freq: str | None
+    extra_columns: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    @property
+    def ids(self) -> list[str | None]:
+        return [s.series_id for s in self.series]
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def looks_like_data(cells: Sequence[str]) -> bool:
+    """True when a would-be header row holds values: numbers, maybe dates, at least one number."""
+    cells = [str(c).strip() for c in cells]
+    numbers = [_is_number(c) for c in cells]
+    return any(numbers) and all(n or bool(_DATE.match(c)) for n, c in zip(numbers, cells))
+
+
+def _read_raw(path: Path, header: bool, hints: Hints) -> tuple[pd.DataFrame, int]:
+    """Every cell as a string, columns named from the header (or ``0 … n-1``); also the first data line."""
     if not path.is_file():
         raise DataError(f"{path}: file not found; check the path")
     try:
-        raw = pd.read_csv(path, dtype=str, keep_default_na=False)
+        raw = pd.read_csv(path, dtype=str, keep_default_na=False, header=0 if header else None)
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         raise DataError(f"{path}: cannot read as CSV ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__}); "
-                        f"expected a comma-separated file with a header row") from exc
-    if timestamp_col not in raw.columns:
-        raise DataError(f"{path}: no timestamp column {timestamp_col!r} (columns: {', '.join(map(str, raw.columns))}); "
-                        f"{timestamp_hint}")
-    available = [c for c in raw.columns if c != timestamp_col]
+                        f"expected a comma-separated file{' with a header row' if header else ''}") from exc
+    raw.columns = [str(c) for c in raw.columns]
+    if header and looks_like_data(raw.columns):
+        first = ", ".join(list(raw.columns)[:4]) + (", …" if len(raw.columns) > 4 else "")
+        raise DataError(f"{path}: the file seems to have no header row (line 1 is {first}); add one, or pass "
+                        f"{hints.header} to name the columns 0 … {len(raw.columns) - 1}")
+    return raw, 2 if header else 1
+
+
+def _timestamps(raw: pd.DataFrame, col: str, path: Path, line: np.ndarray) -> pd.DatetimeIndex:
+    text = raw[col].str.strip()
+    stamps = pd.to_datetime(text, errors="coerce", format="mixed")
+    bad = np.flatnonzero(stamps.isna().to_numpy())
+    if bad.size:
+        r = int(bad[0])
+        raise DataError(f"{path}: line {line[r]}: cannot parse timestamp {raw[col].iloc[r]!r} in column {col!r}; "
+                        f"use ISO format like 2016-07-01 00:00:00")
+    return pd.DatetimeIndex(stamps)
+
+
+def _order(stamps: pd.DatetimeIndex, path: Path, line: np.ndarray, col: str, who: str) -> None:
+    """Refuse duplicate or decreasing timestamps of one series (``line`` maps its rows to file lines)."""
+    dup = np.flatnonzero(np.asarray(stamps.duplicated()))
+    if dup.size:
+        r = int(dup[0])
+        first = int(np.flatnonzero(stamps == stamps[r])[0])
+        raise DataError(f"{path}: line {line[r]}: duplicate timestamp {stamps[r]}{who} (also on line {line[first]}); "
+                        f"remove or aggregate duplicates")
+    back = np.flatnonzero(np.diff(stamps.asi8) < 0)
+    if back.size:
+        r = int(back[0]) + 1
+        raise DataError(f"{path}: line {line[r]}: timestamp {stamps[r]}{who} comes before the previous row's "
+                        f"{stamps[r - 1]}; sort the file by {col!r}")
+
+
+def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndarray, fill: FillMethod | None,
+            hints: Hints) -> np.ndarray:
+    """The numeric cells, (N, C) float64; missing and infinite ones NaN (refused unless ``fill``)."""
+    out = np.empty((len(raw), len(columns)), dtype=np.float64)
+    for c, col in enumerate(columns):
+        text = raw[col].str.strip()
+        values = pd.to_numeric(text, errors="coerce")
+        nonnum = np.flatnonzero((values.isna() & ~text.str.lower().isin(_MISSING)).to_numpy())
+        if nonnum.size:
+            r = int(nonnum[0])
+            raise DataError(f"{path}: line {line[r]}: column {col!r} has non-numeric value {raw[col].iloc[r]!r}; "
+                            f"every data column must be numeric")
+        out[:, c] = values.to_numpy(dtype=np.float64)
+    if fill is None:
+        bad = ~np.isfinite(out)
+        if bad.any():
+            r, c = (int(x[0]) for x in np.nonzero(bad))
+            if np.isnan(out[r, c]):
+                raise DataError(f"{path}: line {line[r]}: column {columns[c]!r} is empty or NaN; fill the gap or pass "
+                                f"{hints.fill}")
+            raise DataError(f"{path}: line {line[r]}: column {columns[c]!r} has the non-finite value "
+                            f"{raw[columns[c]].iloc[r].strip()!r}; replace it, or pass {hints.fill} to treat it as "
+                            f"missing")
+    out[~np.isfinite(out)] = np.nan
+    return out
+
+
+def _fill(frame: pd.DataFrame, fill: FillMethod, path: Path, who: str) -> pd.DataFrame:
+    if fill == "ffill":
+        frame = frame.ffill().bfill()
+    elif fill == "interpolate":
+        frame = frame.interpolate(method="linear", limit_direction="both")
+    else:
+        raise DataError(f"unknown fill method {fill!r}: use ffill or interpolate")
+    if frame.isna().to_numpy().any():
+        col = frame.columns[frame.isna().any()].tolist()[0]
+        raise DataError(f"{path}: column {col!r}{who} has no values at all to fill from")
+    return frame
+
+
+def read_panel(path: str | Path, *, timestamp_col: str | None = "date", columns: Sequence[str] | None = None,
+               id_col: str | None = None, header: bool = True, fill: FillMethod | None = None,
+               freq: str | None = None, model_freq: bool = False, fill_missing_dates: bool = False,
+               hints: Hints = TRAIN) -> Panel:
+    """Read ``path`` and validate it.
+
+    Args:
+        path: CSV file.
+        timestamp_col: the timestamp column; None reads rows as consecutive steps (no calendar).
+        columns: the numeric columns required, in this order; ``None`` takes every other column.
+            Columns present in the file but not required are listed in ``extra_columns``.
+        id_col: the series id column (many series in one file), or None for one series.
+        header: the first line names the columns; ``False`` names them ``0 … n-1``.
+        fill: fill empty, NaN and infinite cells (``ffill`` then back-fill the head, or linear
+            ``interpolate``), within each series; ``None`` refuses them.
+        freq: the frequency the timestamps must follow; ``None`` infers it.
+        model_freq: ``freq`` is a trained model's: a file at another frequency is refused as such.
+        fill_missing_dates: add the rows missing from the timestamps (filled by ``fill``).
+        hints: the remedies messages name (``forecast-train`` keys or ``forecast-predict`` options).
+
+    Raises:
+        DataError: missing/unreadable file, missing columns, unparsable, duplicate, unsorted or
+            unevenly spaced timestamps, gaps, non-numeric, missing or infinite values.
+    """
+    path = Path(path)
+    raw, first_line = _read_raw(path, header, hints)
+    names = list(raw.columns)
+    if timestamp_col is not None and timestamp_col not in names:
+        raise DataError(f"{path}: no timestamp column {timestamp_col!r} (columns: {', '.join(names)}); "
+                        f"{hints.timestamp}")
+    if id_col is not None and id_col not in names:
+        raise DataError(f"{path}: no id column {id_col!r} (columns: {', '.join(names)}); {hints.id_col}")
+    if fill_missing_dates and timestamp_col is None:
+        raise DataError(f"{path}: filling missing dates needs timestamps; leave out {hints.fill_missing_dates} or "
+                        f"name the timestamp column")
+    if fill_missing_dates and fill is None:
+        raise DataError(f"{path}: {hints.fill_missing_dates} adds empty rows: also pass {hints.fill} to fill them")
+    available = [c for c in names if c not in (timestamp_col, id_col)]
     if columns is None:
         columns = available
         extra: tuple[str, ...] = ()
     else:
-        missing = [c for c in columns if c not in raw.columns]
+        missing = [c for c in columns if c not in names]
         if missing:
             raise DataError(f"{path}: missing column(s) {', '.join(missing)} that the model needs "
                             f"(file has: {', '.join(available)})")
         extra = tuple(c for c in available if c not in columns)
     if not columns:
-        raise DataError(f"{path}: no numeric columns besides {timestamp_col!r}")
+        besides = " and ".join(repr(c) for c in (timestamp_col, id_col) if c is not None)
+        raise DataError(f"{path}: no numeric columns{' besides ' + besides if besides else ''}")
     if len(raw) == 0:
-        raise DataError(f"{path}: the file has a header but no data rows")
+        raise DataError(f"{path}: the file has {'a header but ' if header else ''}no data rows")
 
-    stamps = pd.to_datetime(raw[timestamp_col].str.strip(), errors="coerce", format="mixed")
-    bad = np.flatnonzero(stamps.isna().to_numpy())
-    if bad.size:
-        r = int(bad[0])
-        raise DataError(f"{path}: line {_line(r)}: cannot parse timestamp {raw[timestamp_col].iloc[r]!r} in column "
-                        f"{timestamp_col!r}; use ISO format like 2016-07-01 00:00:00")
-    stamps = pd.DatetimeIndex(stamps)
-    dup = np.flatnonzero(np.asarray(stamps.duplicated()))
-    if dup.size:
-        r = int(dup[0])
-        first = int(np.flatnonzero(stamps == stamps[r])[0])
-        raise DataError(f"{path}: line {_line(r)}: duplicate timestamp {stamps[r]} (also on line {_line(first)}); "
-                        f"remove or aggregate duplicates")
-    back = np.flatnonzero(np.diff(stamps.asi8) < 0)
-    if back.size:
-        r = int(back[0]) + 1
-        raise DataError(f"{path}: line {_line(r)}: timestamp {stamps[r]} comes before the previous row's "
-                        f"{stamps[r - 1]}; sort the file by {timestamp_col!r}")
+    line = np.arange(len(raw)) + first_line  # file line of every data row
+    stamps = _timestamps(raw, timestamp_col, path, line) if timestamp_col is not None else None
+    if id_col is None:
+        groups: list[tuple[str | None, np.ndarray]] = [(None, np.arange(len(raw)))]
+    else:
+        ids = raw[id_col].str.strip()
+        empty = np.flatnonzero((ids == "").to_numpy())
+        if empty.size:
+            raise DataError(f"{path}: line {line[int(empty[0])]}: empty series id in column {id_col!r}; "
+                            f"give every row its series")
+        codes, uniques = pd.factorize(ids)  # in order of first appearance
+        order = np.argsort(codes, kind="stable")
+        bounds = np.cumsum(np.bincount(codes, minlength=len(uniques)))[:-1]
+        groups = list(zip((str(u) for u in uniques), np.split(order, bounds)))
+    if stamps is not None:
+        for name, rows in groups:
+            _order(stamps[rows], path, line[rows], timestamp_col, "" if name is None else f" of series {name}")
+    values = _values(raw, columns, path, line, fill, hints)
 
-    data = {}
-    for col in columns:
-        text = raw[col].str.strip()
-        values = pd.to_numeric(text, errors="coerce")
-        nonnum = np.flatnonzero((values.isna() & (text != "") & ~text.str.lower().isin(["nan", "na", "null"])).to_numpy())
-        if nonnum.size:
-            r = int(nonnum[0])
-            raise DataError(f"{path}: line {_line(r)}: column {col!r} has non-numeric value {raw[col].iloc[r]!r}; "
-                            f"every data column must be numeric")
-        data[col] = values.to_numpy(dtype=np.float64)
-    frame = pd.DataFrame(data, index=stamps)
-    frame.index.name = timestamp_col
-    missing_cells = frame.isna().to_numpy()
-    if missing_cells.any():
-        if fill is None:
-            r, c = (int(x[0]) for x in np.nonzero(missing_cells))
-            raise DataError(f"{path}: line {_line(r)}: column {columns[c]!r} is empty or NaN; fill the gap or pass "
-                            f"--fill ffill|interpolate")
-        if fill == "ffill":
-            frame = frame.ffill().bfill()
-        elif fill == "interpolate":
-            frame = frame.interpolate(method="linear", limit_direction="both")
+    found: list[tuple[str | None, Gap]] = []  # the gaps of every series
+    if stamps is not None:
+        indexes = [stamps[rows] for _, rows in groups]
+        if freq is None:
+            freq = resolve_frequency(indexes, source=str(path), hints=hints)
+            whose = "the inferred frequency"
         else:
-            raise DataError(f"unknown fill method {fill!r}: use ffill or interpolate")
-        if frame.isna().to_numpy().any():
-            col = frame.columns[frame.isna().any()].tolist()[0]
-            raise DataError(f"{path}: column {col!r} has no values at all to fill from")
-    return Series(frame=frame, extra_columns=extra)
+            offset(freq, source=str(path))
+            whose = "the model's frequency" if model_freq else "data.freq"
+        for (name, rows), index in zip(groups, indexes):
+            if model_freq:
+                own = infer_freq(index)
+                if own is not None and offset(own) != offset(freq):
+                    raise DataError(f"{path}: the timestamps{'' if name is None else ' of series ' + name} are at "
+                                    f"frequency {own!r} but the model was trained on {freq!r}; resample the file to "
+                                    f"{freq!r} or use a model trained at {own!r}")
+            gaps = find_gaps(index, freq, source=str(path), lines=line[rows], whose=whose, hints=hints)
+            if gaps and not fill_missing_dates:
+                refuse_gap(gaps, index, freq, source=str(path), whose=whose, hints=hints,
+                           series="" if name is None else f" in series {name}")
+            found += [(name, g) for g in gaps]
+    series = []
+    for name, rows in groups:
+        frame = pd.DataFrame(values[rows], columns=list(columns))
+        if stamps is not None:
+            frame.index = pd.DatetimeIndex(stamps[rows], name=timestamp_col)
+            if any(n == name for n, _ in found):
+                frame = add_missing_rows(frame, freq)
+        else:
+            frame.index = pd.RangeIndex(len(frame), name=STEP)
+        if fill is not None:
+            frame = _fill(frame, fill, path, "" if name is None else f" of series {name}")
+        series.append(Series(frame=frame, extra_columns=extra, series_id=name))
+    notes = ()
+    if found:
+        added = sum(g.missing for _, g in found)
+        notes = (f"{path}: added {added} missing row(s) at frequency {freq!r} in {len(found)} gap(s) "
+                 f"({describe_gaps(found)}), filled by {fill}",)
+    return Panel(series=tuple(series), id_col=id_col, freq=freq if stamps is not None else None,
+                 extra_columns=extra, notes=notes)

@@ -10,6 +10,7 @@ import torch
 from torch import Tensor
 
 Features = Literal["M", "S", "MS"]
+Scaler = Literal["series", "global"]
 
 
 @dataclass(frozen=True)
@@ -18,18 +19,29 @@ class DataSpec:
 
     ``mean``/``scale`` are the scaler statistics of ``input_columns`` fitted on training rows only;
     the targets are a subset of the inputs (``target_index``).
+
+    Without timestamps ``timestamp_col`` and ``freq`` are None (no calendar features). A file of many
+    series (``id_col``) lists the series trained on (``series_ids``); with ``scaler="series"`` each
+    has its own training-rows statistics (``series_mean``/``series_scale``, one tuple per series),
+    and ``mean``/``scale`` are those of every series' training rows together.
     """
 
-    timestamp_col: str
+    timestamp_col: str | None
     input_columns: tuple[str, ...]
     target_columns: tuple[str, ...]
     features: Features
-    freq: str
+    freq: str | None
     seq_len: int
     label_len: int
     pred_len: int
     mean: tuple[float, ...]
     scale: tuple[float, ...]
+    header: bool = True
+    id_col: str | None = None
+    scaler: Scaler = "global"
+    series_ids: tuple[str, ...] = ()
+    series_mean: tuple[tuple[float, ...], ...] = ()
+    series_scale: tuple[tuple[float, ...], ...] = ()
 
     @property
     def target_index(self) -> list[int]:
@@ -48,21 +60,45 @@ class DataSpec:
     def to_dict(self) -> dict[str, Any]:
         """Plain Python containers only (loads under ``torch.load(weights_only=True)``)."""
         d = asdict(self)
-        return {k: list(v) if isinstance(v, tuple) else v for k, v in d.items()}
+        return {k: [list(x) if isinstance(x, tuple) else x for x in v] if isinstance(v, tuple) else v
+                for k, v in d.items()}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "DataSpec":
+        """Inverse of :meth:`to_dict` (checkpoints from before a field existed get its default)."""
         fields = dict(d)
-        for key in ("input_columns", "target_columns", "mean", "scale"):
-            fields[key] = tuple(fields[key])
+        for key in ("input_columns", "target_columns", "mean", "scale", "series_ids"):
+            if key in fields:
+                fields[key] = tuple(fields[key])
+        for key in ("series_mean", "series_scale"):
+            if key in fields:
+                fields[key] = tuple(tuple(v) for v in fields[key])
         return cls(**fields)
 
-    def scale_inputs(self, values: np.ndarray) -> np.ndarray:
-        """(N, C_in) original units -> scaled."""
-        return (values - np.asarray(self.mean)) / np.asarray(self.scale)
+    def has_scaler(self, series_id: str | None) -> bool:
+        """Whether the statistics of ``series_id`` are known (always, unless scaled per series)."""
+        return self.scaler != "series" or series_id in self.series_ids
 
-    def unscale_targets(self, values: Tensor) -> Tensor:
+    def stats(self, series_id: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Mean and std of the input columns, (C_in,) each: the series' own under ``scaler="series"``.
+
+        Raises:
+            KeyError: per-series scaling and a series not trained on.
+        """
+        if self.scaler == "series" and self.series_ids and series_id is not None:
+            i = self.series_ids.index(series_id) if series_id in self.series_ids else None
+            if i is None:
+                raise KeyError(series_id)
+            return np.asarray(self.series_mean[i]), np.asarray(self.series_scale[i])
+        return np.asarray(self.mean), np.asarray(self.scale)
+
+    def scale_inputs(self, values: np.ndarray, series_id: str | None = None) -> np.ndarray:
+        """(N, C_in) original units -> scaled."""
+        mean, scale = self.stats(series_id)
+        return (values - mean) / scale
+
+    def unscale_targets(self, values: Tensor, series_id: str | None = None) -> Tensor:
         """(..., C_out) scaled targets -> original units."""
-        mean = torch.tensor(self.target_mean, dtype=values.dtype, device=values.device)
-        scale = torch.tensor(self.target_scale, dtype=values.dtype, device=values.device)
-        return values * scale + mean
+        mean, scale = (s[self.target_index] for s in self.stats(series_id))
+        return values * torch.tensor(scale, dtype=values.dtype, device=values.device) \
+            + torch.tensor(mean, dtype=values.dtype, device=values.device)

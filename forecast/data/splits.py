@@ -61,3 +61,18 @@ def split_ranges(n_rows: int, *, seq_len: int, borders: Sequence[int] | None = N
 def n_windows(rows: RowRange, seq_len: int, pred_len: int) -> int:
     """Windows in a range: ``len - seq_len - pred_len + 1`` (may be <= 0)."""
     return rows.end - rows.start - seq_len - pred_len + 1
+
+
+def fits_every_split(n_rows: int, *, seq_len: int, pred_len: int, borders: Sequence[int] | None = None,
+                     ratios: Sequence[float] = (0.7, 0.1, 0.2)) -> bool:
+    """Whether a series of ``n_rows`` gives at least one window in each split (and holds the borders)."""
+    try:
+        ranges = split_ranges(n_rows, seq_len=seq_len, borders=borders, ratios=ratios)
+    except DataError:
+        if borders is None:
+            raise  # bad ratios: a setting, not a short series
+        b1, b2, b3 = (int(b) for b in borders)
+        if not 0 < b1 < b2 < b3:
+            raise
+        return False
+    return all(n_windows(ranges[s], seq_len, pred_len) >= 1 for s in SPLITS)

@@ -12,6 +12,9 @@ Every step gets ``M = n_continuous(freq) + 5`` mark columns:
   ``fixed`` and ``learned`` temporal embeddings.
 
 The model picks the columns its embedding needs, so the data never depends on the model's choice.
+
+A series without timestamps (``freq=None``: rows are consecutive steps) has no calendar: zero
+``timeF`` columns, and the five calendar fields are all 0.
 """
 
 from __future__ import annotations
@@ -83,18 +86,23 @@ def _feature(index: pd.DatetimeIndex, name: str) -> np.ndarray:
     raise KeyError(name)
 
 
-def n_continuous_features(freq: str) -> int:
-    """Number of ``timeF`` columns for ``freq``."""
-    return len(_FEATURES[_unit(freq)])
+def n_continuous_features(freq: str | None) -> int:
+    """Number of ``timeF`` columns for ``freq`` (0 without timestamps, ``freq=None``)."""
+    return 0 if freq is None else len(_FEATURES[_unit(freq)])
 
 
-def n_time_marks(freq: str) -> int:
+def n_time_marks(freq: str | None) -> int:
     """Total mark columns per step: continuous features plus the five calendar fields."""
     return n_continuous_features(freq) + len(CALENDAR_FIELDS)
 
 
-def time_marks(index: pd.DatetimeIndex, freq: str) -> np.ndarray:
-    """Marks for every timestamp. Shape (len(index), n_time_marks(freq)), float32."""
+def time_marks(index: pd.Index, freq: str | None) -> np.ndarray:
+    """Marks for every timestamp. Shape (len(index), n_time_marks(freq)), float32.
+
+    Without timestamps (``freq=None``, ``index`` the row steps) every mark is 0, shape (len(index), 5).
+    """
+    if freq is None:
+        return np.zeros((len(index), len(CALENDAR_FIELDS)), dtype=np.float32)
     index = pd.DatetimeIndex(index)
     cont = [np.asarray(_feature(index, name), dtype=np.float64) for name in _FEATURES[_unit(freq)]]
     cal = [index.month, index.day, index.dayofweek, index.hour, index.minute]
@@ -102,20 +110,9 @@ def time_marks(index: pd.DatetimeIndex, freq: str) -> np.ndarray:
     return np.stack(cols, axis=1).astype(np.float32)
 
 
-def infer_frequency(index: pd.DatetimeIndex, *, source: str) -> str:
-    """The pandas frequency of a regular timestamp index, or a DataError naming ``source``."""
-    if len(index) < 3:
-        raise DataError(f"{source}: need at least 3 timestamps to infer the frequency; set data.freq")
-    freq = pd.infer_freq(index)
+def future_index(last: pd.Timestamp | int, freq: str | None, periods: int) -> pd.Index:
+    """The ``periods`` timestamps that follow ``last`` at ``freq``; without timestamps (``freq=None``,
+    ``last`` a step number) the steps that follow it."""
     if freq is None:
-        diffs = pd.Series(index[1:] - index[:-1])
-        common = diffs.mode().iloc[0]
-        bad = int(np.flatnonzero(diffs.to_numpy() != common.to_numpy())[0]) + 1
-        raise DataError(f"{source}: timestamps are irregularly spaced (row {bad + 1}: {index[bad]} follows "
-                        f"{index[bad - 1]}, most steps are {common}); fill the gaps or set data.freq")
-    return freq
-
-
-def future_index(last: pd.Timestamp, freq: str, periods: int) -> pd.DatetimeIndex:
-    """The ``periods`` timestamps that follow ``last`` at ``freq``."""
+        return pd.RangeIndex(int(last) + 1, int(last) + 1 + periods, name="step")
     return pd.date_range(start=last, periods=periods + 1, freq=freq)[1:]

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import bisect
+from typing import Sequence
+
 import torch
 from torch import Tensor
-from torch.utils.data import Dataset
+from torch.utils.data import ConcatDataset, Dataset
 
 from forecast.data.batch import Batch
 
@@ -60,3 +63,24 @@ class WindowDataset(Dataset[Batch]):
 def as_tensor(array) -> Tensor:  # noqa: ANN001 - numpy array
     """float32 tensor sharing memory with a contiguous numpy array."""
     return torch.from_numpy(array).float().contiguous()
+
+
+class ConcatWindows(ConcatDataset):
+    """The windows of many series (one :class:`WindowDataset` each, over shared arrays): no window
+    crosses two series. ``origin(i)`` is the row of window ``i`` in the shared arrays.
+
+    Args:
+        parts: one window set per series, with equal window sizes.
+    """
+
+    def __init__(self, parts: Sequence[WindowDataset]) -> None:
+        super().__init__(list(parts))
+        self.parts = list(parts)
+        first = self.parts[0]
+        self.seq_len, self.label_len, self.pred_len = first.seq_len, first.label_len, first.pred_len
+
+    def origin(self, i: int) -> int:
+        """Row (of the shared arrays) of the first encoder input of window ``i``."""
+        part = bisect.bisect_right(self.cumulative_sizes, i)
+        before = self.cumulative_sizes[part - 1] if part > 0 else 0
+        return self.parts[part].origin(i - before)

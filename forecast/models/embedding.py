@@ -57,7 +57,7 @@ class TemporalEmbedding(nn.Module):
     """Time marks -> d_model.
 
     ``timeF``: a linear map of the continuous calendar features (the first ``n_time_features``
-    mark columns). ``fixed``/``learned``: the sum of frozen sinusoidal / trainable lookup tables of
+    mark columns); nothing (zeros) without them (``n_time_features=0``: data without timestamps). ``fixed``/``learned``: the sum of frozen sinusoidal / trainable lookup tables of
     the five integer calendar fields (the last five mark columns: month, day, weekday, hour, minute).
     """
 
@@ -65,9 +65,9 @@ class TemporalEmbedding(nn.Module):
         super().__init__()
         if embed not in ("timeF", "fixed", "learned"):
             raise ConfigError(f"embed must be timeF, fixed or learned, got {embed!r}")
-        self.embed, self.n_time_features = embed, n_time_features
+        self.embed, self.n_time_features, self.d_model = embed, n_time_features, d_model
         if embed == "timeF":
-            self.linear = nn.Linear(n_time_features, d_model)
+            self.linear = nn.Linear(n_time_features, d_model) if n_time_features > 0 else None
         else:
             tables = []
             for size in CALENDAR_SIZES:
@@ -81,6 +81,8 @@ class TemporalEmbedding(nn.Module):
     def forward(self, marks: Tensor) -> Tensor:
         """Shapes: marks (B, L, M) -> (B, L, d_model)."""
         if self.embed == "timeF":
+            if self.linear is None:
+                return marks.new_zeros(*marks.shape[:-1], self.d_model)
             return self.linear(marks[..., : self.n_time_features])
         fields = marks[..., -len(CALENDAR_SIZES):].long()  # (B, L, 5)
         return sum(table(fields[..., i]) for i, table in enumerate(self.tables))

@@ -7,7 +7,7 @@ scaler; inputs are scaled with it (never refitted on the new file, the reference
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -17,14 +17,17 @@ import torch
 from torch import Tensor, nn
 
 from forecast.data.errors import DataError
-from forecast.data.reader import FillMethod, Series, read_series
+from forecast.data.hints import PREDICT
+from forecast.data.reader import STEP, FillMethod, Panel, Series, read_panel
 from forecast.data.spec import DataSpec
 from forecast.data.time_features import future_index, time_marks
 from forecast.data.windows import WindowDataset, as_tensor
 from forecast.predict.checkpoint import resolve_checkpoint, resolve_device
-from forecast.predict.validate import check_frequency, check_length
+from forecast.predict.validate import check_length
 from forecast.training.floors import RIDGE, ridge_from_state
 from forecast.training.recipe import FLOORS_KEY, RECIPE_KEY, load_checkpoint, load_model
+
+FROM_CHECKPOINT = "<the training timestamp column>"  # Forecaster.read's default timestamp column
 
 
 @dataclass
@@ -75,36 +78,77 @@ class Forecaster:
     def target(self) -> str:
         """The column to plot: the training target when predicted, else the last predicted column."""
         target = (self.config.get("data") or {}).get("target")
+        target = None if target is None else str(target)
         return target if target in self.spec.target_columns else self.spec.target_columns[-1]
 
     # ------------------------------------------------------------------------------------- reading
-    def read(self, path: str | Path, *, fill: FillMethod | None = None, timestamp_col: str | None = None,
-             min_rows: int | None = None, what: str = "the model's input window (seq_len)") -> Series:
-        """Read and validate a CSV against the training data's columns and frequency.
+    def read(self, path: str | Path, *, fill: FillMethod | None = None, timestamp_col: str | None = FROM_CHECKPOINT,
+             header: bool | None = None, fill_missing_dates: bool = False, min_rows: int | None = None,
+             what: str | None = None) -> Panel:
+        """Read and validate a CSV against the training data's columns, frequency and series.
 
         Args:
             path: the CSV.
-            fill: fill missing cells instead of refusing them.
-            timestamp_col: the file's timestamp column (default: the training one).
-            min_rows: rows required (default ``seq_len``).
+            fill: fill missing (empty, NaN, infinite) cells instead of refusing them.
+            timestamp_col: the file's timestamp column (default: the training one); None reads the
+                rows as consecutive steps, for a model trained without calendar features.
+            header: whether the file has a header row (default: as the training file).
+            fill_missing_dates: add the rows missing from the timestamps, filled by ``fill``.
+            min_rows: rows each series needs (default ``seq_len``).
             what: what needs ``min_rows``, for the message.
 
+        Returns:
+            The panel of usable series (one without an id column). Of many series, those shorter
+            than ``min_rows`` and, with per-series scalers, those not trained on are left out with a
+            note in ``notes``.
+
         Raises:
-            DataError: any problem with the file (one line naming the file, line and column).
+            DataError: any problem with the file (one line naming the file, line and column), or no
+                usable series.
         """
         spec = self.spec
-        series = read_series(path, timestamp_col=timestamp_col or spec.timestamp_col,
-                             columns=list(spec.input_columns), fill=fill,
-                             timestamp_hint="pass --timestamp-col NAME")
-        check_frequency(series.index, spec.freq, source=str(path))
-        check_length(len(series.frame), spec.seq_len if min_rows is None else min_rows, source=str(path),
-                     what=what if min_rows is not None else f"the model's input window (seq_len {spec.seq_len})")
-        return series
+        ts = spec.timestamp_col if timestamp_col == FROM_CHECKPOINT else timestamp_col
+        if ts is None and spec.freq is not None:
+            raise DataError(f"{path}: the model was trained with calendar features at frequency {spec.freq!r}, so "
+                            f"it needs the file's timestamps; pass --timestamp-col NAME")
+        panel = read_panel(path, timestamp_col=ts, columns=list(spec.input_columns), id_col=spec.id_col,
+                           header=spec.header if header is None else header, fill=fill, freq=spec.freq,
+                           model_freq=spec.freq is not None, fill_missing_dates=fill_missing_dates, hints=PREDICT)
+        needed = spec.seq_len if min_rows is None else min_rows
+        what = what or f"the model's input window (seq_len {spec.seq_len})"
+        if spec.id_col is None:
+            check_length(len(panel.series[0].frame), needed, source=str(path), what=what)
+            return panel
+        return self._usable(panel, needed, what, source=str(path))
+
+    def _usable(self, panel: Panel, needed: int, what: str, *, source: str) -> Panel:
+        """The panel without the series too short for ``what`` or without a scaler; refused when none is left."""
+        short = [s for s in panel.series if len(s.frame) < needed]
+        unknown = [s for s in panel.series if len(s.frame) >= needed and not self.spec.has_scaler(s.series_id)]
+        kept = tuple(s for s in panel.series if len(s.frame) >= needed and self.spec.has_scaler(s.series_id))
+        notes = list(panel.notes)
+        if short:
+            notes.append(f"{source}: skipping {len(short)} of {len(panel.series)} series with fewer than {needed} rows "
+                         f"({what}): {_names(short)}")
+        if unknown:
+            notes.append(f"{source}: skipping {len(unknown)} series the model was not trained on (each series has "
+                         f"its own scaler; train with data.scaler=global to forecast new series): {_names(unknown)}")
+        if not kept:
+            longest = max(panel.series, key=lambda s: len(s.frame))
+            reason = (f"{what} needs at least {needed} rows and the longest, {longest.series_id}, has "
+                      f"{len(longest.frame)}" if short else "the model was trained on none of them")
+            raise DataError(f"{source}: no series to forecast among {len(panel.series)}: {reason}"
+                            f"{'; pass a longer file' if short else ''}")
+        return replace(panel, series=kept, notes=tuple(notes))
 
     def scaled(self, series: Series) -> np.ndarray:
-        """Inputs scaled with the checkpoint's scaler, float32, (N, C_in)."""
+        """Inputs scaled with the checkpoint's scaler (the series' own, if scaled per series), float32, (N, C_in)."""
         values = series.frame[list(self.spec.input_columns)].to_numpy(dtype=np.float64)
-        return np.ascontiguousarray(self.spec.scale_inputs(values).astype(np.float32))
+        return np.ascontiguousarray(self.spec.scale_inputs(values, series.series_id).astype(np.float32))
+
+    def unscale(self, values: np.ndarray, series_id: str | None = None) -> np.ndarray:
+        """Scaled targets (..., C_out) -> original units, float64."""
+        return self.spec.unscale_targets(torch.from_numpy(np.asarray(values)).double(), series_id).numpy()
 
     # ----------------------------------------------------------------------------------- predicting
     @torch.no_grad()
@@ -114,26 +158,34 @@ class Forecaster:
         dev = self.device
         return self.model(x_enc.to(dev), x_mark_enc.to(dev), x_mark_dec.to(dev)).float().cpu()
 
-    def forecast(self, series: Series) -> pd.DataFrame:
-        """Forecast the ``pred_len`` steps after the file's last timestamp.
+    def forecast(self, panel: Panel) -> pd.DataFrame:
+        """Forecast the ``pred_len`` steps after each series' last row, all series in one forward pass.
 
         Returns:
-            Frame with the timestamp column then the predicted columns, in original units.
+            Frame with the id column (many series), the timestamp column (or ``step``: the row
+            numbers that follow the file's) then the predicted columns, in original units.
         """
         spec = self.spec
-        x = self.scaled(series)[-spec.seq_len:]  # (S, C_in)
-        history = series.index[-spec.seq_len:]
-        future = future_index(history[-1], spec.freq, spec.pred_len)
-        marks = as_tensor(time_marks(history.append(future), spec.freq))  # (S + P, M)
-        pred = self.predict(as_tensor(x)[None], marks[None, :spec.seq_len],
-                            marks[None, spec.seq_len - spec.label_len:])  # (1, P, C_out)
-        values = spec.unscale_targets(pred[0].double()).numpy()  # (P, C_out)
-        frame = pd.DataFrame(values, columns=list(spec.target_columns))
-        frame.insert(0, series.frame.index.name or spec.timestamp_col, future)
-        return frame
+        xs, marks, futures = [], [], []
+        for series in panel.series:
+            xs.append(as_tensor(self.scaled(series)[-spec.seq_len:]))  # (S, C_in)
+            history = series.index[-spec.seq_len:]
+            future = future_index(history[-1], panel.freq, spec.pred_len)
+            marks.append(as_tensor(time_marks(history.append(future), spec.freq)))  # (S + P, M)
+            futures.append(future)
+        mark = torch.stack(marks)  # (N_series, S + P, M)
+        pred = self.predict(torch.stack(xs), mark[:, :spec.seq_len], mark[:, spec.seq_len - spec.label_len:])
+        frames = []
+        for series, future, p in zip(panel.series, futures, pred):  # p: (P, C_out)
+            frame = pd.DataFrame(self.unscale(p, series.series_id), columns=list(spec.target_columns))
+            frame.insert(0, series.frame.index.name or spec.timestamp_col or STEP, future)
+            if panel.id_col is not None:
+                frame.insert(0, panel.id_col, series.series_id)
+            frames.append(frame)
+        return pd.concat(frames, ignore_index=True)
 
     def windows(self, series: Series, *, start: int, end: int, stride: int = 1) -> WindowDataset:
-        """Every ``stride``-th window of the file whose rows lie in ``[start, end)`` (start includes the look-back)."""
+        """Every ``stride``-th window of a series whose rows lie in ``[start, end)`` (start includes the look-back)."""
         spec = self.spec
         x = as_tensor(self.scaled(series))  # (N, C_in)
         y = x[:, spec.target_index].contiguous()  # (N, C_out)
@@ -142,3 +194,8 @@ class Forecaster:
             raise DataError(f"--every must be >= 1, got {stride}")
         return WindowDataset(x, y, marks, start=start, end=end, seq_len=spec.seq_len, label_len=spec.label_len,
                              pred_len=spec.pred_len, stride=stride)
+
+
+def _names(series: list[Series], limit: int = 10) -> str:
+    ids = [str(s.series_id) for s in series]
+    return ", ".join(ids[:limit]) + (f" and {len(ids) - limit} more" if len(ids) > limit else "")

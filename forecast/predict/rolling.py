@@ -4,17 +4,17 @@ baselines and the run's ridge floor (when the checkpoint stores it)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
 import torch
-from torch.utils.data import DataLoader
+from torch.utils.data import ConcatDataset, DataLoader
 
 from forecast.baselines.mean import WindowMean
 from forecast.baselines.naive import Naive
 from forecast.data.errors import DataError
-from forecast.data.reader import Series
+from forecast.data.reader import STEP, Panel
 from forecast.data.splits import RowRange
 from forecast.data.time_features import n_continuous_features
 from forecast.predict.forecaster import Forecaster
@@ -27,7 +27,9 @@ class Backtest:
     """Forecasts of every window, scaled, with the actuals, the naive baselines and the ridge floor.
 
     Attributes:
-        origins: row of the last input step of each window, (W,).
+        origins: row (of its series) of the last input step of each window, (W,).
+        series: position in ``ids`` of each window's series, (W,).
+        ids: the series backtested (``(None,)`` for a file of one series).
         pred: model forecasts, (W, P, C_out), scaled.
         actual: actual targets, (W, P, C_out), scaled.
         naive_last: last input value repeated, (W, P, C_out), scaled.
@@ -36,6 +38,8 @@ class Backtest:
     """
 
     origins: np.ndarray
+    series: np.ndarray
+    ids: tuple[str | None, ...]
     pred: np.ndarray
     actual: np.ndarray
     naive_last: np.ndarray
@@ -46,42 +50,57 @@ class Backtest:
         """The forecasts held: ``METHODS`` less the ridge floor when there is none."""
         return [m for m in METHODS if m != "ridge_floor" or self.ridge_floor is not None]
 
+    def subset(self, mask: np.ndarray) -> "Backtest":
+        """The windows where ``mask`` (W,) is true."""
+        return Backtest(origins=self.origins[mask], series=self.series[mask], ids=self.ids, pred=self.pred[mask],
+                        actual=self.actual[mask], naive_last=self.naive_last[mask], naive_mean=self.naive_mean[mask],
+                        ridge_floor=None if self.ridge_floor is None else self.ridge_floor[mask])
 
-def run_backtest(forecaster: Forecaster, series: Series, rows: RowRange, *, every: int = 1,
+
+def run_backtest(forecaster: Forecaster, panel: Panel, spans: Sequence[RowRange], *, every: int = 1,
                  batch_size: int = 256) -> Backtest:
-    """Forecast every ``every``-th window inside ``rows`` in batches.
+    """Forecast every ``every``-th window inside each series' span (``spans[i]`` for ``panel.series[i]``), in batches.
 
     Raises:
-        DataError: the span holds no complete window.
+        DataError: no span holds a complete window.
     """
     spec = forecaster.spec
-    dataset = forecaster.windows(series, start=rows.start, end=rows.end, stride=every)
-    if len(dataset) == 0:
-        raise DataError(f"the backtest span (rows {rows.start}..{rows.end - 1}) is too short for one window of "
-                        f"seq_len {spec.seq_len} + pred_len {spec.pred_len}; widen --start/--end")
     if batch_size < 1:
         raise DataError(f"--batch-size must be >= 1, got {batch_size}")
+    sets = [forecaster.windows(s, start=r.start, end=r.end, stride=every) for s, r in zip(panel.series, spans)]
+    if not any(len(d) for d in sets):
+        r = spans[0]
+        where = f"rows {r.start}..{r.end - 1}" if len(spans) == 1 else "of every series"
+        raise DataError(f"the backtest span ({where}) is too short for one window of seq_len {spec.seq_len} + "
+                        f"pred_len {spec.pred_len}; widen --start/--end")
     dims = {"enc_in": len(spec.input_columns), "c_out": len(spec.target_columns),
             "n_time_features": n_continuous_features(spec.freq), "seq_len": spec.seq_len,
             "label_len": spec.label_len, "pred_len": spec.pred_len, "target_index": spec.target_index}
     naive, window_mean, ridge = Naive(**dims), WindowMean(**dims), forecaster.ridge_floor
     preds, actuals, last, mean, floor = [], [], [], [], []
     with torch.no_grad():
-        for batch in DataLoader(dataset, batch_size=batch_size, shuffle=False):
+        for batch in DataLoader(ConcatDataset(sets), batch_size=batch_size, shuffle=False):
             preds.append(forecaster.predict(batch.x_enc, batch.x_mark_enc, batch.x_mark_dec))
             actuals.append(batch.y)
             last.append(naive(batch.x_enc))  # (B, P, C_out)
             mean.append(window_mean(batch.x_enc))  # (B, P, C_out)
             if ridge is not None:
                 floor.append(ridge(batch.x_enc, batch.x_mark_enc, batch.x_mark_dec))  # (B, P, C_out)
-    origins = np.array([dataset.origin(i) + spec.seq_len - 1 for i in range(len(dataset))])
+    origins = np.array([d.origin(i) + spec.seq_len - 1 for d in sets for i in range(len(d))])
+    series = np.concatenate([np.full(len(d), k) for k, d in enumerate(sets)])
     cat = lambda parts: torch.cat(parts).numpy()  # noqa: E731
-    return Backtest(origins=origins, pred=cat(preds), actual=cat(actuals), naive_last=cat(last),
-                    naive_mean=cat(mean), ridge_floor=cat(floor) if ridge is not None else None)
+    return Backtest(origins=origins, series=series, ids=tuple(panel.ids), pred=cat(preds), actual=cat(actuals),
+                    naive_last=cat(last), naive_mean=cat(mean), ridge_floor=cat(floor) if ridge is not None else None)
 
 
-def _unscale(forecaster: Forecaster, values: np.ndarray) -> np.ndarray:
-    return forecaster.spec.unscale_targets(torch.from_numpy(values).double()).numpy()
+def _unscale(forecaster: Forecaster, bt: Backtest, values: np.ndarray) -> np.ndarray:
+    """Scaled (W, P, C_out) -> original units, each window with its series' scaler."""
+    out = np.empty(values.shape, dtype=np.float64)
+    for k, name in enumerate(bt.ids):
+        mask = bt.series == k
+        if mask.any():
+            out[mask] = forecaster.unscale(values[mask], name)
+    return out
 
 
 def score(forecaster: Forecaster, bt: Backtest) -> dict[str, dict[str, Any]]:
@@ -93,12 +112,12 @@ def score(forecaster: Forecaster, bt: Backtest) -> dict[str, dict[str, Any]]:
         the backtest has it), in that order.
     """
     actual = bt.actual.astype(np.float64)
-    actual_orig = _unscale(forecaster, bt.actual)
+    actual_orig = _unscale(forecaster, bt, bt.actual)
     out: dict[str, dict[str, Any]] = {}
     for method in bt.methods():
         values = getattr(bt, "pred" if method == "model" else method).astype(np.float64)
         metrics: dict[str, Any] = {}
-        for suffix, err in (("", values - actual), ("_orig", _unscale(forecaster, values) - actual_orig)):
+        for suffix, err in (("", values - actual), ("_orig", _unscale(forecaster, bt, values) - actual_orig)):
             metrics[f"mse{suffix}"] = float(np.mean(err ** 2))
             metrics[f"mae{suffix}"] = float(np.mean(np.abs(err)))
             metrics[f"mse{suffix}_per_step"] = [float(v) for v in np.mean(err ** 2, axis=(0, 2))]
@@ -107,19 +126,51 @@ def score(forecaster: Forecaster, bt: Backtest) -> dict[str, dict[str, Any]]:
     return out
 
 
-def long_frame(forecaster: Forecaster, series: Series, bt: Backtest) -> pd.DataFrame:
-    """One row per (origin, step, column): origin, timestamp, column, prediction, actual (original units)."""
+SERIES_KEYS = ("windows", "mse", "mae", "mse_orig", "mae_orig")
+
+
+def score_series(forecaster: Forecaster, bt: Backtest) -> dict[str, dict[str, float]]:
+    """The model's MSE/MAE of each series (scaled and in original units) with its window count.
+
+    Returns:
+        ``{series id: {windows, mse, mae, mse_orig, mae_orig}}``, the keys training writes under
+        ``series`` in ``metrics.json``.
+    """
+    out = {}
+    for k, name in enumerate(bt.ids):
+        mask = bt.series == k
+        if not mask.any():
+            continue
+        part = bt.subset(mask)
+        model = score(forecaster, part)["model"]
+        out[str(name)] = {"windows": int(mask.sum()), **{key: model[key] for key in SERIES_KEYS[1:]}}
+    return out
+
+
+def long_frame(forecaster: Forecaster, panel: Panel, bt: Backtest) -> pd.DataFrame:
+    """One row per (origin, step, column): [id,] origin, timestamp (or step), column, prediction, actual
+    (original units)."""
     spec = forecaster.spec
-    n_win, n_step, n_col = bt.pred.shape
-    index = series.index
-    steps = bt.origins[:, None] + 1 + np.arange(n_step)[None, :]  # (W, P) rows of the forecast steps
-    return pd.DataFrame({
-        "origin": np.repeat(index[bt.origins].to_numpy(), n_step * n_col),
-        "timestamp": np.repeat(index[steps.reshape(-1)].to_numpy(), n_col),
-        "column": np.tile(np.asarray(spec.target_columns, dtype=object), n_win * n_step),
-        "prediction": _unscale(forecaster, bt.pred).reshape(-1),
-        "actual": series.frame[list(spec.target_columns)].to_numpy()[steps.reshape(-1)].reshape(-1),  # exact input
-    })
+    frames = []
+    for k, series in enumerate(panel.series):
+        mask = bt.series == k
+        if not mask.any():
+            continue
+        part = bt.subset(mask)
+        n_win, n_step, n_col = part.pred.shape
+        index = series.index
+        steps = part.origins[:, None] + 1 + np.arange(n_step)[None, :]  # (W, P) rows of the forecast steps
+        frame = pd.DataFrame({
+            "origin": np.repeat(index[part.origins].to_numpy(), n_step * n_col),
+            "timestamp" if series.has_timestamps else STEP: np.repeat(index[steps.reshape(-1)].to_numpy(), n_col),
+            "column": np.tile(np.asarray(spec.target_columns, dtype=object), n_win * n_step),
+            "prediction": _unscale(forecaster, part, part.pred).reshape(-1),
+            "actual": series.frame[list(spec.target_columns)].to_numpy()[steps.reshape(-1)].reshape(-1),  # exact input
+        })
+        if panel.id_col is not None:
+            frame.insert(0, panel.id_col, series.series_id)
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)
 
 
 def format_table(metrics: dict[str, dict[str, Any]]) -> str:
@@ -136,4 +187,14 @@ def format_table(metrics: dict[str, dict[str, Any]]) -> str:
     for label, suffix in (("all", ""), ("orig", "_orig")):
         cells = " ".join(f"{metrics[m]['mse' + suffix]:>16.4f} {metrics[m]['mae' + suffix]:>16.4f}" for m in methods)
         lines.append(f"{label:>5} {cells}")
+    return "\n".join(lines)
+
+
+def format_series_table(per_series: dict[str, dict[str, float]]) -> str:
+    """One line per series: windows, MSE/MAE scaled and in original units."""
+    width = max([6] + [len(k) for k in per_series])
+    lines = [f"{'series':<{width}} {'windows':>8} {'mse':>10} {'mae':>10} {'mse_orig':>12} {'mae_orig':>12}"]
+    for name, m in per_series.items():
+        lines.append(f"{name:<{width}} {m['windows']:>8d} {m['mse']:>10.4f} {m['mae']:>10.4f} {m['mse_orig']:>12.4f} "
+                     f"{m['mae_orig']:>12.4f}")
     return "\n".join(lines)

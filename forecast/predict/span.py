@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pandas as pd
 
 from forecast.data.errors import DataError
-from forecast.data.splits import RowRange, split_ranges
+from forecast.data.reader import Panel
+from forecast.data.splits import RowRange, fits_every_split, split_ranges
 
 SPANS = ("train", "val", "test", "all")
 
 
-def _row(value: str, index: pd.DatetimeIndex, *, option: str, end: bool) -> int:
+def _row(value: str, index: pd.Index, *, option: str, end: bool) -> int:
     """A 0-based data row from a row number or a timestamp (``--end`` timestamps are inclusive)."""
     text = value.strip()
     if text.lstrip("-").isdigit():
@@ -20,6 +22,8 @@ def _row(value: str, index: pd.DatetimeIndex, *, option: str, end: bool) -> int:
         if not 0 <= row <= len(index):
             raise DataError(f"{option} {row}: row out of range; the file has {len(index)} data rows (0-based)")
         return row
+    if not isinstance(index, pd.DatetimeIndex):
+        raise DataError(f"{option} {value!r}: the file has no timestamps; give a row number")
     try:
         stamp = pd.Timestamp(text)
     except (ValueError, TypeError) as exc:
@@ -27,12 +31,12 @@ def _row(value: str, index: pd.DatetimeIndex, *, option: str, end: bool) -> int:
     return int(index.searchsorted(stamp, side="right" if end else "left"))
 
 
-def resolve_span(index: pd.DatetimeIndex, config: dict[str, Any], *, seq_len: int, span: str | None = None,
+def resolve_span(index: pd.Index, config: dict[str, Any], *, seq_len: int, span: str | None = None,
                  start: str | None = None, end: str | None = None) -> RowRange:
     """Rows ``[start, end)`` to cut backtest windows from; ``start`` includes the ``seq_len`` look-back.
 
     Args:
-        index: the file's timestamps.
+        index: the series' timestamps (or steps).
         config: the training config (its ``data.borders``/``data.ratios`` define the named splits).
         seq_len: encoder length.
         span: ``train``, ``val``, ``test`` (the training run's splits, applied to this file) or ``all``.
@@ -54,3 +58,30 @@ def resolve_span(index: pd.DatetimeIndex, config: dict[str, Any], *, seq_len: in
     first = _row(start, index, option="--start", end=False) if start is not None else seq_len
     last = _row(end, index, option="--end", end=True) if end is not None else len(index)
     return RowRange(max(0, first - seq_len), last)
+
+
+def resolve_spans(panel: Panel, config: dict[str, Any], *, seq_len: int, pred_len: int, span: str | None = None,
+                  start: str | None = None, end: str | None = None) -> tuple[Panel, list[RowRange]]:
+    """:func:`resolve_span` for every series of a panel, each on its own rows.
+
+    With a named split, the series training skipped (too short for a window in every split) are left
+    out with a note, so a backtest of ``--span test`` covers the windows training tested.
+
+    Returns:
+        The panel backtested and one row range per series.
+    """
+    if span in ("train", "val", "test") and panel.id_col is not None:
+        data = config.get("data") or {}
+        fits = [fits_every_split(len(s.frame), seq_len=seq_len, pred_len=pred_len, borders=data.get("borders"),
+                                 ratios=data.get("ratios") or (0.7, 0.1, 0.2)) for s in panel.series]
+        skipped = [str(s.series_id) for s, ok in zip(panel.series, fits) if not ok]
+        if skipped:
+            if len(skipped) == len(panel.series):
+                raise DataError(f"no series is long enough for a window in every split as in training, so none has "
+                                f"a {span} span; use --start/--end")
+            note = (f"skipping {len(skipped)} series too short for a window in every split (as training did): "
+                    + ", ".join(skipped[:10]) + (f" and {len(skipped) - 10} more" if len(skipped) > 10 else ""))
+            panel = replace(panel, series=tuple(s for s, ok in zip(panel.series, fits) if ok),
+                            notes=panel.notes + (note,))
+    spans = [resolve_span(s.index, config, seq_len=seq_len, span=span, start=start, end=end) for s in panel.series]
+    return panel, spans

@@ -1,11 +1,14 @@
-"""Checks a prediction input needs beyond :func:`read_series`: frequency and length."""
+"""Checks a prediction input needs beyond :func:`~forecast.data.reader.read_panel`: frequency and length."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 from pandas.tseries.frequencies import to_offset
 
 from forecast.data.errors import DataError
+from forecast.data.hints import PREDICT
+from forecast.data.regular import find_gaps, infer_freq, refuse_gap
 
 
 def _offset(freq: str, what: str) -> pd.DateOffset:
@@ -29,22 +32,18 @@ def check_frequency(index: pd.DatetimeIndex, freq: str, *, source: str) -> str:
         source: the file, for messages.
 
     Raises:
-        DataError: irregular spacing (with the first offending file line) or another frequency.
+        DataError: another frequency, a timestamp off the frequency's grid, or rows missing (with the
+            first offending file line).
     """
     model_off = _offset(freq, "the checkpoint's")
-    inferred = pd.infer_freq(index) if len(index) >= 3 else None
-    if inferred is None:
-        for i in range(1, len(index)):
-            expected = index[i - 1] + model_off
-            if index[i] != expected:
-                raise DataError(f"{source}: line {i + 2}: timestamp {index[i]} follows {index[i - 1]}, but the model's "
-                                f"frequency {freq!r} expects {expected}; timestamps must be evenly spaced: fill the "
-                                f"gaps (e.g. resample) or trim the file")
-        return freq
-    if _offset(inferred, "the file's") != model_off:
+    inferred = infer_freq(index)
+    if inferred is not None and _offset(inferred, "the file's") != model_off:
         raise DataError(f"{source}: the timestamps are at frequency {inferred!r} but the model was trained on "
                         f"{freq!r}; resample the file to {freq!r} or use a model trained at {inferred!r}")
-    return inferred
+    whose = "the model's frequency"
+    gaps = find_gaps(index, freq, source=source, lines=np.arange(len(index)) + 2, whose=whose, hints=PREDICT)
+    refuse_gap(gaps, index, freq, source=source, whose=whose, hints=PREDICT)
+    return inferred or freq
 
 
 def check_length(n_rows: int, needed: int, *, source: str, what: str) -> None:

@@ -7,8 +7,10 @@ import pandas as pd
 import pytest
 
 from forecast.data.errors import DataError
+from forecast.data.hints import TRAIN
+from forecast.data.regular import find_gaps, resolve_frequency
 from forecast.data.time_features import (
-    future_index, infer_frequency, n_continuous_features, n_time_marks, time_marks,
+    future_index, n_continuous_features, n_time_marks, time_marks,
 )
 
 
@@ -39,16 +41,34 @@ def test_hourly_features_match_their_definition() -> None:
 @pytest.mark.parametrize("freq", ["h", "15min", "D", "B", "W-SUN", "MS"])
 def test_frequency_is_inferred_and_continued(freq: str) -> None:
     index = pd.date_range("2020-01-01", periods=40, freq=freq)
-    inferred = infer_frequency(index, source="x.csv")
+    inferred = resolve_frequency([index], source="x.csv", hints=TRAIN)
     future = future_index(index[-1], inferred, 5)
     expected = pd.date_range("2020-01-01", periods=45, freq=freq)[40:]
     assert list(future) == list(expected)
 
 
-def test_irregular_spacing_names_the_row() -> None:
-    index = pd.DatetimeIndex(list(pd.date_range("2020-01-01", periods=10, freq="h")) + [pd.Timestamp("2020-01-01 12:00")])
-    with pytest.raises(DataError, match=r"x.csv: timestamps are irregularly spaced \(row 11: 2020-01-01 12:00:00 follows"):
-        infer_frequency(index, source="x.csv")
+def test_irregular_spacing_names_the_line() -> None:
+    index = pd.DatetimeIndex(list(pd.date_range("2020-01-01", periods=10, freq="h")) + [pd.Timestamp("2020-01-01 09:30")])
+    freq = resolve_frequency([index], source="x.csv", hints=TRAIN)  # the most common step
+    assert freq == "h"
+    with pytest.raises(DataError, match=r"x.csv: line 12: timestamp 2020-01-01 09:30:00 follows 2020-01-01 09:00:00, "
+                                        r"but the inferred frequency 'h' expects 2020-01-01 10:00:00; timestamps must "
+                                        r"be evenly spaced"):
+        find_gaps(index, freq, source="x.csv", lines=np.arange(len(index)) + 2, whose="the inferred frequency",
+                  hints=TRAIN)
+
+
+def test_gaps_are_counted_on_the_grid() -> None:
+    index = pd.date_range("2020-01-01", periods=20, freq="h").delete([5, 6, 12])
+    gaps = find_gaps(index, "h", source="x.csv", lines=np.arange(len(index)) + 2, whose="data.freq", hints=TRAIN)
+    assert [(g.row, g.line, g.missing) for g in gaps] == [(5, 7, 2), (10, 12, 1)]
+
+
+def test_no_timestamps_no_calendar() -> None:
+    assert n_continuous_features(None) == 0
+    marks = time_marks(pd.RangeIndex(7), None)
+    assert marks.shape == (7, 5) and not marks.any()
+    assert list(future_index(9, None, 3)) == [10, 11, 12]
 
 
 def test_unknown_frequency_is_refused() -> None:

@@ -33,9 +33,30 @@ def generated(freq: str, rows: int, *, start: str = "2020-01-06") -> pd.DataFram
                          "OT": 20 + 5 * np.cos(2 * np.pi * t / 7) + 0.01 * t + rng.normal(0, 0.5, rows)})
 
 
+def panel(n_series: int = 24, rows: int = 160, *, short: Sequence[int] = (), freq: str = "h") -> pd.DataFrame:
+    """A long-format panel: ``store``, ``date``, ``sales``, ``temp``; series ``s00 …`` at different levels.
+
+    The rows are ordered by date, then store (as a database exports them): the series interleave.
+    Series listed in ``short`` get 30 rows only.
+    """
+    rng = np.random.default_rng(1)
+    parts = []
+    for k in range(n_series):
+        n = 30 if k in short else rows
+        t = np.arange(n, dtype=np.float64)
+        parts.append(pd.DataFrame({
+            "store": f"s{k:02d}", "date": pd.date_range("2021-03-01", periods=n, freq=freq),
+            "sales": 100 * (k + 1) + 10 * (k + 1) * np.sin(2 * np.pi * (t + k) / 24) + rng.normal(0, k + 1, n),
+            "temp": 15 + 5 * np.cos(2 * np.pi * t / 24) + rng.normal(0, 0.5, n)}))
+    frame = pd.concat(parts).sort_values(["date", "store"], kind="stable").reset_index(drop=True)
+    frame["date"] = frame["date"].dt.strftime("%Y-%m-%d %H:%M:%S")
+    return frame
+
+
 def train_tiny(root: Path, name: str, frame: pd.DataFrame, *, features: str = "M", target: str = "OT",
-               extra: Sequence[str] = ()) -> Path:
-    """Train a tiny Informer on ``frame`` (cached per ``name``); returns its run directory."""
+               extra: Sequence[str] = (), header: bool = True) -> Path:
+    """Train a tiny Informer on ``frame`` (cached per ``name``; written without its header row unless
+    ``header``); returns its run directory."""
     key = (name, features, target, tuple(extra))
     if key in _RUNS:
         return _RUNS[key]
@@ -44,7 +65,7 @@ def train_tiny(root: Path, name: str, frame: pd.DataFrame, *, features: str = "M
     run_dir = root / f"run_{name}_{features}"
     run_dir.mkdir(parents=True, exist_ok=True)
     csv = run_dir / f"{name}.csv"
-    frame.to_csv(csv, index=False)
+    frame.to_csv(csv, index=False, header=header)
     register_resolvers()
     overrides = [
         "data=csv", f"data.path={csv}", f"data.target={target}", f"data.features={features}",

@@ -1,0 +1,38 @@
+"""What to tell the user to do, in the words of the command that read the file.
+
+``forecast-train`` is configured by Hydra keys (``data.fill=ffill``), ``forecast-predict`` by
+options (``--fill ffill``); the same problem gets the same message with the right remedy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Hints:
+    """Remedies named in :class:`~forecast.data.errors.DataError` messages and notes.
+
+    Attributes:
+        timestamp: what to do when the timestamp column is missing.
+        fill: the setting that fills empty, NaN and infinite cells.
+        header: the setting that reads a file without a header row.
+        fill_missing_dates: the setting that adds the rows missing from the timestamps.
+        freq: the setting that names the frequency.
+        id_col: the setting that names the series id column.
+    """
+
+    timestamp: str
+    fill: str
+    header: str
+    fill_missing_dates: str
+    freq: str
+    id_col: str
+
+
+TRAIN = Hints(timestamp="set data.timestamp_col=NAME, or data.timestamp_col=null for rows without timestamps",
+              fill="data.fill=ffill|interpolate", header="data.header=false",
+              fill_missing_dates="data.fill_missing_dates=true", freq="set data.freq", id_col="set data.id_col")
+PREDICT = Hints(timestamp="pass --timestamp-col NAME, or --timestamp-col none for rows without timestamps",
+                fill="--fill ffill|interpolate", header="--no-header", fill_missing_dates="--fill-missing-dates",
+                freq="resample the file", id_col="the model was trained with that id column")

@@ -1,0 +1,140 @@
+"""Evenly spaced timestamps: the frequency of a file, its gaps, and the rows that fill them.
+
+A *gap* is a run of missing rows: the next timestamp lies on the frequency's grid, some steps later.
+Anything else off the grid (a half-hour step in hourly data) is *irregular* and always refused.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+from pandas.tseries.frequencies import to_offset
+
+from forecast.data.errors import DataError
+from forecast.data.hints import Hints
+
+
+@dataclass(frozen=True)
+class Gap:
+    """Rows missing before row ``row`` of a series.
+
+    Attributes:
+        row: 0-based row (of the series) right after the gap.
+        line: its file line.
+        after: the timestamp before the gap.
+        missing: how many rows are missing.
+    """
+
+    row: int
+    line: int
+    after: pd.Timestamp
+    missing: int
+
+
+def offset(freq: str, *, source: str = "", hint: str = "") -> pd.DateOffset:
+    """The pandas offset of ``freq``, or a DataError naming it."""
+    try:
+        return to_offset(freq)
+    except (ValueError, TypeError) as exc:
+        where = f"{source}: " if source else ""
+        raise DataError(f"{where}unknown frequency {freq!r}: use a pandas alias such as 'h', '15min', 'D', 'B', "
+                        f"'W', 'MS'{'; ' + hint if hint else ''}") from exc
+
+
+def infer_freq(index: pd.DatetimeIndex) -> str | None:
+    """``pd.infer_freq`` as a string (None when irregular or shorter than 3)."""
+    if len(index) < 3:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        freq = pd.infer_freq(index)
+    return None if freq is None else str(getattr(freq, "freqstr", freq))
+
+
+def resolve_frequency(indexes: Sequence[pd.DatetimeIndex], *, source: str, hints: Hints) -> str:
+    """The frequency of one or more series: inferred from the first regular one, else their most common step.
+
+    The most common step of a series with gaps is its frequency, so the gaps can then be named
+    (or filled) by :func:`find_gaps` instead of refusing the whole file as irregular.
+
+    Raises:
+        DataError: fewer than 3 timestamps in every series.
+    """
+    for index in indexes:
+        freq = infer_freq(index)
+        if freq is not None:
+            return freq
+    steps = [np.diff(index.to_numpy()) for index in indexes if len(index) > 1]  # timedelta64, (N - 1,) each
+    if sum(len(s) for s in steps) < 2:
+        raise DataError(f"{source}: need at least 3 timestamps to infer the frequency; {hints.freq}")
+    values, counts = np.unique(np.concatenate(steps), return_counts=True)
+    return str(to_offset(pd.Timedelta(values[np.argmax(counts)])).freqstr)
+
+
+def find_gaps(index: pd.DatetimeIndex, freq: str, *, source: str, lines: np.ndarray, whose: str,
+              hints: Hints) -> list[Gap]:
+    """The gaps of a sorted, unique index at ``freq``.
+
+    Args:
+        index: the series' timestamps, (N,).
+        freq: the frequency the timestamps must follow.
+        source: the file, for messages.
+        lines: the file line of every row, (N,).
+        whose: how to name the frequency (``the model's frequency``, ``data.freq``).
+        hints: remedies for the messages.
+
+    Raises:
+        DataError: a timestamp off the frequency's grid (one line naming the file line).
+    """
+    off = offset(freq, source=source)
+    if len(index) < 2:
+        return []
+    with warnings.catch_warnings():  # non-fixed offsets (B, MS) add element-wise, with a warning
+        warnings.simplefilter("ignore")
+        expected = index[:-1] + off
+    bad = np.flatnonzero(np.asarray(index[1:] != expected)) + 1
+    gaps = []
+    for i in bad:
+        i = int(i)
+        grid = pd.date_range(index[i - 1], index[i], freq=off)
+        if len(grid) < 3 or grid[0] != index[i - 1] or grid[-1] != index[i]:
+            raise DataError(f"{source}: line {int(lines[i])}: timestamp {index[i]} follows {index[i - 1]}, but {whose} "
+                            f"{freq!r} expects {expected[i - 1]}; timestamps must be evenly spaced: fill the gaps "
+                            f"(e.g. resample) or trim the file")
+        gaps.append(Gap(row=i, line=int(lines[i]), after=index[i - 1], missing=len(grid) - 2))
+    return gaps
+
+
+def refuse_gap(gaps: Sequence[Gap], index: pd.DatetimeIndex, freq: str, *, source: str, whose: str,
+               hints: Hints, series: str = "") -> None:
+    """Raise the DataError for the first of ``gaps`` (a no-op without gaps)."""
+    if not gaps:
+        return
+    g = gaps[0]
+    expected = index[g.row - 1] + offset(freq)
+    more = f" (and {len(gaps) - 1} more gap(s){series})" if len(gaps) > 1 else (f" ({series.strip()})" if series
+                                                                                 else "")
+    raise DataError(f"{source}: line {g.line}: timestamp {index[g.row]} follows {g.after}, but {whose} {freq!r} "
+                    f"expects {expected}; {g.missing} row(s) missing{more}: pass {hints.fill_missing_dates} with "
+                    f"{hints.fill} to add and fill them, or fill the gap in the file")
+
+
+def add_missing_rows(frame: pd.DataFrame, freq: str) -> pd.DataFrame:
+    """``frame`` reindexed to every timestamp from its first to its last at ``freq`` (new rows all NaN)."""
+    full = pd.date_range(frame.index[0], frame.index[-1], freq=offset(freq), name=frame.index.name)
+    return frame.reindex(full)
+
+
+def describe_gaps(found: Sequence[tuple[str | None, Gap]], *, limit: int = 3) -> str:
+    """``1 row before line 22 (after 2016-07-24 07:00:00); ...`` for a note (the first ``limit`` gaps)."""
+    parts = []
+    for name, g in found[:limit]:
+        who = f"series {name} " if name is not None else ""
+        parts.append(f"{who}{g.missing} row{'s' if g.missing > 1 else ''} before line {g.line} (after {g.after})")
+    if len(found) > limit:
+        parts.append(f"{len(found) - limit} more")
+    return "; ".join(parts)

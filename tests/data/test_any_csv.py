@@ -1,0 +1,199 @@
+"""Files from other sources: no header, no timestamps, infinities, gaps, many series in one file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from forecast.data.datamodule import ForecastDataModule
+from forecast.data.errors import DataError
+from forecast.data.hints import PREDICT
+from forecast.data.reader import read_panel
+from tests.conftest import ETTH1
+from tests.predict.tiny import panel
+
+SMALL = dict(seq_len=24, label_len=12, pred_len=6)
+
+
+def etth1(rows: int = 400) -> pd.DataFrame:
+    return pd.read_csv(ETTH1, nrows=rows)
+
+
+def write(frame: pd.DataFrame, path: Path, *, header: bool = True) -> Path:
+    frame.to_csv(path, index=False, header=header)
+    return path
+
+
+def module(path: Path, **kwargs) -> ForecastDataModule:
+    dm = ForecastDataModule(path=str(path), **{**SMALL, **kwargs})
+    dm.setup()
+    return dm
+
+
+# ------------------------------------------------------------------------------- header, timestamps
+def test_a_file_without_header_is_named_in_the_error(tmp_path: Path) -> None:
+    csv = write(etth1().drop(columns=["date"]), tmp_path / "m.csv", header=False)
+    first = pd.read_csv(ETTH1, nrows=1).iloc[0, 1:5].astype(str).tolist()
+    with pytest.raises(DataError) as err:
+        module(csv, target="6", timestamp_col=None)
+    assert str(err.value) == (f"{csv}: the file seems to have no header row (line 1 is {', '.join(first)}, …); add "
+                              f"one, or pass data.header=false to name the columns 0 … 6")
+
+
+def test_a_headerless_file_with_timestamps_is_recognised(tmp_path: Path) -> None:
+    csv = write(etth1(), tmp_path / "m.csv", header=False)
+    with pytest.raises(DataError, match="the file seems to have no header row"):
+        module(csv)
+
+
+def test_header_false_names_columns_and_no_timestamps_means_no_calendar(tmp_path: Path) -> None:
+    frame = etth1().drop(columns=["date"])
+    csv = write(frame, tmp_path / "m.csv", header=False)
+    dm = module(csv, header=False, timestamp_col=None, target=6)  # an int from the command line: data.target=6
+    spec = dm.spec
+    assert spec.input_columns == tuple(str(i) for i in range(7)) and spec.target_columns == spec.input_columns
+    assert spec.freq is None and spec.timestamp_col is None and not spec.header
+    assert dm.n_time_features == 0 and dm.model_dims()["n_time_features"] == 0
+    batch = dm.datasets["train"][0]
+    assert batch.x_mark_enc.shape == (24, 5) and not batch.x_mark_enc.any()
+    np.testing.assert_allclose(spec.mean, frame.iloc[:280].mean().to_numpy(), rtol=1e-9)  # 70% of 400 rows
+    assert len(dm.datasets["test"]) == 80 - 6 + 1
+
+
+def test_no_timestamp_column_given_reads_rows_as_steps(tmp_path: Path) -> None:
+    csv = write(etth1().drop(columns=["date"]), tmp_path / "m.csv")
+    dm = module(csv, timestamp_col=None, target="OT")
+    assert dm.spec.freq is None and list(dm.index[:3]) == [0, 1, 2]
+
+
+# ------------------------------------------------------------------------------------- non-finite
+@pytest.mark.parametrize("row,text", [(10, "inf"), (390, "-inf")])  # a training row, a test row
+def test_infinite_values_are_refused_with_line_and_column(row: int, text: str, tmp_path: Path) -> None:
+    frame = etth1().astype({"HULL": object})
+    frame.loc[row, "HULL"] = text
+    csv = write(frame, tmp_path / "inf.csv")
+    with pytest.raises(DataError) as err:
+        module(csv, target="OT")
+    assert str(err.value) == (f"{csv}: line {row + 2}: column 'HULL' has the non-finite value {text!r}; replace it, or "
+                              f"pass data.fill=ffill|interpolate to treat it as missing")
+
+
+def test_fill_treats_infinite_values_as_missing(tmp_path: Path) -> None:
+    frame = etth1().astype({"HULL": object})
+    frame.loc[10, "HULL"] = "inf"
+    csv = write(frame, tmp_path / "inf.csv")
+    read = read_panel(csv, fill="ffill").series[0].frame
+    assert read["HULL"].iloc[10] == float(frame.loc[9, "HULL"])
+    read = read_panel(csv, fill="interpolate").series[0].frame
+    assert read["HULL"].iloc[10] == pytest.approx((float(frame.loc[9, "HULL"]) + float(frame.loc[11, "HULL"])) / 2)
+
+
+def test_nan_message_names_the_training_setting(tmp_path: Path) -> None:
+    frame = etth1()
+    frame.loc[5, "OT"] = np.nan
+    with pytest.raises(DataError, match=r"line 7: column 'OT' is empty or NaN; fill the gap or pass "
+                                        r"data.fill=ffill\|interpolate$"):
+        module(write(frame, tmp_path / "nan.csv"), target="OT")
+    with pytest.raises(DataError, match=r"pass --fill ffill\|interpolate$"):
+        read_panel(tmp_path / "nan.csv", hints=PREDICT)
+
+
+# ------------------------------------------------------------------------------------------- gaps
+def test_the_shipped_etth1_has_no_gaps_at_its_frequency() -> None:
+    dm = ForecastDataModule(path=str(ETTH1), freq="h", borders=[8640, 11520, 14400])
+    dm.setup()
+    assert len(dm.index) == 17420 and dm.spec.freq == "h"
+
+
+@pytest.mark.parametrize("freq", ["h", None])
+def test_a_gap_is_refused_even_with_data_freq(freq: str | None, tmp_path: Path) -> None:
+    csv = write(etth1().drop(index=[50, 51]), tmp_path / "gap.csv")
+    whose = "data.freq" if freq else "the inferred frequency"
+    with pytest.raises(DataError) as err:
+        module(csv, target="OT", freq=freq)
+    assert str(err.value) == (f"{csv}: line 52: timestamp 2016-07-03 04:00:00 follows 2016-07-03 01:00:00, but {whose} "
+                              f"'h' expects 2016-07-03 02:00:00; 2 row(s) missing: pass data.fill_missing_dates=true "
+                              f"with data.fill=ffill|interpolate to add and fill them, or fill the gap in the file")
+
+
+def test_fill_missing_dates_adds_the_rows_with_one_note(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    frame = etth1()
+    csv = write(frame.drop(index=[50, 51, 200]), tmp_path / "gap.csv")
+    dm = module(csv, target="OT", freq="h", fill="interpolate", fill_missing_dates=True)
+    assert len(dm.index) == 400 and (dm.index == pd.DatetimeIndex(pd.to_datetime(frame["date"]))).all()
+    err = capsys.readouterr().err
+    assert err == (f"note: {csv}: added 3 missing row(s) at frequency 'h' in 2 gap(s) (2 rows before line 52 (after "
+                   f"2016-07-03 01:00:00); 1 row before line 200 (after 2016-07-09 07:00:00)), filled by interpolate\n")
+
+
+def test_fill_missing_dates_needs_a_fill(tmp_path: Path) -> None:
+    csv = write(etth1().drop(index=[50]), tmp_path / "gap.csv")
+    with pytest.raises(DataError, match="data.fill_missing_dates=true adds empty rows: also pass "
+                                        r"data.fill=ffill\|interpolate to fill them"):
+        module(csv, target="OT", fill_missing_dates=True)
+
+
+def test_off_grid_timestamps_stay_refused(tmp_path: Path) -> None:
+    frame = etth1()
+    frame.loc[50, "date"] = "2016-07-03 02:30:00"
+    with pytest.raises(DataError, match="line 52: timestamp 2016-07-03 02:30:00 follows .* timestamps must be evenly"):
+        module(write(frame, tmp_path / "odd.csv"), target="OT", fill="ffill", fill_missing_dates=True)
+
+
+# ------------------------------------------------------------------------------------------ panels
+def test_panel_windows_stay_inside_their_series(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    frame = panel(n_series=6, rows=100, short=(4,))
+    csv = write(frame, tmp_path / "panel.csv")
+    dm = module(csv, target="sales", id_col="store")
+    assert capsys.readouterr().err == (f"note: {csv}: skipping 1 of 6 series too short for a window of seq_len 24 + "
+                                       f"pred_len 6 in every split (data.ratios [0.7, 0.1, 0.2]): s04\n")
+    assert dm.spec.series_ids == ("s00", "s01", "s02", "s03", "s05")
+    for split, n in (("train", 70 - 30 + 1), ("val", 24 + 10 - 30 + 1), ("test", 24 + 20 - 30 + 1)):
+        data = dm.datasets[split]
+        assert len(data) == 5 * n  # every series split by time on its own
+        for i in range(len(data)):
+            first, last = data.origin(i), data.origin(i) + 30 - 1
+            owners = {sl.series_id for sl in dm.slices if sl.offset <= first and last < sl.offset + sl.rows}
+            assert len(owners) == 1  # no window crosses two series
+
+
+@pytest.mark.parametrize("scaler", ["series", "global"])
+def test_panel_scaler_per_series_or_global(scaler: str, tmp_path: Path) -> None:
+    frame = panel(n_series=4, rows=100)
+    dm = module(write(frame, tmp_path / "panel.csv"), target="sales", id_col="store", scaler=scaler)
+    train = [frame[frame.store == s][["sales", "temp"]].iloc[:70].to_numpy() for s in ("s00", "s01", "s02", "s03")]
+    pooled = np.concatenate(train)
+    np.testing.assert_allclose(dm.spec.mean, pooled.mean(axis=0), rtol=1e-9)
+    if scaler == "series":
+        np.testing.assert_allclose(dm.spec.series_mean, [t.mean(axis=0) for t in train], rtol=1e-9)
+        np.testing.assert_allclose(dm.spec.series_scale, [t.std(axis=0) for t in train], rtol=1e-9)
+        first = dm.datasets["train"].parts[1][0].x_enc.numpy()  # series s01, rows 0..23, scaled with its own stats
+        np.testing.assert_allclose(first, (train[1][:24] - train[1].mean(axis=0)) / train[1].std(axis=0), rtol=1e-5)
+    else:
+        assert dm.spec.series_mean == () and dm.spec.scaler == "global"
+
+
+def test_panel_with_no_series_long_enough_is_refused(tmp_path: Path) -> None:
+    csv = write(panel(n_series=3, short=(0, 1, 2)), tmp_path / "panel.csv")
+    with pytest.raises(DataError) as err:
+        module(csv, target="sales", id_col="store")
+    assert str(err.value) == (f"{csv}: no series is long enough for a window of seq_len 24 + pred_len 6 in every split "
+                              f"(data.ratios [0.7, 0.1, 0.2]); the longest, s00, has 30 rows; use shorter windows or "
+                              f"longer series")
+
+
+def test_panel_errors_name_the_series(tmp_path: Path) -> None:
+    frame = panel(n_series=3, rows=60)
+    rows = frame.index[frame.store == "s01"]
+    frame = frame.drop(index=rows[20])
+    csv = write(frame, tmp_path / "panel.csv")
+    with pytest.raises(DataError, match=r"line \d+: timestamp .* 1 row\(s\) missing \(in series s01\): pass "
+                                        r"data.fill_missing_dates=true"):
+        module(csv, target="sales", id_col="store")
+    dup = panel(n_series=3, rows=60)
+    dup.loc[dup.index[(dup.store == "s02")][5], "date"] = dup.loc[dup.index[(dup.store == "s02")][4], "date"]
+    with pytest.raises(DataError, match="duplicate timestamp 2021-03-01 04:00:00 of series s02"):
+        module(write(dup, tmp_path / "dup.csv"), target="sales", id_col="store")
