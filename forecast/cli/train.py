@@ -28,7 +28,7 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.errors import ConfigCompositionException, OverrideParseException
 from hydra.utils import instantiate
 from lightning.pytorch.callbacks import LearningRateMonitor
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig, OmegaConf, open_dict
 from omegaconf.errors import InterpolationResolutionError, MissingMandatoryValue
 
 from forecast.attention.base import AttentionBackend, BackendRoleError
@@ -98,11 +98,14 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         torch.set_num_threads(int(cfg.threads))
     L.seed_everything(cfg.seed, workers=True, verbose=False)
     run_dir = Path(cfg.paths.output_dir)
-    resolved = OmegaConf.to_container(cfg, resolve=True)
-    resume_from = resume_point(cfg, run_dir, resolved)  # before config.yaml is rewritten
     datamodule = instantiate(cfg.data)
     datamodule.setup("fit")
     spec = datamodule.spec
+    if cfg.data.get("freq") is None and spec.freq is not None:  # record the inferred frequency, so what
+        with open_dict(cfg):  # derives from it (a floor's season, ${period_for:${data.freq}}) sees it
+            cfg.data.freq = spec.freq
+    resolved = OmegaConf.to_container(cfg, resolve=True)
+    resume_from = resume_point(cfg, run_dir, resolved)  # before config.yaml is rewritten
     dims = datamodule.model_dims()
     floors = evaluate_floors(datamodule, dims, spec.freq)  # closed-form floors on the model's own windows
     log.info("floors (%s) in %.2f s", ", ".join(floors.metrics), floors.seconds)

@@ -53,6 +53,8 @@ class Forecaster(nn.Module):
 
     * :meth:`fit_closed_form`: fit closed-form parts (a ridge floor, a calendar profile) on the
       training windows before any gradient step. Wrappers hand it down to what they wrap.
+    * :meth:`select_on_validation`: choose among closed-form alternatives on the validation windows
+      (``BestFloor`` picks its floor), after :meth:`fit_closed_form` and before training.
     * :meth:`zero_output_`: make the forecast exactly zero until training moves it, so a residual
       added to a floor starts at the floor.
     """
@@ -64,6 +66,9 @@ class Forecaster(nn.Module):
             Rows of the last closed-form fit, or None when this forecaster has no closed-form part.
         """
         return None
+
+    def select_on_validation(self, batches: Iterable[Any]) -> None:
+        """Choose among closed-form alternatives on ``batches`` (the validation windows); nothing by default."""
 
     def zero_output_(self) -> None:
         """Zero the output layer so that ``forward`` returns zeros until training moves it.

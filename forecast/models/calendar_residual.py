@@ -43,6 +43,10 @@ class CalendarResidual(Wrapper):
         inner = self.net.fit_closed_form(self.profile.residuals(batches, self.target_index))
         return slots if inner is None else inner
 
+    def select_on_validation(self, batches: Iterable[Any]) -> None:
+        """The net's choice on the validation windows without the profile."""
+        self.net.select_on_validation(self.profile.residuals(batches, self.target_index))
+
     def forward(self, x_enc: Tensor, x_mark_enc: Tensor, x_mark_dec: Tensor) -> Tensor:
         """Shapes: x_enc (B, seq_len, C_in), x_mark_enc (B, seq_len, M), x_mark_dec (B, T + P, M) -> (B, P, C_out)."""
         x = x_enc - self.profile(x_mark_enc)  # (B, seq_len, C_in)

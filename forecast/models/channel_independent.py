@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, Iterable
+
 from torch import Tensor
 from typing_extensions import Unpack
 
@@ -25,6 +27,9 @@ class ChannelIndependent(Wrapper):
         self.target_index = [int(i) for i in dims["target_index"]]
         self.pred_len = dims["pred_len"]
         self.net = net(**{**dims, "enc_in": 1, "c_out": 1, "target_index": [0]})
+
+    def select_on_validation(self, batches: Iterable[Any]) -> None:
+        """Nothing: the wrapped net sees transformed windows, so a choice on raw ones would not be its own."""
 
     def forward(self, x_enc: Tensor, x_mark_enc: Tensor, x_mark_dec: Tensor) -> Tensor:
         """Shapes: x_enc (B, seq_len, C_in), x_mark_enc (B, seq_len, M), x_mark_dec (B, T + P, M) -> (B, P, C_out)."""

@@ -39,6 +39,11 @@ class FloorResidual(Wrapper):
         inner = self.net.fit_closed_form(batches)
         return rows if inner is None else inner
 
+    def select_on_validation(self, batches: Iterable[Any]) -> None:
+        """The floor's choice on validation (a ``BestFloor`` picks its floor), then the net's."""
+        self.floor.select_on_validation(batches)
+        self.net.select_on_validation(batches)
+
     def forward(self, x_enc: Tensor, x_mark_enc: Tensor, x_mark_dec: Tensor) -> Tensor:
         """Shapes: x_enc (B, seq_len, C_in), x_mark_enc (B, seq_len, M), x_mark_dec (B, T + P, M) -> (B, P, C_out)."""
         return self.floor(x_enc, x_mark_enc, x_mark_dec) + self.net(x_enc, x_mark_enc, x_mark_dec)

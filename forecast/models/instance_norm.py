@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, Iterable
+
 import torch
 from torch import Tensor, nn
 from typing_extensions import Unpack
@@ -56,6 +58,9 @@ class InstanceNorm(Wrapper):
         if self.affine:
             y = (y - self.bias[self.target_index]) / (self.weight[self.target_index] + self.eps * self.eps)
         return y * std + mean
+
+    def select_on_validation(self, batches: Iterable[Any]) -> None:
+        """Nothing: the wrapped net sees transformed windows, so a choice on raw ones would not be its own."""
 
     def forward(self, x_enc: Tensor, x_mark_enc: Tensor, x_mark_dec: Tensor) -> Tensor:
         """Shapes: x_enc (B, seq_len, C_in), x_mark_enc (B, seq_len, M), x_mark_dec (B, T + P, M) -> (B, P, C_out)."""

@@ -21,6 +21,10 @@ class Wrapper(Forecaster):
         """The wrapped forecaster's closed-form fit (see :meth:`Forecaster.fit_closed_form`)."""
         return self.net.fit_closed_form(batches)
 
+    def select_on_validation(self, batches: Iterable[Any]) -> None:
+        """The wrapped forecaster's choice on validation (see :meth:`Forecaster.select_on_validation`)."""
+        self.net.select_on_validation(batches)
+
     def zero_output_(self) -> None:
         """The wrapped forecaster's zero start (see :meth:`Forecaster.zero_output_`)."""
         self.net.zero_output_()

@@ -21,7 +21,8 @@ class ClosedFormStart(L.Callback):
     """Fits the model's closed-form parts once, before its first fit, validation or test pass.
 
     ``net.fit_closed_form`` runs on every training window in order (the data module's
-    ``ordered_train_dataloader``); a checkpoint restored afterwards (resume, or validate/test with
+    ``ordered_train_dataloader``), then ``net.select_on_validation`` on every validation window (a
+    ``BestFloor`` picks the floor that validates best); a checkpoint restored afterwards (resume, or validate/test with
     ``ckpt_path``) overwrites the result with the same values, since the fit is deterministic.
 
     With ``keep_start`` and a closed-form part in a model that also trains (a floor residual), the
@@ -58,6 +59,7 @@ class ClosedFormStart(L.Callback):
         rows = pl_module.net.fit_closed_form(datamodule.ordered_train_dataloader())
         if rows is None:
             return
+        pl_module.net.select_on_validation(validation_loader(datamodule))
         self.fit_seconds = time.perf_counter() - started
         log.info("closed-form fit on %s rows in %.2f s", rows, self.fit_seconds)
         trains = any(p.requires_grad for p in pl_module.parameters())
@@ -79,6 +81,11 @@ class ClosedFormStart(L.Callback):
         trainer.save_checkpoint(self.best_path)
 
 
+def validation_loader(datamodule: Any) -> DataLoader:
+    """Every validation window in order (not this process's shard)."""
+    return DataLoader(datamodule.datasets["val"], batch_size=datamodule.eval_batch_size, shuffle=False)
+
+
 @torch.no_grad()
 def validation_mse(pl_module: L.LightningModule, datamodule: Any) -> float:
     """MSE of ``pl_module`` over every validation window, in eval mode, as the task's ``val/loss``.
@@ -88,8 +95,7 @@ def validation_mse(pl_module: L.LightningModule, datamodule: Any) -> float:
     was_training = pl_module.training
     pl_module.eval()
     mse = MeanSquaredError().to(pl_module.device)
-    loader = DataLoader(datamodule.datasets["val"], batch_size=datamodule.eval_batch_size, shuffle=False)
-    for batch in loader:
+    for batch in validation_loader(datamodule):
         batch = batch._replace(**{k: v.to(pl_module.device) for k, v in batch._asdict().items()})
         mse.update(pl_module(batch).reshape(-1), batch.y.reshape(-1))
     pl_module.train(was_training)

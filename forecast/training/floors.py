@@ -12,6 +12,7 @@ every window of the scaled values (accumulated here in float64), so a floor's nu
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass
 from typing import Any, Mapping
@@ -20,12 +21,10 @@ import torch
 from torch import Tensor, nn
 from torch.utils.data import DataLoader, Dataset
 
+from forecast.baselines.best_floor import RIDGE, candidate_floors, floor_errors
 from forecast.baselines.linear import RidgeFloor
-from forecast.baselines.mean import WindowMean
-from forecast.baselines.naive import Naive
-from forecast.baselines.seasonal_naive import SeasonalNaive, period_for
+from forecast.baselines.seasonal_naive import period_for
 
-RIDGE = "ridge"
 RIDGE_ALPHA = 1.0
 SPLITS = ("val", "test")
 
@@ -56,19 +55,9 @@ class Floors:
 
 
 def build_floors(dims: Mapping[str, Any], freq: str | None) -> dict[str, nn.Module]:
-    """The floors, unfitted: ``naive``, ``mean``, ``seasonal_naive`` (left out when ``period_for(freq)``
-    is None or longer than ``seq_len``) and ``ridge`` (alpha 1).
-
-    Args:
-        dims: the data-derived constructor arguments (``ForecastDataModule.model_dims()``).
-        freq: the series' pandas frequency.
-    """
-    floors: dict[str, nn.Module] = {"naive": Naive(**dims), "mean": WindowMean(**dims)}
-    period = period_for(freq)
-    if period is not None and period <= int(dims["seq_len"]):
-        floors["seasonal_naive"] = SeasonalNaive(**dims, period=period)
-    floors[RIDGE] = RidgeFloor(**dims, alpha=RIDGE_ALPHA)
-    return floors
+    """The floors, unfitted (:func:`~forecast.baselines.best_floor.candidate_floors`), the seasonal
+    naive's period from ``freq``, the ridge at alpha 1."""
+    return candidate_floors(dims, period_for(freq), functools.partial(RidgeFloor, alpha=RIDGE_ALPHA))
 
 
 def ridge_from_state(dims: Mapping[str, Any], state: Mapping[str, Tensor]) -> RidgeFloor:
@@ -78,23 +67,13 @@ def ridge_from_state(dims: Mapping[str, Any], state: Mapping[str, Tensor]) -> Ri
     return ridge.eval()
 
 
-@torch.no_grad()
 def score(floors: Mapping[str, nn.Module], dataset: Dataset, *, batch_size: int) -> dict[str, tuple[float, float]]:
     """MSE and MAE of each floor over every window of ``dataset`` (scaled values, all elements).
 
     Returns:
         ``{floor: (mse, mae)}``.
     """
-    sq = {name: 0.0 for name in floors}
-    ab = {name: 0.0 for name in floors}
-    count = 0
-    for batch in DataLoader(dataset, batch_size=batch_size, shuffle=False):  # type: ignore[arg-type]
-        count += batch.y.numel()
-        for name, floor in floors.items():
-            diff = (floor(batch.x_enc, batch.x_mark_enc, batch.x_mark_dec) - batch.y).double()  # (B, P, C_out)
-            sq[name] += float(diff.square().sum())
-            ab[name] += float(diff.abs().sum())
-    return {name: (sq[name] / count, ab[name] / count) for name in floors}
+    return floor_errors(floors, DataLoader(dataset, batch_size=batch_size, shuffle=False))  # type: ignore[arg-type]
 
 
 def evaluate_floors(datamodule: Any, dims: dict[str, Any], freq: str | None) -> Floors:

@@ -45,13 +45,16 @@ def test_ridge_floor_is_fitted_in_closed_form_and_its_weights_are_checkpointed(c
     assert model.weight.abs().sum() > 0  # the fitted W, not the zero init
 
 
-def test_seasonal_naive_without_a_frequency_asks_for_model_period(csv: Path, tmp_path: Path) -> None:
+def test_seasonal_naive_takes_its_season_from_the_inferred_frequency_or_asks_for_model_period(csv: Path, tmp_path: Path) -> None:
     cfg = compose_train(overrides(csv, "seasonal_naive"), tmp_path)  # data=csv: freq null (inferred)
     assert cfg.model.period is None
-    with pytest.raises(ConfigError, match="model.period"):
-        train(cfg)
+    trained = train(cfg)  # the inferred frequency (hourly) gives the season
+    assert "period: 24" in (tmp_path / "config.yaml").read_text() and "freq: h" in (tmp_path / "config.yaml").read_text()
+    assert trained["test/mse"] == pytest.approx(trained["floors"]["seasonal_naive"]["test/mse"], rel=1e-5)
     cfg = compose_train(overrides(csv, "seasonal_naive", "data.freq=h"), tmp_path)
     assert cfg.model.period == 24
+    with pytest.raises(ConfigError, match="model.period"):
+        train(compose_train(overrides(csv, "seasonal_naive", "model.period=null"), tmp_path / "none"))
 
 
 def test_dlinear_trains_like_any_model(csv: Path, tmp_path: Path) -> None:

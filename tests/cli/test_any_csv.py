@@ -41,6 +41,7 @@ def panel_run(root: Path) -> Path:
 
 
 def predict(capsys: pytest.CaptureFixture, *argv: object) -> tuple[int, str, str]:
+    capsys.readouterr()  # drop what a training run in this test printed
     code = run([str(a) for a in argv])
     out, err = capsys.readouterr()
     return code, out, err

@@ -1,0 +1,62 @@
+"""The best floor: fitted on training windows, chosen on validation windows, through train and the default."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from forecast.baselines.best_floor import BestFloor, floor_errors
+from forecast.cli.train import train
+from forecast.data.batch import Batch
+from tests.conftest import compose_train, tiny_run_overrides
+
+SIZES = dict(enc_in=2, c_out=2, n_time_features=0, seq_len=24, label_len=0, pred_len=6, target_index=[0, 1])
+
+
+def windows(series: torch.Tensor, start: int, end: int) -> list[Batch]:
+    """Every window of ``series[start:end]`` (L, C) in one batch."""
+    rows = range(start, end - 24 - 6 + 1)
+    x = torch.stack([series[r:r + 24] for r in rows])
+    y = torch.stack([series[r + 24:r + 30] for r in rows])
+    none = torch.zeros(len(x), 0)
+    return [Batch(x, none, none, y)]
+
+
+@pytest.mark.parametrize("kind,expected", [("walk", "naive"), ("seasonal", "ridge")])
+def test_the_floor_with_the_lowest_validation_mse_forecasts(kind: str, expected: str) -> None:
+    gen = torch.Generator().manual_seed(0)
+    t = torch.arange(600, dtype=torch.float64)[:, None]
+    if kind == "walk":  # a random walk: a regression on 40 training windows fits noise, the last value does not
+        series = torch.cumsum(torch.randn(600, 2, generator=gen, dtype=torch.float64), dim=0)
+    else:  # a 12-step cycle with noise: the ridge sees it, the last value does not
+        series = torch.sin(2 * torch.pi * t / 12) + 0.05 * torch.randn(600, 2, generator=gen, dtype=torch.float64)
+    series = series.float()
+    model = BestFloor(**SIZES, period=None)
+    assert model.names == ["naive", "mean", "ridge"] and model.chosen == "ridge"  # until validation speaks
+    model.fit_closed_form(windows(series, 0, 70))
+    validation = windows(series, 70, 600)
+    errors = floor_errors(model.candidates, validation)
+    model.select_on_validation(validation)
+    assert model.chosen == min(errors, key=lambda name: errors[name][0]) == expected
+    batch = validation[0]
+    torch.testing.assert_close(model(batch.x_enc), model.candidates[expected](batch.x_enc))
+
+
+def test_the_choice_is_kept_in_the_state(tmp_path: Path) -> None:
+    model = BestFloor(**SIZES, period=12)
+    model.choice.fill_(model.names.index("seasonal_naive"))
+    restored = BestFloor(**SIZES, period=12)
+    restored.load_state_dict(model.state_dict())
+    assert restored.chosen == "seasonal_naive"
+
+
+def test_the_default_starts_at_the_best_floor_on_validation(small_csv: Path, tmp_path: Path) -> None:
+    ruined = train(compose_train(tiny_run_overrides(small_csv, "task.optimizer.lr=50.0"), tmp_path / "ruined"))
+    best = min(ruined["floors"], key=lambda name: ruined["floors"][name]["val/mse"])
+    assert ruined["kept_start"]
+    assert ruined["start/val_loss"] == pytest.approx(ruined["floors"][best]["val/mse"], rel=1e-5)
+    assert ruined["test/mse"] == pytest.approx(ruined["floors"][best]["test/mse"], rel=1e-5)
+    alone = train(compose_train(tiny_run_overrides(small_csv, model="best_floor"), tmp_path / "alone"))
+    assert alone["test/mse"] == pytest.approx(ruined["test/mse"], rel=1e-5)
