@@ -22,13 +22,14 @@ class CalendarResidual(Wrapper):
 
     Args:
         net: factory of the wrapped forecaster.
-        period: ``day`` or ``week``.
+        period: ``day`` or ``week``; None for no profile (the wrapper then passes everything through, so
+            a preset with a profile runs without one: ``model=informer_plus model.period=null``).
         **dims: the data sizes (:class:`~forecast.core.forecaster.DataDims`).
     """
 
-    def __init__(self, *, net: ForecasterFactory, period: Period = "day", **dims: Unpack[DataDims]) -> None:
+    def __init__(self, *, net: ForecasterFactory, period: Period | None = "day", **dims: Unpack[DataDims]) -> None:
         super().__init__()
-        self.profile = CalendarProfile(dims["enc_in"], period)
+        self.profile = CalendarProfile(dims["enc_in"], period) if period is not None else None
         self.target_index = [int(i) for i in dims["target_index"]]
         self.pred_len = dims["pred_len"]
         self.net = net(**dims)
@@ -39,20 +40,30 @@ class CalendarResidual(Wrapper):
         Returns:
             Rows of the net's fit, or the profile's slots seen when the net has nothing closed-form.
         """
+        if self.profile is None:
+            return self.net.fit_closed_form(batches)
         slots = self.profile.fit(batches)
         inner = self.net.fit_closed_form(self.profile.residuals(batches, self.target_index))
         return slots if inner is None else inner
 
     def select_on_validation(self, batches: Iterable[Any]) -> None:
         """The net's choice on the validation windows without the profile."""
+        if self.profile is None:
+            self.net.select_on_validation(batches)
+            return
         self.net.select_on_validation(self.profile.residuals(batches, self.target_index))
 
     def forward(self, x_enc: Tensor, x_mark_enc: Tensor, x_mark_dec: Tensor) -> Tensor:
         """Shapes: x_enc (B, seq_len, C_in), x_mark_enc (B, seq_len, M), x_mark_dec (B, T + P, M) -> (B, P, C_out)."""
+        if self.profile is None:
+            return self.net(x_enc, x_mark_enc, x_mark_dec)
         x = x_enc - self.profile(x_mark_enc)  # (B, seq_len, C_in)
         seasonal = self.profile.at_horizon(x_mark_dec, self.pred_len, self.target_index)  # (B, P, C_out)
         return self.net(x, x_mark_enc, x_mark_dec) + seasonal
 
     def zero_output_(self) -> None:
+        if self.profile is None:
+            self.net.zero_output_()
+            return
         raise ConfigError("a calendar residual adds the profile back, so it cannot start from zero; put the "
                           "calendar residual outside the floor residual")

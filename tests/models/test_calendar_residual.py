@@ -138,7 +138,7 @@ INFORMER = functools.partial(Informer, encoder_attention=ProbSparseAttention, de
                              cross_attention=FullAttention, d_model=16, n_heads=2, d_ff=32, dropout=0.0)
 
 
-def informer_plus(period: str = "day") -> CalendarResidual:
+def informer_plus(period: str | None = "day") -> CalendarResidual:
     """informer_plus's composition at a tiny width."""
     torch.manual_seed(0)
     residual = functools.partial(FloorResidual, floor=RidgeFloor,
@@ -175,6 +175,21 @@ def test_the_profile_is_fitted_first_then_the_floor_on_the_windows_without_it() 
     # the Informer's projection starts at zero: the untrained model is exactly the floor with the profile
     torch.testing.assert_close(model(batch.x_enc, batch.x_mark_enc, batch.x_mark_dec),
                                floor(batch.x_enc, batch.x_mark_enc, batch.x_mark_dec), rtol=0, atol=1e-5)
+
+
+def test_without_a_period_the_wrapper_passes_everything_through() -> None:
+    values, index = seasonal_series(24 * 30)
+    values = np.concatenate([values, values[:, :1]], axis=1)
+    data = loader(values, index, start=0, end=24 * 30, seq_len=24, pred_len=8, targets=[0, 2], label_len=12)
+    model = informer_plus(None)
+    torch.manual_seed(0)
+    inner = FloorResidual(floor=RidgeFloor, net=functools.partial(InstanceNorm, net=INFORMER, restore_mean=False),
+                          **SIZES).eval()
+    assert model.fit_closed_form(data) == inner.fit_closed_form(data)
+    assert sorted(model.state_dict()) == sorted(f"net.{k}" for k in inner.state_dict())
+    batch = next(iter(data))
+    torch.testing.assert_close(model(batch.x_enc, batch.x_mark_enc, batch.x_mark_dec),
+                               inner(batch.x_enc, batch.x_mark_enc, batch.x_mark_dec), rtol=0, atol=0)
 
 
 def test_unknown_period_names_the_choices() -> None:
