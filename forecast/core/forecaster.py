@@ -10,11 +10,13 @@ config builds the nest top-down by ``_target_`` with ``_partial_: true`` on ever
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Mapping, Sequence, TypedDict
+import types
+import typing
+from typing import Any, Callable, Iterable, Literal, Mapping, Sequence, TypedDict
 
+from hydra.utils import get_object, instantiate
 from omegaconf import DictConfig, OmegaConf
 
-from hydra.utils import instantiate
 from torch import Tensor, nn
 
 from forecast.core.errors import ConfigError
@@ -40,10 +42,6 @@ class DataDims(TypedDict):
     label_len: int
     pred_len: int
     target_index: Sequence[int]
-
-
-ForecasterFactory = Callable[..., "Forecaster"]
-"""Builds a forecaster from :class:`DataDims` keywords (a Hydra ``_partial_`` node, or a class)."""
 
 
 class Forecaster(nn.Module):
@@ -80,14 +78,77 @@ class Forecaster(nn.Module):
                           f"net of a floor; wrap a trained model (e.g. the Informer) instead")
 
 
+ForecasterFactory = Callable[..., Forecaster]
+"""Builds a forecaster from :class:`DataDims` keywords (a Hydra ``_partial_`` node, or a class)."""
+
+
 def build_forecaster(config: Any, dims: Mapping[str, Any]) -> nn.Module:
     """Instantiate a forecaster config (``cfg.model``) and complete it with the data's sizes.
 
     Args:
         config: a Hydra node or plain dict with ``_target_``; nested forecasters carry ``_partial_: true``.
         dims: :class:`DataDims` keywords.
+
+    Raises:
+        ConfigError: a setting of the wrong type (:func:`check_types`).
     """
+    check_types(config)
     return instantiate(config, _partial_=True)(**dims)
+
+
+def check_types(config: Any, prefix: str = "model") -> None:
+    """Refuse a setting whose value does not fit its constructor's annotation, naming its key.
+
+    Checks the plain annotations (``int``, ``float``, ``bool``, ``str``, ``Literal``, and those or None)
+    of every forecaster in the nest; containers and factories are left to the constructors, and so
+    are the attention backends.
+
+    Raises:
+        ConfigError: e.g. ``model.net.net.d_model must be an int, got 'wide'``.
+    """
+    node = OmegaConf.to_container(config, resolve=True) if isinstance(config, DictConfig) else config
+    try:
+        hints = typing.get_type_hints(get_object(node["_target_"]).__init__)
+    except (NameError, TypeError):  # an annotation that does not evaluate here: leave it to the constructor
+        hints = {}
+    for key, value in node.items():
+        if key.startswith("_") or key.endswith("_attention"):
+            continue
+        if isinstance(value, dict) and "_target_" in value:
+            check_types(value, f"{prefix}.{key}")
+            continue
+        allowed = _plain_choices(hints.get(key))
+        if allowed is not None and not any(_fits(value, choice) for choice in allowed):
+            names = " or ".join(_name(choice) for choice in allowed)
+            raise ConfigError(f"{prefix}.{key} must be {names}, got {value!r}")
+
+
+def _plain_choices(hint: Any) -> list[Any] | None:
+    """The types or literal values a plain annotation allows; None for anything else."""
+    if hint is None:
+        return None
+    if typing.get_origin(hint) is Literal:
+        return [("literal", v) for v in typing.get_args(hint)]
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        parts = [_plain_choices(arg) for arg in typing.get_args(hint)]
+        return None if any(p is None for p in parts) else [c for p in parts for c in p]
+    return [hint] if hint in (int, float, bool, str, type(None)) else None
+
+
+def _fits(value: Any, choice: Any) -> bool:
+    if isinstance(choice, tuple):
+        return value == choice[1]
+    if choice is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if choice is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, choice)
+
+
+def _name(choice: Any) -> str:
+    if isinstance(choice, tuple):
+        return repr(choice[1])
+    return {int: "an int", float: "a number", bool: "true or false", str: "a string", type(None): "null"}[choice]
 
 
 def describe_composition(config: Any) -> str:

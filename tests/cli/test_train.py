@@ -84,6 +84,8 @@ def test_bad_csv_is_one_line_exit_2_and_no_run_dir(tmp_path: Path) -> None:
 @pytest.mark.parametrize("override,message", [
     ("model.net.net.patch_len=200", "patch_len (200) cannot exceed the encoder input length (96)"),
     ("model.net.net.n_heads=5", "d_model (128) must be divisible by n_heads (5)"),
+    ("model.net.net.d_model=wide", "model.net.net.d_model must be an int, got 'wide'"),
+    ("model.net.net.embed=weird", "model.net.net.embed must be 'timeF' or 'fixed' or 'learned', got 'weird'"),
     ("model.net.restore_mean=true",
      "instance norm adds each window's mean back, so its forecast cannot start at zero; set restore_mean: false on "
      "the InstanceNorm inside a FloorResidual"),
