@@ -38,7 +38,7 @@ class CalendarProfile(nn.Module):
         period: ``day`` or ``week``.
 
     Raises:
-        ConfigError: an unknown period; marks without the calendar fields (data without timestamps).
+        ConfigError: an unknown period.
     """
 
     def __init__(self, n_channels: int, period: Period) -> None:
@@ -65,10 +65,6 @@ class CalendarProfile(nn.Module):
 
         Shapes: marks (..., M) with the calendar fields ``[..., weekday, hour, minute]`` last -> (...,) int64.
         """
-        if marks.shape[-1] < len(CALENDAR_FIELDS):
-            raise ConfigError(f"the calendar profile reads each step's {', '.join(CALENDAR_FIELDS)} from its "
-                              f"timestamp, but these marks have {marks.shape[-1]} columns (data without "
-                              f"timestamps?); drop the calendar profile from the model")
         weekday, hour, minute = marks[..., _WEEKDAY], marks[..., _HOUR], marks[..., _MINUTE]
         slot = hour * 60 + minute
         if self.period == "week":

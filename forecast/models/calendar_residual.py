@@ -25,10 +25,17 @@ class CalendarResidual(Wrapper):
         period: ``day`` or ``week``; None for no profile (the wrapper then passes everything through, so
             a preset with a profile runs without one: ``model=informer_plus model.period=null``).
         **dims: the data sizes (:class:`~forecast.core.forecaster.DataDims`).
+
+    Raises:
+        ConfigError: a profile for data without timestamps (no time features), or an unknown period.
     """
 
     def __init__(self, *, net: ForecasterFactory, period: Period | None = "day", **dims: Unpack[DataDims]) -> None:
         super().__init__()
+        if period is not None and dims["n_time_features"] == 0:
+            raise ConfigError("the calendar profile reads each step's time of day from its timestamp, and this "
+                              "data has none (data.timestamp_col=null); drop the profile (model.period=null, or "
+                              "model=linear instead of linear_profile)")
         self.profile = CalendarProfile(dims["enc_in"], period) if period is not None else None
         self.target_index = [int(i) for i in dims["target_index"]]
         self.pred_len = dims["pred_len"]

@@ -197,11 +197,11 @@ def test_unknown_period_names_the_choices() -> None:
         informer_plus("month")
 
 
-def test_the_profile_refuses_marks_without_the_calendar_fields() -> None:
-    model = CalendarResidual(net=RidgeFloor, period="day", **SIZES)
-    with pytest.raises(ConfigError, match=r"^the calendar profile reads each step's month, day, weekday, hour, "
-                                          r"minute from its timestamp, but these marks have 0 columns"):
-        model(torch.randn(1, 24, 3), torch.zeros(1, 24, 0), torch.zeros(1, 20, 0))
+def test_the_profile_refuses_data_without_timestamps() -> None:
+    with pytest.raises(ConfigError, match=r"^the calendar profile reads each step's time of day from its timestamp, "
+                                          r"and this data has none \(data.timestamp_col=null\); drop the profile"):
+        CalendarResidual(net=RidgeFloor, period="day", **{**SIZES, "n_time_features": 0})
+    assert CalendarResidual(net=RidgeFloor, period=None, **{**SIZES, "n_time_features": 0}).profile is None
 
 
 def test_linear_profile_through_train_keeps_its_profile_in_the_checkpoint(tmp_path: Path) -> None:
