@@ -315,6 +315,19 @@ def test_bad_checkpoint(kind: str, good_csv: Path, tmp_path: Path, capsys: pytes
     assert not good_csv.with_name("new.forecast.csv").exists()
 
 
+def test_a_checkpoint_of_the_earlier_model_format_is_refused_in_one_line(etth1_run: Path, good_csv: Path,
+                                                                          tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture) -> None:
+    ckpt = torch.load(next((etth1_run / "checkpoints").glob("*.ckpt")), map_location="cpu", weights_only=False)
+    del ckpt["forecast_recipe"]["format"]  # written before the recipe recorded its model format
+    old = tmp_path / "old.ckpt"
+    torch.save(ckpt, old)
+    code, out, err = predict(capsys, old, good_csv)
+    assert code == 2 and err == (f"error: {old}: written by an earlier version of forecast (model format 1; this "
+                                 f"version reads format 2); retrain it with forecast-train and the same settings\n")
+    assert not good_csv.with_name("new.forecast.csv").exists()
+
+
 def test_option_errors(etth1_run: Path, good_csv: Path, capsys: pytest.CaptureFixture) -> None:
     code, _, err = predict(capsys, etth1_run, good_csv, "--span", "test")
     assert code == 2 and err == "error: --span applies only with --rolling\n"
