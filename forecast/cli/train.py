@@ -37,7 +37,7 @@ from forecast.cli.sweep import in_sweep, record_failed_job
 from forecast.data.errors import DataError
 from forecast.io import atomic_path, write_json
 from forecast.core.calendar import count_parameters
-from forecast.core.forecaster import build_forecaster, describe_composition
+from forecast.core.forecaster import build_forecaster, check_types, describe_composition
 from forecast.core.errors import ConfigError
 from forecast.training.closed_form import ClosedFormStart
 from forecast.training.floors import evaluate_floors, standing
@@ -98,6 +98,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         torch.set_num_threads(int(cfg.threads))
     L.seed_everything(cfg.seed, workers=True, verbose=False)
     run_dir = Path(cfg.paths.output_dir)
+    check_types(cfg.trainer, "trainer")
     datamodule = instantiate(cfg.data)
     datamodule.setup("fit")
     spec = datamodule.spec
@@ -203,8 +204,9 @@ def user_error(exc: BaseException) -> str | None:
     while seen is not None:
         if isinstance(seen, DataError):
             return str(seen)
-        if isinstance(seen, ConfigError):
-            return f"model settings: {seen}; change that setting and run again"
+        if isinstance(seen, ConfigError):  # a message that starts with its key needs no label
+            label = "" if re.match(r"[\w.]+ must be ", str(seen)) else "model settings: "
+            return f"{label}{seen}; change that setting and run again"
         if isinstance(seen, BackendRoleError):
             key = ROLE_KEYS.get(seen.role)
             return f"{seen} (e.g. attention@{key}=full)" if key else str(seen)
