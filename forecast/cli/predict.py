@@ -199,6 +199,9 @@ def _rolling_status(args: argparse.Namespace, fc: Any, bt: Any, payload: dict[st
     m = metrics["model"]
     print(f"model mse {m['mse']:.6f}  mae {m['mae']:.6f}  (original units: mse {m['mse_orig']:.4f}, "
           f"mae {m['mae_orig']:.4f})", file=out)
+    mape = "n/a (an actual is 0)" if m["mape"] is None else f"{m['mape']:.2%}"
+    print(f"model mape {mape}  smape {m['smape']:.4f}  mase {m['mase']:.4f}  (original units; mase: MAE "
+          f"over the naive forecast's on the same windows)", file=out)
     floors = {name: metrics[method]["mse"] for name, method in FLOOR_METHODS.items() if method in metrics}
     print(f"vs floors: {standing(m['mse'], floors)}", file=out)
     written = ([] if to_stdout else [str(output)]) + ([str(summary)] if summary is not None else [])

@@ -410,3 +410,25 @@ def test_pipe_into_head_prints_csv_only(etth1_run: Path, good_csv: Path, tmp_pat
     assert all(len(line.split(",")) == 8 for line in lines[1:])
     status = (tmp_path / "err").read_text().splitlines()  # the status lines, and no BrokenPipeError
     assert len(status) == 2 and status[0].startswith("checkpoint: ") and status[1].startswith("forecast:   ")
+
+
+def test_rolling_summary_has_mape_smape_and_mase(etth1_run: Path, tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture) -> None:
+    out = tmp_path / "bt.csv"
+    code, stdout, err = predict(capsys, etth1_run, etth1_run / "etth1.csv", "--rolling", "--span", "test",
+                                "--output", out)
+    assert code == 0, err
+    metrics = json.loads(out.with_suffix(".json").read_text())["metrics"]
+    assert all({"mape", "smape", "mase"} <= set(m) for m in metrics.values())
+    assert metrics["naive_last"]["mase"] == pytest.approx(1.0)
+    long = pd.read_csv(out)  # the model's forecasts and actuals, original units
+    err_abs = (long["prediction"] - long["actual"]).abs()
+    has_zero = bool((long["actual"] == 0).any())  # ETTh1 has actuals of exactly 0: MAPE is undefined there
+    expected_mape = None if has_zero else pytest.approx((err_abs / long["actual"].abs()).mean(), rel=1e-5)
+    assert metrics["model"]["mape"] == expected_mape
+    assert metrics["model"]["smape"] == pytest.approx(
+        (2 * err_abs / (long["actual"].abs() + long["prediction"].abs())).mean(), rel=1e-5)
+    m = metrics["model"]
+    mape = "n/a (an actual is 0)" if has_zero else f"{m['mape']:.2%}"
+    assert (f"model mape {mape}  smape {m['smape']:.4f}  mase {m['mase']:.4f}  (original units; mase: MAE "
+            f"over the naive forecast's on the same windows)") in stdout.splitlines()
