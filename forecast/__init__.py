@@ -15,3 +15,14 @@ Shape glossary used in every docstring and reshape comment:
 """
 
 __version__ = "0.1.0"
+
+__all__ = ["Model", "Run", "load", "train"]
+
+
+def __getattr__(name: str) -> object:
+    """``from forecast import train, load``: the Python API (:mod:`forecast.api`), imported on first use."""
+    if name in __all__:
+        from forecast import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'forecast' has no attribute {name!r}")

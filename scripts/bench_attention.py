@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Time and peak memory of every attention backend against sequence length (CPU or CUDA).
 
-Every backend in ``conf/attention/*.yaml`` plus two baselines (``sdpa``: SDPA as shipped;
+Every backend in ``forecast/conf/attention/*.yaml`` plus two baselines (``sdpa``: SDPA as shipped;
 ``dense``: explicit einsum softmax, O(L^2) memory) runs over the requested lengths in two modes,
 ``fwd`` (under ``no_grad``) and ``fwdbwd`` (backward of ``out.sum()``), each (backend, length, mode)
 in its own process (tensor storage is invisible to ``tracemalloc``). Writes a CSV with columns
@@ -42,7 +42,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--backends", nargs="+", default=["all"],
-                   help="'all' (every conf/attention/*.yaml + sdpa + dense) or names")
+                   help="'all' (every forecast/conf/attention/*.yaml + sdpa + dense) or names")
     p.add_argument("--lengths", nargs="+", type=int, default=DEFAULT_LENGTHS)
     p.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
     p.add_argument("--batch", type=int, default=1)

@@ -41,12 +41,12 @@ def small_csv(tmp_path: Path) -> Path:
 
 
 def compose_train(overrides: Sequence[str], output_dir: Path) -> DictConfig:
-    """Compose ``conf/train.yaml`` outside a Hydra app, writing into ``output_dir``."""
+    """Compose ``forecast/conf/train.yaml`` outside a Hydra app, writing into ``output_dir``."""
     with initialize_config_dir(str(CONF_DIR), version_base="1.3"):
         return compose("train", overrides=[*overrides, f"paths.output_dir={output_dir}"])
 
 
-# where each Informer preset keeps the Informer (conf/model/*.yaml)
+# where each Informer preset keeps the Informer (forecast/conf/model/*.yaml)
 INFORMER_PATH = {"informer": "model", "informer_revin": "model.net", "informer_small": "model.net",
                  "informer_floor": "model.net.net", "informer_plus": "model.net.net.net"}
 TINY_INFORMER = {"d_model": 16, "n_heads": 2, "d_ff": 32, "e_layers": 2, "d_layers": 1}

@@ -75,7 +75,7 @@ class BestFloor(Baseline):
         target_index: positions of the predicted channels among the inputs.
         ridge: factory of the ridge candidate, with its options (``RidgeFloor`` at alpha 1 when None).
         period: season length of the seasonal-naive candidate in steps; None leaves it out
-            (``conf/model/best_floor.yaml`` derives it from ``data.freq``).
+            (``forecast/conf/model/best_floor.yaml`` derives it from ``data.freq``).
     """
 
     def __init__(self, *, enc_in: int, c_out: int, n_time_features: int, seq_len: int, label_len: int,

@@ -54,7 +54,7 @@ class SeasonalNaive(Baseline):
         label_len: start-token length (unused).
         pred_len: horizon.
         target_index: positions of the predicted channels among the inputs.
-        period: season length in steps. ``conf/model/seasonal_naive.yaml`` derives it from
+        period: season length in steps. ``forecast/conf/model/seasonal_naive.yaml`` derives it from
             ``data.freq`` (``${period_for:${data.freq}}``); it is None when ``data.freq`` is null
             (inferred), and then this raises asking for ``model.period``.
 

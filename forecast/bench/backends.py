@@ -1,4 +1,4 @@
-"""The backends a benchmark can run: the ``conf/attention`` registry plus two baselines.
+"""The backends a benchmark can run: the ``forecast/conf/attention`` registry plus two baselines.
 
 * ``sdpa``: ``torch.nn.functional.scaled_dot_product_attention`` as shipped (default kernel
   choice; the ``full`` backend's path without its mask handling). O(L) memory where a fused
@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # torch is imported lazily: the orchestrating process never n
 AttentionFn = Callable[["Tensor", "Tensor", "Tensor", bool], "Tensor"]
 
 BASELINES: tuple[str, ...] = ("sdpa", "dense")
-CONF_DIR = Path(__file__).resolve().parents[2] / "conf" / "attention"
+CONF_DIR = Path(__file__).resolve().parents[1] / "conf" / "attention"
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ class Measurement:
     """What one worker process measures.
 
     Attributes:
-        backend: registry name (a ``conf/attention`` stem) or a baseline (``sdpa``, ``dense``).
+        backend: registry name (a ``forecast/conf/attention`` stem) or a baseline (``sdpa``, ``dense``).
         conf_path: the backend's YAML, ``None`` for the baselines.
         length: sequence length L (self-attention, Lq = Lk = L).
         mode: ``fwd`` (under ``no_grad``) or ``fwdbwd`` (forward, then backward of ``out.sum()``).

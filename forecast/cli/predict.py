@@ -5,18 +5,26 @@ Examples::
     forecast-predict outputs/2024-05-01/12-00-00 ../shared/data/ETTh2.csv --plot etth2.png
     forecast-predict run/checkpoints/best-epoch00.ckpt data/ETTh1.csv --rolling --span test
 
+    forecast-predict run/ data/ETTh1.csv -o - | head     # the forecast CSV on stdout, status lines on stderr
+
 Every bad input (file, columns, values, timestamps, frequency, length, checkpoint) prints one
 ``error: ...`` line on stderr and exits with status 2 without writing anything.
+
+Output streams: with ``--output FILE`` (or the default file) the status lines and the forecast table go to
+stdout; with ``-o -`` stdout holds the CSV only and the status lines go to stderr, without the table.
+``--quiet`` drops the status lines and the table either way; notes (``note: ...``) and errors always
+go to stderr.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Sequence, TextIO
 
 from forecast.cli.runtime import tune_malloc
 from forecast.data.errors import DataError
@@ -36,7 +44,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("input", help="CSV with the training columns and timestamp column, at the training frequency")
     p.add_argument("--output", "-o", type=Path, default=None,
                    help="output CSV (default: <input stem>.forecast.csv, or .backtest.csv with --rolling, "
-                        "next to the input)")
+                        "next to the input); '-' writes it to stdout and the status lines to stderr")
+    p.add_argument("--quiet", "-q", action="store_true",
+                   help="print no status lines and no forecast table (notes and errors still go to stderr)")
     p.add_argument("--plot", type=Path, default=None, help="also write a PNG: history tail plus forecast")
     p.add_argument("--overwrite", action="store_true", help="replace existing output files")
     p.add_argument("--fill", choices=("ffill", "interpolate"), default=None,
@@ -61,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--every", type=int, default=1, help="use every k-th origin (default 1)")
     r.add_argument("--batch-size", type=int, default=256, help="windows per forward pass (default 256)")
     r.add_argument("--summary", type=Path, default=None,
-                   help="JSON summary path (default: the output path with .json)")
+                   help="JSON summary path (default: the output path with .json; none with -o - unless given)")
     return p
 
 
@@ -71,7 +81,8 @@ def _forecast(args: argparse.Namespace) -> None:
     from forecast.predict.plot import plot_forecast
 
     output = args.output or default_output(args.input, "forecast")
-    targets = [output] + ([args.plot] if args.plot else [])
+    to_stdout = _is_stdout(output)
+    targets = ([] if to_stdout else [output]) + ([args.plot] if args.plot else [])
     check_targets(targets, inputs=[Path(args.input)], overwrite=args.overwrite)
     fc = Forecaster.load(args.checkpoint, device=args.device)
     if args.plot and fc.spec.id_col is not None:
@@ -80,38 +91,55 @@ def _forecast(args: argparse.Namespace) -> None:
     panel = fc.read(args.input, **_read_options(args))
     _notes(panel)
     frame = fc.forecast(panel)
-    write_csv(frame, output, overwrite=args.overwrite)
+    if not to_stdout:
+        write_csv(frame, output, overwrite=args.overwrite)
     if args.plot:
         series = panel.series[0]
         ts = frame.columns[0]
         col = fc.target
         history = series.frame[col].iloc[-fc.spec.seq_len:]
         plot_forecast(history, frame.set_index(ts)[col], args.plot, overwrite=args.overwrite)
-    _print_checkpoint(fc)
+    _forecast_status(args, fc, panel, frame, output)
+    if to_stdout:  # last, after the status lines on stderr: a reader that stops early (| head) cuts nothing
+        frame.to_csv(sys.stdout, index=False)
+
+
+def _forecast_status(args: argparse.Namespace, fc: Any, panel: Any, frame: Any, output: Path) -> None:
+    """The status lines of a forecast (and its table, when the CSV went to a file)."""
+    out = _status(args, output)
+    if out is None:
+        return
+    to_stdout = _is_stdout(output)
+    _print_checkpoint(fc, out)
     spec = fc.spec
     if panel.id_col is None:
         last, when = panel.series[0].index[-1], frame.columns[0]
-        print(f"forecast:   {len(frame)} steps after {last}: {frame[when].iloc[0]} .. {frame[when].iloc[-1]}")
+        print(f"forecast:   {len(frame)} steps after {last}: {frame[when].iloc[0]} .. {frame[when].iloc[-1]}",
+              file=out)
     else:
-        print(f"forecast:   {spec.pred_len} steps after the last row of each of {len(panel.series)} series")
-    print(frame.to_string(index=False, max_rows=12, float_format=lambda v: f"{v:.4f}"))
-    print(f"wrote {output}" + (f" and {args.plot}" if args.plot else ""))
+        print(f"forecast:   {spec.pred_len} steps after the last row of each of {len(panel.series)} series",
+              file=out)
+    if not to_stdout:  # on stdout the CSV is the table
+        print(frame.to_string(index=False, max_rows=12, float_format=lambda v: f"{v:.4f}"), file=out)
+    written = ([] if to_stdout else [str(output)]) + ([str(args.plot)] if args.plot else [])
+    if written:
+        print(f"wrote {' and '.join(written)}", file=out)
 
 
 def _rolling(args: argparse.Namespace) -> None:
     from forecast.io import atomic_path
     from forecast.predict.forecaster import Forecaster
     from forecast.predict.output import check_targets, default_output, write_csv
-    from forecast.predict.rolling import (format_series_table, format_table, long_frame, run_backtest, score,
-                                          score_series)
+    from forecast.predict.rolling import long_frame, run_backtest, score, score_series
     from forecast.predict.span import resolve_spans
-    from forecast.training.floors import standing
 
     if args.plot:
         raise DataError("--plot draws a single forecast; leave it out with --rolling")
     output = args.output or default_output(args.input, "backtest")
-    summary = args.summary or output.with_suffix(".json")
-    check_targets([output, summary], inputs=[Path(args.input)], overwrite=args.overwrite)
+    to_stdout = _is_stdout(output)
+    summary = args.summary or (None if to_stdout else output.with_suffix(".json"))
+    files = ([] if to_stdout else [output]) + ([summary] if summary is not None else [])
+    check_targets(files, inputs=[Path(args.input)], overwrite=args.overwrite)
     fc = Forecaster.load(args.checkpoint, device=args.device)
     spec = fc.spec
     panel = fc.read(args.input, **_read_options(args), min_rows=spec.seq_len + spec.pred_len,
@@ -138,23 +166,47 @@ def _rolling(args: argparse.Namespace) -> None:
         per_series = score_series(fc, bt)
         payload.update({"id_col": panel.id_col, "series": per_series})
         where = f"of {len(per_series)} series"
-    payload.update({"seconds": seconds, "metrics": metrics, "output": str(output)})
-    write_csv(long_frame(fc, panel, bt), output, overwrite=args.overwrite)
-    with atomic_path(summary, overwrite=args.overwrite) as tmp:
-        tmp.write_text(json.dumps(payload, indent=2) + "\n")
-    _print_checkpoint(fc)
-    print(f"backtest:   {len(bt.origins)} windows (every {args.every}), {where}, {seconds:.1f} s")
-    if panel.id_col is not None:
-        print("per series (model), windows and MSE/MAE scaled and in original units:")
-        print(format_series_table(payload["series"]))
-    print("MSE/MAE on the scaled values per horizon step; 'orig' = overall in original units")
-    print(format_table(metrics))
+    payload.update({"seconds": seconds, "metrics": metrics, "output": "-" if to_stdout else str(output)})
+    table = long_frame(fc, panel, bt)
+    if not to_stdout:
+        write_csv(table, output, overwrite=args.overwrite)
+    if summary is not None:
+        with atomic_path(summary, overwrite=args.overwrite) as tmp:
+            tmp.write_text(json.dumps(payload, indent=2) + "\n")
+    _rolling_status(args, fc, bt, payload, metrics, where, output, summary)
+    if to_stdout:  # last, after the status lines on stderr
+        table.to_csv(sys.stdout, index=False)
+
+
+def _rolling_status(args: argparse.Namespace, fc: Any, bt: Any, payload: dict[str, Any], metrics: dict[str, Any],
+                    where: str, output: Path, summary: Path | None) -> None:
+    """The status lines of a backtest: windows, the per-step table, the model against its floors."""
+    from forecast.predict.rolling import format_series_table, format_table
+    from forecast.training.floors import standing
+
+    out = _status(args, output)
+    if out is None:
+        return
+    to_stdout = _is_stdout(output)
+    seconds = payload["seconds"]
+    _print_checkpoint(fc, out)
+    print(f"backtest:   {len(bt.origins)} windows (every {args.every}), {where}, {seconds:.1f} s", file=out)
+    if "series" in payload:
+        print("per series (model), windows and MSE/MAE scaled and in original units:", file=out)
+        print(format_series_table(payload["series"]), file=out)
+    print("MSE/MAE on the scaled values per horizon step; 'orig' = overall in original units", file=out)
+    print(format_table(metrics), file=out)
     m = metrics["model"]
     print(f"model mse {m['mse']:.6f}  mae {m['mae']:.6f}  (original units: mse {m['mse_orig']:.4f}, "
-          f"mae {m['mae_orig']:.4f})")
+          f"mae {m['mae_orig']:.4f})", file=out)
+    mape = "n/a (an actual is 0)" if m["mape"] is None else f"{m['mape']:.2%}"
+    print(f"model mape {mape}  smape {m['smape']:.4f}  mase {m['mase']:.4f}  (original units; mase: MAE "
+          f"over the naive forecast's on the same windows)", file=out)
     floors = {name: metrics[method]["mse"] for name, method in FLOOR_METHODS.items() if method in metrics}
-    print(f"vs floors: {standing(m['mse'], floors)}")
-    print(f"wrote {output} and {summary}")
+    print(f"vs floors: {standing(m['mse'], floors)}", file=out)
+    written = ([] if to_stdout else [str(output)]) + ([str(summary)] if summary is not None else [])
+    if written:
+        print(f"wrote {' and '.join(written)}", file=out)
 
 
 def _read_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -167,11 +219,23 @@ def _read_options(args: argparse.Namespace) -> dict[str, Any]:
             "fill_missing_dates": args.fill_missing_dates}
 
 
-def _print_checkpoint(fc: Any) -> None:
+def _is_stdout(output: Path) -> bool:
+    """``-o -``: the CSV goes to stdout."""
+    return str(output) == "-"
+
+
+def _status(args: argparse.Namespace, output: Path) -> TextIO | None:
+    """Where the status lines go: None with ``--quiet``, stderr when stdout carries the CSV, else stdout."""
+    if args.quiet:
+        return None
+    return sys.stderr if _is_stdout(output) else sys.stdout
+
+
+def _print_checkpoint(fc: Any, out: TextIO) -> None:
     spec = fc.spec
     freq = spec.freq if spec.freq is not None else "none (rows are steps)"
     print(f"checkpoint: {fc.checkpoint} ({spec.features}, freq {freq}, seq_len {spec.seq_len}, "
-          f"pred_len {spec.pred_len}{', series by ' + spec.id_col if spec.id_col else ''})")
+          f"pred_len {spec.pred_len}{', series by ' + spec.id_col if spec.id_col else ''})", file=out)
 
 
 def _notes(panel: Any) -> None:
@@ -195,9 +259,13 @@ def run(argv: Sequence[str] | None = None) -> int:
             if given:
                 raise DataError(f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} only with --rolling")
         _rolling(args) if args.rolling else _forecast(args)
+        sys.stdout.flush()
     except (DataError, FileExistsError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `-o - | head`: the reader has what it wanted; say nothing more
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     return 0
 
 

@@ -6,11 +6,16 @@ import ctypes
 import ctypes.util
 import sys
 from pathlib import Path
+from typing import Any
 
 from omegaconf import OmegaConf
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
-CONF_DIR = PROJECT_ROOT / "conf"
+from forecast.data.errors import DataError
+
+PACKAGE_DIR = Path(__file__).resolve().parents[1]
+# the repository checkout the package sits in (where data/ lives); an installed package has none
+PROJECT_ROOT = PACKAGE_DIR.parent
+CONF_DIR = PACKAGE_DIR / "conf"  # shipped inside the package, so an installed forecast finds it
 
 _M_TRIM_THRESHOLD = -1
 _M_MMAP_THRESHOLD = -3
@@ -43,17 +48,37 @@ def _period_for(freq: str | None) -> int | None:
     return period_for(freq)
 
 
+def in_checkout() -> bool:
+    """Whether the package sits in its repository checkout (not, say, in an installed site-packages)."""
+    return (PROJECT_ROOT / "pyproject.toml").is_file() and (PROJECT_ROOT / "data").is_dir()
+
+
+def project_root(*, _node_: Any = None) -> str:
+    """``${project_root:}``: the checkout's root, or a :class:`DataError` naming the key for an installed package.
+
+    The shipped ``data/ETTh1.csv`` (``data=etth1``, the default) lives in the repository, not in the
+    installed package; an install without a checkout trains on a file given by path instead.
+    """
+    if in_checkout():
+        return str(PROJECT_ROOT)
+    key = _node_._get_full_key(None) if _node_ is not None else "a setting"
+    raise DataError(f"{key} is under ${{project_root:}}, the repository checkout, and this forecast is installed "
+                    f"without one ({PACKAGE_DIR}): give the file's path ({key}=FILE), or train on your own CSV "
+                    f"with data=csv data.path=FILE data.target=COLUMN")
+
+
 def register_resolvers() -> None:
     """Register the config resolvers.
 
-    * ``${project_root:}``: the repository root (where ``data/`` and ``conf/`` live).
+    * ``${project_root:}``: the repository checkout's root (where ``data/`` lives); an installed package
+      without a checkout refuses it with one line naming the key (:func:`project_root`).
     * ``${period_for:${data.freq}}``: the default season length of a pandas frequency (``h`` -> 24,
       ``15min`` -> 96, ``D`` -> 7, ``B`` -> 5, ``W`` -> 52, ``MS`` -> 12), null when the frequency is null
       (inferred from the data) or has no default season.
     * ``${when_resuming:${resume},A,B}``: A when ``resume`` is set, else B (the run dir of a resumed run).
     """
     if not OmegaConf.has_resolver("project_root"):
-        OmegaConf.register_new_resolver("project_root", lambda: str(PROJECT_ROOT))
+        OmegaConf.register_new_resolver("project_root", project_root)
     if not OmegaConf.has_resolver("period_for"):
         OmegaConf.register_new_resolver("period_for", _period_for)
     if not OmegaConf.has_resolver("when_resuming"):

@@ -5,8 +5,8 @@ causal decoder), a look-back longer than a short file allows. Hydra stops a swee
 that raises, which would leave the rest of a comparison unrun. Instead the job's one-line error is
 printed and appended to ``<sweep dir>/failed_jobs.jsonl`` (a JSON object a line: job number, its
 overrides, the error), the job leaves no run directory, and the sweep continues. When the sweep
-ends, :class:`SweepOutcome` (a Hydra callback, ``conf/hydra/default.yaml``) names the file and exits
-with status 2; ``scripts/compare.py`` lists the failed jobs under the table. The file is appended
+ends, :class:`SweepOutcome` (a Hydra callback, ``forecast/conf/hydra/default.yaml``) names the file and exits
+with status 2; ``forecast-compare`` lists the failed jobs under the table. The file is appended
 to, one short write per line, so jobs of a parallel launcher (joblib) can record failures side by side.
 """
 

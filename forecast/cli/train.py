@@ -1,4 +1,4 @@
-"""``forecast-train``: train and test a forecaster from the Hydra config in ``conf/``.
+"""``forecast-train``: train and test a forecaster from the Hydra config in ``forecast/conf/``.
 
 Examples::
 
@@ -198,12 +198,18 @@ def user_error(exc: BaseException) -> str | None:
     """The one-line message of a user error (bad data, a setting that is missing or cannot work, a
     backend in a role it cannot fill), else None.
 
-    Hydra wraps errors raised while instantiating a config; the cause chain is searched.
+    Hydra wraps errors raised while instantiating a config, and OmegaConf those raised by a resolver
+    (``${project_root:}`` in an installed package); the cause chain is searched, a DataError anywhere first.
     """
+    chain: list[BaseException] = []
     seen: BaseException | None = exc
-    while seen is not None:
-        if isinstance(seen, DataError):
-            return str(seen)
+    while seen is not None and seen not in chain:
+        chain.append(seen)
+        seen = seen.__cause__ or seen.__context__
+    data_errors = [e for e in chain if isinstance(e, DataError)]
+    if data_errors:
+        return str(data_errors[0])
+    for seen in chain:
         if isinstance(seen, ConfigError):  # a message that starts with its key needs no label
             label = "" if re.match(r"[\w.]+ must be ", str(seen)) else "model settings: "
             return f"{label}{seen}; change that setting and run again"
@@ -212,7 +218,6 @@ def user_error(exc: BaseException) -> str | None:
             return f"{seen} (e.g. attention@{key}=full)" if key else str(seen)
         if isinstance(seen, (MissingMandatoryValue, InterpolationResolutionError)):
             return config_error(seen)
-        seen = seen.__cause__ or seen.__context__
     return None
 
 
@@ -243,7 +248,7 @@ def config_error(exc: BaseException) -> str:
     if missing:
         group, option = missing.groups()
         options = re.findall(r"^\t(\S+)$", str(exc).split("Config search path")[0], flags=re.M)
-        return f"unknown option {group}={option}; available: {', '.join(options) or 'see conf/' + group}"
+        return f"unknown option {group}={option}; available: {', '.join(options) or 'see forecast/conf/' + group}"
     if isinstance(exc, OverrideParseException):
         return f"cannot parse the command line: {first} (overrides are key=value, e.g. data.seq_len=96)"
     return f"configuration: {first}"

@@ -18,6 +18,7 @@ from forecast.data.reader import STEP, Panel
 from forecast.data.splits import RowRange
 from forecast.data.time_features import n_continuous_features
 from forecast.predict.forecaster import Forecaster
+from forecast.predict.scores import relative_errors
 
 METHODS = ("model", "naive_last", "naive_mean", "ridge_floor")
 
@@ -108,11 +109,13 @@ def score(forecaster: Forecaster, bt: Backtest) -> dict[str, dict[str, Any]]:
 
     Returns:
         ``{method: {mse, mae, mse_orig, mae_orig, mse_per_step, mae_per_step, mse_orig_per_step,
-        mae_orig_per_step}}`` for ``model``, ``naive_last``, ``naive_mean`` and ``ridge_floor`` (when
+        mae_orig_per_step, mape, smape, mase}}`` (the last three in original units:
+        :func:`~forecast.predict.scores.relative_errors`) for ``model``, ``naive_last``, ``naive_mean`` and ``ridge_floor`` (when
         the backtest has it), in that order.
     """
     actual = bt.actual.astype(np.float64)
     actual_orig = _unscale(forecaster, bt, bt.actual)
+    naive_orig = _unscale(forecaster, bt, bt.naive_last.astype(np.float64))
     out: dict[str, dict[str, Any]] = {}
     for method in bt.methods():
         values = getattr(bt, "pred" if method == "model" else method).astype(np.float64)
@@ -122,6 +125,7 @@ def score(forecaster: Forecaster, bt: Backtest) -> dict[str, dict[str, Any]]:
             metrics[f"mae{suffix}"] = float(np.mean(np.abs(err)))
             metrics[f"mse{suffix}_per_step"] = [float(v) for v in np.mean(err ** 2, axis=(0, 2))]
             metrics[f"mae{suffix}_per_step"] = [float(v) for v in np.mean(np.abs(err), axis=(0, 2))]
+        metrics.update(relative_errors(_unscale(forecaster, bt, values), actual_orig, naive_orig))
         out[method] = metrics
     return out
 

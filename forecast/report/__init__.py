@@ -1,4 +1,4 @@
 """Comparison reports from sweep directories: collect ``metrics.json`` files, tabulate, plot.
 
-Used by ``scripts/compare.py``; :func:`forecast.report.build.write_report` is the entry point.
+Used by ``forecast-compare``; :func:`forecast.report.build.write_report` is the entry point.
 """

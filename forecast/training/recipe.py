@@ -18,7 +18,7 @@ from forecast.data.errors import DataError
 from forecast.data.spec import DataSpec
 
 RECIPE_KEY = "forecast_recipe"
-# the model format this code rebuilds: 2 is a nest of forecasters (conf/model/*.yaml by _target_) around
+# the model format this code rebuilds: 2 is a nest of forecasters (forecast/conf/model/*.yaml by _target_) around
 # a plain Informer; format 1 was an Informer with RevIN, skip and cycle options of its own
 RECIPE_FORMAT = 2
 FLOORS_KEY = "floors"  # in the recipe: {"ridge": the ridge floor's state_dict}

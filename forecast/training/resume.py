@@ -1,7 +1,7 @@
 """Continue a run that stopped (a crash, Ctrl-C, a time limit) from its last finished epoch.
 
 Every training run keeps ``checkpoints/last.ckpt`` (a second ``ModelCheckpoint``, monitor none, in
-``conf/callbacks/default.yaml``): weights, optimiser, scheduler, epoch, early-stopping and checkpoint
+``forecast/conf/callbacks/default.yaml``): weights, optimiser, scheduler, epoch, early-stopping and checkpoint
 state, plus the random-number generators this module adds. ``forecast-train <the run's settings>
 resume=RUN_DIR`` continues from it in the same directory and, on CPU, ends with the metrics the run
 would have had without the stop.

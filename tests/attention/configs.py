@@ -1,4 +1,4 @@
-"""Every ``conf/attention/*.yaml`` as a backend factory, for the attention tests."""
+"""Every ``forecast/conf/attention/*.yaml`` as a backend factory, for the attention tests."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ from omegaconf import OmegaConf
 
 from forecast.attention.base import AttentionBackend
 
-CONF_ATTENTION = Path(__file__).resolve().parents[2] / "conf" / "attention"
+CONF_ATTENTION = Path(__file__).resolve().parents[2] / "forecast" / "conf" / "attention"
 #: Every attention config, globbed at collection time: a new YAML is tested without editing a test.
 ATTENTION_CONFIGS = sorted(CONF_ATTENTION.glob("*.yaml"))
 
 
 def load_backend(name_or_path: str | Path, **overrides: object) -> AttentionBackend:
-    """Instantiate ``conf/attention/<name>.yaml`` the way the model does: ``instantiate(cfg)()``.
+    """Instantiate ``forecast/conf/attention/<name>.yaml`` the way the model does: ``instantiate(cfg)()``.
 
     A ``_target_`` that does not import raises here, so the test fails instead of skipping.
     """

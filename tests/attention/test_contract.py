@@ -1,4 +1,4 @@
-"""The contract every attention backend meets, run over every ``conf/attention/*.yaml``.
+"""The contract every attention backend meets, run over every ``forecast/conf/attention/*.yaml``.
 
 The suite is generic: what is checked follows the backend's capability flags (``exact``,
 ``supports_causal``, ``supports_cross``, ``supports_causal_cross``, ``randomized``,

@@ -1,4 +1,4 @@
-"""``forecast-train attention=<name> trainer.fast_dev_run=true`` for every file in conf/attention."""
+"""``forecast-train attention=<name> trainer.fast_dev_run=true`` for every file in forecast/conf/attention."""
 
 from __future__ import annotations
 

@@ -340,3 +340,108 @@ def test_option_errors(etth1_run: Path, good_csv: Path, capsys: pytest.CaptureFi
         assert code == 2 and "no CUDA device is available" in err
     assert not good_csv.with_name("new.forecast.csv").exists()
     assert not good_csv.with_name("new.backtest.csv").exists()
+
+
+# ----------------------------------------------------------------------------------------- streams
+def test_output_dash_writes_the_csv_alone_to_stdout(etth1_run: Path, good_csv: Path, tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture) -> None:
+    reference = tmp_path / "file.csv"
+    assert predict(capsys, etth1_run, good_csv, "-o", reference)[0] == 0
+    code, out, err = predict(capsys, etth1_run, good_csv, "-o", "-")
+    assert code == 0, err
+    assert out == reference.read_text()  # stdout is exactly the CSV the file output holds
+    lines = err.splitlines()
+    assert lines[0] == f"checkpoint: {ckpt_of(etth1_run)} (M, freq h, seq_len {SEQ_LEN}, pred_len {PRED_LEN})"
+    assert lines[1].startswith(f"forecast:   {PRED_LEN} steps after 2016-07-25 23:00:00: ")
+    assert len(lines) == 2  # no table, no "wrote"
+    assert sorted(p.name for p in good_csv.parent.iterdir()) == ["file.csv", "new.csv"]  # no default file
+
+
+def test_file_output_prints_status_and_table_on_stdout(etth1_run: Path, good_csv: Path, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture) -> None:
+    out_csv = tmp_path / "f.csv"
+    code, out, err = predict(capsys, etth1_run, good_csv, "-o", out_csv)
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    assert lines[0].startswith("checkpoint: ") and lines[1].startswith("forecast:   ")
+    assert lines[2].split() == list(pd.read_csv(out_csv).columns)  # the table's header
+    assert len(lines) == 3 + PRED_LEN + 1 and lines[-1] == f"wrote {out_csv}"
+
+
+def test_quiet_prints_nothing_but_writes(etth1_run: Path, good_csv: Path, tmp_path: Path,
+                                         capsys: pytest.CaptureFixture) -> None:
+    out_csv = tmp_path / "q.csv"
+    assert predict(capsys, etth1_run, good_csv, "-o", out_csv, "--quiet") == (0, "", "")
+    assert len(pd.read_csv(out_csv)) == PRED_LEN
+    code, out, err = predict(capsys, etth1_run, good_csv, "-o", "-", "-q")
+    assert (code, err) == (0, "") and out == out_csv.read_text()
+
+
+def test_quiet_keeps_notes_and_errors(etth1_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    frame = etth1_rows(ROWS).tail(100).assign(extra=1.0)
+    csv = tmp_path / "extra.csv"
+    frame.to_csv(csv, index=False)
+    code, out, err = predict(capsys, etth1_run, csv, "-o", "-", "--quiet")
+    assert code == 0 and err == "note: ignoring column(s) extra that the model was not trained on\n"
+    assert out.splitlines()[0] == "date,HUFL,HULL,MUFL,MULL,LUFL,LULL,OT"
+    code, out, err = predict(capsys, etth1_run, tmp_path / "nope.csv", "-o", "-", "--quiet")
+    assert code == 2 and out == "" and err.startswith("error: ")
+
+
+def test_rolling_to_stdout_writes_no_summary_unless_asked(etth1_run: Path, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture) -> None:
+    csv = tmp_path / "in.csv"
+    etth1_rows(ROWS).to_csv(csv, index=False)
+    code, out, err = predict(capsys, etth1_run, csv, "--rolling", "--start", "500", "--end", "560", "-o", "-")
+    assert code == 0, err
+    assert out.splitlines()[0] == "origin,timestamp,column,prediction,actual"
+    assert len(out.splitlines()) == 1 + (560 - 500 - PRED_LEN + 1) * PRED_LEN * 7
+    assert err.splitlines()[0].startswith("checkpoint: ") and err.splitlines()[-1].startswith("vs floors: ")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.csv"]
+    summary = tmp_path / "bt.json"
+    code, _, err = predict(capsys, etth1_run, csv, "--rolling", "--start", "500", "--end", "560", "-o", "-",
+                           "--summary", summary)
+    assert code == 0 and err.splitlines()[-1] == f"wrote {summary}"
+    assert json.loads(summary.read_text())["output"] == "-"
+
+
+def test_pipe_into_head_prints_csv_only(etth1_run: Path, good_csv: Path, tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from forecast.cli.runtime import PROJECT_ROOT
+
+    # unbuffered: each CSV row is its own write, so head exits mid-CSV and the writes after it meet a closed pipe
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT), "PYTHONUNBUFFERED": "1"}
+    cmd = f"'{sys.executable}' -m forecast.cli.predict '{etth1_run}' '{good_csv}' -o - 2>'{tmp_path}/err' | head -3"
+    piped = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], capture_output=True, text=True, env=env,
+                           timeout=300)
+    assert piped.returncode == 0, (tmp_path / "err").read_text()
+    lines = piped.stdout.splitlines()
+    assert len(lines) == 3 and lines[0] == "date,HUFL,HULL,MUFL,MULL,LUFL,LULL,OT"
+    assert all(len(line.split(",")) == 8 for line in lines[1:])
+    status = (tmp_path / "err").read_text().splitlines()  # the status lines, and no BrokenPipeError
+    assert len(status) == 2 and status[0].startswith("checkpoint: ") and status[1].startswith("forecast:   ")
+
+
+def test_rolling_summary_has_mape_smape_and_mase(etth1_run: Path, tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture) -> None:
+    out = tmp_path / "bt.csv"
+    code, stdout, err = predict(capsys, etth1_run, etth1_run / "etth1.csv", "--rolling", "--span", "test",
+                                "--output", out)
+    assert code == 0, err
+    metrics = json.loads(out.with_suffix(".json").read_text())["metrics"]
+    assert all({"mape", "smape", "mase"} <= set(m) for m in metrics.values())
+    assert metrics["naive_last"]["mase"] == pytest.approx(1.0)
+    long = pd.read_csv(out)  # the model's forecasts and actuals, original units
+    err_abs = (long["prediction"] - long["actual"]).abs()
+    has_zero = bool((long["actual"] == 0).any())  # ETTh1 has actuals of exactly 0: MAPE is undefined there
+    expected_mape = None if has_zero else pytest.approx((err_abs / long["actual"].abs()).mean(), rel=1e-5)
+    assert metrics["model"]["mape"] == expected_mape
+    assert metrics["model"]["smape"] == pytest.approx(
+        (2 * err_abs / (long["actual"].abs() + long["prediction"].abs())).mean(), rel=1e-5)
+    m = metrics["model"]
+    mape = "n/a (an actual is 0)" if has_zero else f"{m['mape']:.2%}"
+    assert (f"model mape {mape}  smape {m['smape']:.4f}  mase {m['mase']:.4f}  (original units; mase: MAE "
+            f"over the naive forecast's on the same windows)") in stdout.splitlines()

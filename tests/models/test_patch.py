@@ -15,7 +15,7 @@ from forecast.attention.prob import ProbSparseAttention
 from forecast.models.informer import Informer
 from forecast.models.patch import PatchEmbedding
 
-CONF = Path(__file__).resolve().parents[2] / "conf" / "attention"
+CONF = Path(__file__).resolve().parents[2] / "forecast" / "conf" / "attention"
 
 
 def embedding(c_in: int = 3, patch_len: int = 4, stride: int = 3) -> PatchEmbedding:

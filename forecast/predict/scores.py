@@ -1,0 +1,38 @@
+"""Scale-free errors of a backtest beside MSE/MAE: MAPE and sMAPE (torchmetrics), MASE against the naive forecast."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from torchmetrics.functional.regression import (mean_absolute_percentage_error,
+                                                symmetric_mean_absolute_percentage_error)
+
+
+def relative_errors(pred: np.ndarray, actual: np.ndarray, naive: np.ndarray) -> dict[str, float | None]:
+    """MAPE, sMAPE and MASE of forecasts in original units.
+
+    Args:
+        pred: forecasts, (W, P, C), original units.
+        actual: actuals, (W, P, C), original units.
+        naive: the naive forecast (last input value repeated) of the same windows, (W, P, C).
+
+    Returns:
+        ``mape`` (mean of ``|y - ŷ| / |y|``, a fraction: 0.05 is 5%; None when an actual is 0 (to
+        float32 rounding of its column's mean magnitude), where it is undefined, and large where actuals are near zero), ``smape`` (mean of ``2 |y - ŷ| / (|y| + |ŷ|)``, 0 to 2), both by torchmetrics,
+        and ``mase``: each column's MAE over the naive forecast's MAE on the same windows, averaged
+        over the columns (1 is as good as repeating the last value, below 1 better; the naive
+        forecast itself scores 1). A column the naive forecast gets exactly right is left out (NaN
+        when all are).
+    """
+    p = torch.from_numpy(np.asarray(pred, dtype=np.float64)).reshape(-1)
+    y = torch.from_numpy(np.asarray(actual, dtype=np.float64)).reshape(-1)
+    mae = np.abs(pred - actual).mean(axis=(0, 1))  # (C,)
+    naive_mae = np.abs(naive - actual).mean(axis=(0, 1))  # (C,)
+    usable = naive_mae > 0
+    mase = float(np.mean(mae[usable] / naive_mae[usable])) if usable.any() else float("nan")
+    # actuals come back from float32 scaled values: a zero is anything within float32 rounding of the column's size
+    zero = np.abs(actual) <= 1e-6 * np.abs(actual).mean(axis=(0, 1))
+    mape = None if bool(zero.any()) else float(mean_absolute_percentage_error(p, y))
+    return {"mape": mape,
+            "smape": float(symmetric_mean_absolute_percentage_error(p, y)),
+            "mase": mase}

@@ -1,0 +1,108 @@
+"""forecast.api: ``train`` runs forecast-train's code path, ``load`` forecast-predict's; the README's snippet runs."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from forecast import Model, Run, load, train
+from forecast.api import as_overrides
+from forecast.cli.predict import run as predict_cli
+from forecast.cli.runtime import PROJECT_ROOT
+from forecast.data.errors import DataError
+from tests.conftest import ETTH1, tiny_model
+
+TINY = ["data.target=OT", "data.seq_len=24", "data.label_len=12", "data.pred_len=6", *tiny_model(),
+        "trainer.max_epochs=1", "trainer.limit_train_batches=2", "logger=none", "plot=false",
+        "trainer.enable_progress_bar=false", "trainer.enable_model_summary=false"]
+
+
+def readme_snippet() -> str:
+    """The indented code block of README's "Use it from Python" section."""
+    text = (PROJECT_ROOT / "README.md").read_text()
+    section = text.split("## Use it from Python\n", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"\n\n((?:    .*\n|\n)+)", section)
+    assert block is not None
+    return "\n".join(line[4:] for line in block.group(1).splitlines())
+
+
+def test_the_readme_snippet_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "ETTh1.csv").symlink_to(ETTH1)
+    monkeypatch.chdir(tmp_path)
+    scope: dict[str, object] = {}
+    with contextlib.redirect_stdout(io.StringIO()) as printed:
+        exec(compile(readme_snippet(), "README.md", "exec"), scope)  # noqa: S102 - the README's own code
+    run, future, scores = scope["run"], scope["future"], scope["scores"]
+    assert isinstance(run, Run) and run.run_dir.parent.parent == tmp_path / "outputs"
+    assert (run.run_dir / "metrics.json").is_file() and (run.run_dir / "data.csv").is_file()
+    assert isinstance(future, pd.DataFrame) and len(future) == run.metrics["pred_len"] == 12
+    assert future.columns[0] == "date"
+    last = pd.Timestamp(pd.read_csv(ETTH1, nrows=2000)["date"].iloc[-1])
+    assert pd.Timestamp(future["date"].iloc[0]) == last + pd.Timedelta(hours=1)
+    assert scores["model"]["mse"] == pytest.approx(run.metrics["test/mse"], rel=1e-4)
+    assert f"run dir:    {run.run_dir}" in printed.getvalue()
+
+
+def test_keyword_settings_become_overrides() -> None:
+    assert as_overrides(["model=linear"], {"trainer__max_epochs": 1, "plot": False, "data__ratios": [0.6, 0.2, 0.2],
+                                           "tag": None}) == [
+        "model=linear", "trainer.max_epochs=1", "plot=false", "data.ratios=[0.6,0.2,0.2]", "tag=null"]
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Run, Path]:
+    root = tmp_path_factory.mktemp("api")
+    csv = root / "in.csv"
+    pd.read_csv(ETTH1, nrows=600).to_csv(csv, index=False)
+    return train(data=csv, overrides=TINY, run_dir=root / "run", threads=1), csv
+
+
+def test_train_on_a_path_and_predict_as_the_command_does(tiny_run: tuple[Run, Path], tmp_path: Path) -> None:
+    run, csv = tiny_run
+    assert run.run_dir == (csv.parent / "run").resolve() and run.checkpoint.is_file()
+    assert run.metrics["data"] == "in" and not (run.run_dir / "data.csv").exists()
+    model = run.load()
+    assert isinstance(model, Model)
+    out = tmp_path / "cli.csv"
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert predict_cli([str(run.run_dir), str(csv), "-o", str(out), "--quiet"]) == 0
+    cli = pd.read_csv(out)
+    api = model.predict(csv)
+    pd.testing.assert_frame_equal(api.assign(date=api["date"].astype(str)), cli, check_exact=False, rtol=1e-12)
+    # a DataFrame with the timestamps as its index gives the same forecast
+    frame = pd.read_csv(csv, parse_dates=["date"]).set_index("date")
+    pd.testing.assert_frame_equal(model.predict(frame), api)
+
+
+def test_backtest_reproduces_the_runs_test_metrics(tiny_run: tuple[Run, Path]) -> None:
+    run, csv = tiny_run
+    scores = load(run.checkpoint).backtest(pd.read_csv(csv), span="test")
+    assert list(scores) == ["model", "naive_last", "naive_mean", "ridge_floor"]
+    assert scores["model"]["mse"] == pytest.approx(run.metrics["test/mse"], rel=1e-4)
+    assert scores["model"]["mae"] == pytest.approx(run.metrics["test/mae"], rel=1e-4)
+
+
+def test_bad_data_raises_one_line_and_leaves_no_run_dir(tmp_path: Path) -> None:
+    frame = pd.read_csv(ETTH1, nrows=600)
+    with pytest.raises(DataError) as caught:
+        train(data=frame, overrides=[*TINY, "data.target=nope"], run_dir=tmp_path / "run")
+    assert "'nope'" in str(caught.value) and "\n" not in str(caught.value)
+    assert not (tmp_path / "run").exists()
+
+
+def test_bad_setting_raises_the_commands_message(tmp_path: Path) -> None:
+    with pytest.raises(DataError) as caught:
+        train(data=ETTH1, overrides=["data.target=OT", "data.seq_ln=5"], run_dir=tmp_path / "run")
+    assert str(caught.value).startswith("unknown setting data.seq_ln")
+    assert not (tmp_path / "run").exists()
+
+
+def test_load_refuses_what_is_no_checkpoint(tmp_path: Path) -> None:
+    with pytest.raises(DataError):
+        load(tmp_path)
