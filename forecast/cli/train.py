@@ -244,6 +244,8 @@ def config_error(exc: BaseException) -> str:
         near = _near_keys(key)
         return (f"unknown setting {key}{': did you mean ' + ' or '.join(near) + '?' if near else ''} "
                 f"(check the spelling, or write +{key}=VALUE to add a new key)")
+    if "hydra/sweeper/optuna" in str(exc):
+        return 'hparams_search=optuna needs the Optuna sweeper plugin: pip install -e ".[search]"'
     missing = re.search(r"Could not find '([^'/]+)/([^']+)'", first)
     if missing:
         group, option = missing.groups()

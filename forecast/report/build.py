@@ -8,6 +8,7 @@ from typing import Any, Sequence
 from forecast.io import atomic_path
 from forecast.report.collect import load_runs
 from forecast.report.failed_jobs import FAILED_JOBS, find_failed_jobs
+from forecast.report.search import Search, find_searches, render_searches
 from forecast.report.plots import write_plots
 from forecast.report.table import Row, aggregate, to_markdown, write_csv
 
@@ -27,8 +28,9 @@ def render_failed(failed: Sequence[tuple[Path, dict[str, Any]]]) -> list[str]:
 
 
 def render_report(rows: Sequence[Row], sources: Sequence[str | Path], plots: Sequence[Path],
-                  failed: Sequence[tuple[Path, dict[str, Any]]] = ()) -> str:
-    """The Markdown report: provenance, the table, the jobs that failed, the figures."""
+                  failed: Sequence[tuple[Path, dict[str, Any]]] = (), searches: Sequence[Search] = ()) -> str:
+    """The Markdown report: provenance, the table, the best trial of each search, the jobs that failed,
+    the figures."""
     n_runs = sum(len(r.runs) for r in rows)
     parts = [
         "# Forecast comparison\n",
@@ -41,6 +43,7 @@ def render_report(rows: Sequence[Row], sources: Sequence[str | Path], plots: Seq
         "of the closed-form floors (naive, mean, seasonal naive, ridge) that forecast-train scored on the "
         "row's own test windows, with its name; empty for runs written before floors were scored.\n",
         to_markdown(rows),
+        *render_searches(searches),
         *render_failed(failed),
         "\n## Figures\n",
         *[f"![{p.stem}]({p.name})\n" for p in plots],
@@ -67,5 +70,5 @@ def write_report(sources: Sequence[str | Path], out: str | Path) -> list[Path]:
         write_csv(rows, tmp)
     plots = write_plots(rows, out)
     with atomic_path(out / "report.md") as tmp:
-        tmp.write_text(render_report(rows, sources, plots, failed))
+        tmp.write_text(render_report(rows, sources, plots, failed, find_searches(sources)))
     return [out / "results.csv", out / "report.md", *plots]
