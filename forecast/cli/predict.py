@@ -60,6 +60,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="whether the input's first line names the columns (default: as the training file; "
                         "--no-header names them 0 ... n-1)")
     p.add_argument("--device", default="cpu", help="cpu (default) or cuda")
+    p.add_argument("--intervals", type=float, nargs="+", default=None, metavar="LEVEL",
+                   help="conformal prediction intervals at these levels, fractions in (0, 1) on the whole-percent "
+                        "grid (0.8 0.95): <col>_lo_80, <col>_hi_80 ... beside each forecast column; with --rolling, "
+                        "their coverage and mean width per horizon step")
     r = p.add_argument_group("rolling backtest")
     r.add_argument("--rolling", action="store_true",
                    help="forecast from every origin in a span with known actuals; report MSE/MAE per step "
@@ -79,18 +83,20 @@ def _forecast(args: argparse.Namespace) -> None:
     from forecast.predict.forecaster import Forecaster
     from forecast.predict.output import check_targets, default_output, write_csv
     from forecast.predict.plot import plot_forecast
+    from forecast.training.conformal import label
 
     output = args.output or default_output(args.input, "forecast")
     to_stdout = _is_stdout(output)
     targets = ([] if to_stdout else [output]) + ([args.plot] if args.plot else [])
     check_targets(targets, inputs=[Path(args.input)], overwrite=args.overwrite)
     fc = Forecaster.load(args.checkpoint, device=args.device)
+    levels = sorted(fc.half_widths(args.intervals)) if args.intervals else []
     if args.plot and fc.spec.id_col is not None:
         raise DataError(f"--plot draws a single series; leave it out for a model of many series "
                         f"(id column {fc.spec.id_col!r})")
     panel = fc.read(args.input, **_read_options(args))
     _notes(panel)
-    frame = fc.forecast(panel)
+    frame = fc.forecast(panel, intervals=levels)
     if not to_stdout:
         write_csv(frame, output, overwrite=args.overwrite)
     if args.plot:
@@ -98,7 +104,11 @@ def _forecast(args: argparse.Namespace) -> None:
         ts = frame.columns[0]
         col = fc.target
         history = series.frame[col].iloc[-fc.spec.seq_len:]
-        plot_forecast(history, frame.set_index(ts)[col], args.plot, overwrite=args.overwrite)
+        band = None
+        if levels:  # the widest level's interval
+            tag = label(levels[-1])
+            band = (frame.set_index(ts)[f"{col}_lo_{tag}"], frame.set_index(ts)[f"{col}_hi_{tag}"], tag)
+        plot_forecast(history, frame.set_index(ts)[col], args.plot, overwrite=args.overwrite, band=band)
     _forecast_status(args, fc, panel, frame, output)
     if to_stdout:  # last, after the status lines on stderr: a reader that stops early (| head) cuts nothing
         frame.to_csv(sys.stdout, index=False)
@@ -130,7 +140,7 @@ def _rolling(args: argparse.Namespace) -> None:
     from forecast.io import atomic_path
     from forecast.predict.forecaster import Forecaster
     from forecast.predict.output import check_targets, default_output, write_csv
-    from forecast.predict.rolling import long_frame, run_backtest, score, score_series
+    from forecast.predict.rolling import interval_scores, long_frame, run_backtest, score, score_series
     from forecast.predict.span import resolve_spans
 
     if args.plot:
@@ -141,6 +151,7 @@ def _rolling(args: argparse.Namespace) -> None:
     files = ([] if to_stdout else [output]) + ([summary] if summary is not None else [])
     check_targets(files, inputs=[Path(args.input)], overwrite=args.overwrite)
     fc = Forecaster.load(args.checkpoint, device=args.device)
+    widths = fc.half_widths(args.intervals) if args.intervals else {}
     spec = fc.spec
     panel = fc.read(args.input, **_read_options(args), min_rows=spec.seq_len + spec.pred_len,
                     what=f"one backtest window (seq_len {spec.seq_len} + pred_len {spec.pred_len})")
@@ -167,7 +178,9 @@ def _rolling(args: argparse.Namespace) -> None:
         payload.update({"id_col": panel.id_col, "series": per_series})
         where = f"of {len(per_series)} series"
     payload.update({"seconds": seconds, "metrics": metrics, "output": "-" if to_stdout else str(output)})
-    table = long_frame(fc, panel, bt)
+    if widths:
+        payload["intervals"] = interval_scores(fc, panel, bt, widths)
+    table = long_frame(fc, panel, bt, widths)
     if not to_stdout:
         write_csv(table, output, overwrite=args.overwrite)
     if summary is not None:
@@ -181,7 +194,7 @@ def _rolling(args: argparse.Namespace) -> None:
 def _rolling_status(args: argparse.Namespace, fc: Any, bt: Any, payload: dict[str, Any], metrics: dict[str, Any],
                     where: str, output: Path, summary: Path | None) -> None:
     """The status lines of a backtest: windows, the per-step table, the model against its floors."""
-    from forecast.predict.rolling import format_series_table, format_table
+    from forecast.predict.rolling import format_intervals, format_series_table, format_table
     from forecast.training.floors import standing
 
     out = _status(args, output)
@@ -204,6 +217,10 @@ def _rolling_status(args: argparse.Namespace, fc: Any, bt: Any, payload: dict[st
           f"over the naive forecast's on the same windows)", file=out)
     floors = {name: metrics[method]["mse"] for name, method in FLOOR_METHODS.items() if method in metrics}
     print(f"vs floors: {standing(m['mse'], floors)}", file=out)
+    if "intervals" in payload:
+        print("conformal intervals: coverage (share of actuals inside) and mean width (original units) per "
+              "horizon step", file=out)
+        print(format_intervals(payload["intervals"]), file=out)
     written = ([] if to_stdout else [str(output)]) + ([str(summary)] if summary is not None else [])
     if written:
         print(f"wrote {' and '.join(written)}", file=out)

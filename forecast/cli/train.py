@@ -43,7 +43,8 @@ from forecast.training.closed_form import ClosedFormStart
 from forecast.training.floors import evaluate_floors, standing
 from forecast.training.monitor import RunMonitor
 from forecast.training.per_series import panel_metrics
-from forecast.training.recipe import RecipeCheckpoint
+from forecast.training.conformal import calibrate, store_in_checkpoint, validation_scores
+from forecast.training.recipe import RECIPE_KEY, RecipeCheckpoint
 from forecast.training.resume import (ResumeState, check_resumable, finished_steps, last_checkpoint, merge_log,
                                       set_aside_log)
 
@@ -143,6 +144,13 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         best = str(run_dir / "checkpoints" / "best.ckpt")
         trainer.save_checkpoint(best)
     test_metrics = trainer.test(task, datamodule=datamodule, ckpt_path=best, verbose=False)[0]
+    calibration = None
+    if trainer.is_global_zero and best is not None and len(datamodule.datasets["val"]):
+        # split conformal intervals (forecast.training.conformal): the selected model's validation errors,
+        # stored in the best checkpoint's recipe so forecast-predict --intervals needs nothing else
+        calibration = calibrate(validation_scores(task.net, datamodule.datasets["val"],
+                                                  batch_size=int(cfg.data.get("eval_batch_size") or 256)))
+        store_in_checkpoint(best, calibration, recipe_key=RECIPE_KEY)
 
     metrics: dict[str, Any] = {k: float(v) for k, v in {**val_metrics, **test_metrics}.items()}
     metrics.update({
@@ -175,7 +183,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     if cfg.get("plot", True) and trainer.is_global_zero:
         from forecast.plotting import plot_test_windows
 
-        plot_test_windows(task.net, datamodule.datasets["test"], spec, datamodule.index, run_dir / "forecast.png")
+        plot_test_windows(task.net, datamodule.datasets["test"], spec, datamodule.index, run_dir / "forecast.png",
+                          calibration=calibration)
     metrics["wall_seconds"] = time.perf_counter() - started
     if trainer.is_global_zero:
         write_json(run_dir / "metrics.json", metrics)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
@@ -24,6 +24,7 @@ from forecast.data.time_features import future_index, time_marks
 from forecast.data.windows import WindowDataset, as_tensor
 from forecast.predict.checkpoint import resolve_checkpoint, resolve_device
 from forecast.predict.validate import check_length
+from forecast.training.conformal import CONFORMAL_KEY, check_levels, half_widths, label
 from forecast.training.floors import RIDGE, ridge_from_state
 from forecast.training.recipe import FLOORS_KEY, RECIPE_KEY, load_checkpoint, load_model
 
@@ -42,6 +43,8 @@ class Forecaster:
         device: where the model runs.
         ridge_floor: the run's ridge floor rebuilt from the checkpoint (on CPU, eval mode), for the
             backtest; None for a checkpoint written before floors were stored.
+        conformal: the interval calibration (``forecast.training.conformal``); None for a checkpoint
+            written before intervals existed.
     """
 
     model: nn.Module
@@ -50,6 +53,7 @@ class Forecaster:
     checkpoint: Path
     device: torch.device
     ridge_floor: nn.Module | None = None
+    conformal: dict[str, Any] | None = None
 
     @classmethod
     def load(cls, path: str | Path, *, device: str = "cpu") -> "Forecaster":
@@ -72,7 +76,7 @@ class Forecaster:
                             f"({type(exc).__name__}: {first[:200]}); was it written by another version?") from exc
         model.to(dev)
         return cls(model=model, spec=spec, config=recipe.get("config", {}), checkpoint=ckpt_path, device=dev,
-                   ridge_floor=ridge)
+                   ridge_floor=ridge, conformal=recipe.get(CONFORMAL_KEY))
 
     @property
     def target(self) -> str:
@@ -158,13 +162,31 @@ class Forecaster:
         dev = self.device
         return self.model(x_enc.to(dev), x_mark_enc.to(dev), x_mark_dec.to(dev)).float().cpu()
 
-    def forecast(self, panel: Panel) -> pd.DataFrame:
+    def half_widths(self, levels: Sequence[float]) -> dict[float, np.ndarray]:
+        """``{level: (P, C_out) conformal half-width, scaled}`` for validated ``levels``.
+
+        Raises:
+            DataError: bad levels, or a checkpoint without calibration.
+        """
+        return half_widths(self.conformal, check_levels(levels), source=str(self.checkpoint))
+
+    def forecast(self, panel: Panel, *, intervals: Sequence[float] = ()) -> pd.DataFrame:
         """Forecast the ``pred_len`` steps after each series' last row, all series in one forward pass.
+
+        Args:
+            panel: the series to forecast.
+            intervals: conformal interval levels in (0, 1); each adds ``<col>_lo_80``, ``<col>_hi_80``
+                (for 0.8) after each forecast column, in original units.
 
         Returns:
             Frame with the id column (many series), the timestamp column (or ``step``: the row
-            numbers that follow the file's) then the predicted columns, in original units.
+            numbers that follow the file's) then the predicted columns (each followed by its
+            intervals, narrowest level first), in original units.
+
+        Raises:
+            DataError: bad levels, or intervals from a checkpoint without calibration.
         """
+        widths = self.half_widths(intervals) if intervals else {}
         spec = self.spec
         xs, marks, futures = [], [], []
         for series in panel.series:
@@ -177,12 +199,24 @@ class Forecaster:
         pred = self.predict(torch.stack(xs), mark[:, :spec.seq_len], mark[:, spec.seq_len - spec.label_len:])
         frames = []
         for series, future, p in zip(panel.series, futures, pred):  # p: (P, C_out)
-            frame = pd.DataFrame(self.unscale(p, series.series_id), columns=list(spec.target_columns))
+            frame = self._with_intervals(p.numpy().astype(np.float64), widths, series.series_id)
             frame.insert(0, series.frame.index.name or spec.timestamp_col or STEP, future)
             if panel.id_col is not None:
                 frame.insert(0, panel.id_col, series.series_id)
             frames.append(frame)
         return pd.concat(frames, ignore_index=True)
+
+    def _with_intervals(self, pred: np.ndarray, widths: dict[float, np.ndarray],
+                        series_id: str | None) -> pd.DataFrame:
+        """One series' forecast (P, C_out) scaled, with each column's intervals, in original units."""
+        data: dict[str, np.ndarray] = {}
+        centre = self.unscale(pred, series_id)  # (P, C_out)
+        bounds = {a: (self.unscale(pred - w, series_id), self.unscale(pred + w, series_id)) for a, w in widths.items()}
+        for c, col in enumerate(self.spec.target_columns):
+            data[col] = centre[:, c]
+            for a, (lo, hi) in bounds.items():
+                data[f"{col}_lo_{label(a)}"], data[f"{col}_hi_{label(a)}"] = lo[:, c], hi[:, c]
+        return pd.DataFrame(data)
 
     def windows(self, series: Series, *, start: int, end: int, stride: int = 1) -> WindowDataset:
         """Every ``stride``-th window of a series whose rows lie in ``[start, end)`` (start includes the look-back)."""

@@ -19,6 +19,7 @@ from forecast.data.splits import RowRange
 from forecast.data.time_features import n_continuous_features
 from forecast.predict.forecaster import Forecaster
 from forecast.predict.scores import relative_errors
+from forecast.training.conformal import label
 
 METHODS = ("model", "naive_last", "naive_mean", "ridge_floor")
 
@@ -151,10 +152,62 @@ def score_series(forecaster: Forecaster, bt: Backtest) -> dict[str, dict[str, fl
     return out
 
 
-def long_frame(forecaster: Forecaster, panel: Panel, bt: Backtest) -> pd.DataFrame:
+def actuals(forecaster: Forecaster, panel: Panel, bt: Backtest) -> np.ndarray:
+    """The input file's own values at every forecast step, original units, (W, P, C_out) (exact, not unscaled)."""
+    out = np.empty(bt.pred.shape, dtype=np.float64)
+    steps = bt.origins[:, None] + 1 + np.arange(bt.pred.shape[1])[None, :]  # (W, P) rows of the forecast steps
+    for k, series in enumerate(panel.series):
+        mask = bt.series == k
+        values = series.frame[list(forecaster.spec.target_columns)].to_numpy(dtype=np.float64)  # (N, C_out)
+        out[mask] = values[steps[mask]]
+    return out
+
+
+def bounds(forecaster: Forecaster, bt: Backtest, widths: dict[float, np.ndarray]) -> dict[float, tuple[np.ndarray, np.ndarray]]:
+    """``{level: (lower, upper)}``, each (W, P, C_out) in original units: the forecast -/+ the half-width."""
+    pred = bt.pred.astype(np.float64)
+    return {a: (_unscale(forecaster, bt, pred - w), _unscale(forecaster, bt, pred + w)) for a, w in widths.items()}
+
+
+def interval_scores(forecaster: Forecaster, panel: Panel, bt: Backtest,
+                    widths: dict[float, np.ndarray]) -> dict[str, dict[str, Any]]:
+    """Empirical coverage and mean width of each interval, per horizon step and overall.
+
+    Coverage: the share of (window, column) pairs whose actual lies in ``[lower, upper]``; width: the mean
+    of ``upper - lower`` in original units (averaged over columns of different units).
+
+    Returns:
+        ``{"80": {level, coverage, width, coverage_per_step, width_per_step}, ...}``.
+    """
+    actual = actuals(forecaster, panel, bt)
+    out = {}
+    for a, (lo, hi) in bounds(forecaster, bt, widths).items():
+        inside = (actual >= lo) & (actual <= hi)  # (W, P, C_out)
+        width = hi - lo
+        out[label(a)] = {"level": a, "coverage": float(inside.mean()), "width": float(width.mean()),
+                         "coverage_per_step": [float(v) for v in inside.mean(axis=(0, 2))],
+                         "width_per_step": [float(v) for v in width.mean(axis=(0, 2))]}
+    return out
+
+
+def format_intervals(scores: dict[str, dict[str, Any]]) -> str:
+    """Per-step and overall coverage and mean width (original units) of each interval."""
+    names = list(scores)
+    lines = [f"{'step':>5} " + " ".join(f"{'cover ' + n + '%':>12} {'width ' + n + '%':>12}" for n in names)]
+    for k in range(len(scores[names[0]]["coverage_per_step"])):
+        lines.append(f"{k + 1:>5} " + " ".join(f"{scores[n]['coverage_per_step'][k]:>12.3f} "
+                                               f"{scores[n]['width_per_step'][k]:>12.4f}" for n in names))
+    lines.append(f"{'all':>5} " + " ".join(f"{scores[n]['coverage']:>12.3f} {scores[n]['width']:>12.4f}"
+                                          for n in names))
+    return "\n".join(lines)
+
+
+def long_frame(forecaster: Forecaster, panel: Panel, bt: Backtest,
+               widths: dict[float, np.ndarray] | None = None) -> pd.DataFrame:
     """One row per (origin, step, column): [id,] origin, timestamp (or step), column, prediction, actual
-    (original units)."""
+    (original units), then ``lo_80``, ``hi_80`` ... for each interval of ``widths``."""
     spec = forecaster.spec
+    limits = bounds(forecaster, bt, widths or {})
     frames = []
     for k, series in enumerate(panel.series):
         mask = bt.series == k
@@ -171,6 +224,8 @@ def long_frame(forecaster: Forecaster, panel: Panel, bt: Backtest) -> pd.DataFra
             "prediction": _unscale(forecaster, part, part.pred).reshape(-1),
             "actual": series.frame[list(spec.target_columns)].to_numpy()[steps.reshape(-1)].reshape(-1),  # exact input
         })
+        for a, (lo, hi) in limits.items():
+            frame[f"lo_{label(a)}"], frame[f"hi_{label(a)}"] = lo[mask].reshape(-1), hi[mask].reshape(-1)
         if panel.id_col is not None:
             frame.insert(0, panel.id_col, series.series_id)
         frames.append(frame)

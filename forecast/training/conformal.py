@@ -1,0 +1,116 @@
+"""Split conformal prediction intervals, calibrated on the validation windows at training time.
+
+Method: after training picks its checkpoint, the model forecasts every validation window; the absolute
+error of each (window, horizon step, target channel) in the scaled space is a nonconformity score. For
+a level ``a`` the half-width of step ``p``, channel ``c`` is the ``ceil((n + 1) * a)``-th smallest of
+the ``n`` scores of that (p, c) (the finite-sample correction), infinite when that rank exceeds ``n``.
+The interval is the forecast plus or minus that half-width, unscaled with the target's scaler (the
+series' own, for per-series scalers), so it is symmetric in original units too.
+
+Assumption: validation and future errors are exchangeable. Coverage is then at least ``a`` on
+average; it degrades when the forecast period drifts from the validation period (trend, regime
+change). The method only needs forecasts and actuals, so it works for every model and backend.
+
+Storage: the half-widths for the levels 0.01, 0.02, ..., 0.99 (``LEVELS``), shape (99, P, C_out),
+under ``conformal`` in the checkpoint's recipe (ETTh1 with P=96: 99*96*7 floats, 270 KB), so a level
+must be a whole percent. The scores themselves (n * P * C_out) are not kept: they grow with the data.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, Dataset
+
+from forecast.data.errors import DataError
+from forecast.io import atomic_path
+
+CONFORMAL_KEY = "conformal"  # in the recipe: {"levels": [...], "half_widths": (K, P, C_out) tensor, "n": int}
+LEVELS = tuple(round(k / 100, 2) for k in range(1, 100))  # the stored grid: 0.01 .. 0.99
+
+
+def conformal_quantile(scores: np.ndarray, level: float) -> np.ndarray:
+    """The ``ceil((n + 1) * level)``-th smallest score along axis 0 (inf when that rank exceeds n).
+
+    Shapes: scores (n, ...) -> (...).
+    """
+    n = scores.shape[0]
+    rank = math.ceil((n + 1) * level - 1e-9)  # the 1e-9 keeps (n+1)*0.8 = 80.00000000000001 at 80
+    if rank > n or n == 0:
+        return np.full(scores.shape[1:], np.inf)
+    return np.sort(scores, axis=0)[max(rank, 1) - 1]
+
+
+def calibrate(scores: np.ndarray, levels: Sequence[float] = LEVELS) -> dict[str, Any]:
+    """The recipe entry of the nonconformity ``scores`` (n, P, C_out): half-widths per level."""
+    widths = np.stack([conformal_quantile(scores, a) for a in levels])  # (K, P, C_out)
+    return {"levels": [float(a) for a in levels], "n": int(scores.shape[0]),
+            "half_widths": torch.from_numpy(widths.astype(np.float32))}
+
+
+@torch.no_grad()
+def validation_scores(model: nn.Module, dataset: Dataset, *, batch_size: int = 256) -> np.ndarray:
+    """Absolute errors of ``model`` on every window of ``dataset``, scaled. Shapes: -> (n, P, C_out).
+
+    The global RNG is left as it was (iterating a DataLoader draws a seed from it).
+    """
+    was_training = model.training
+    model.eval()
+    device = next(model.parameters(), torch.empty(0)).device
+    errors = []
+    with torch.random.fork_rng(devices=[]):
+        for batch in DataLoader(dataset, batch_size=batch_size, shuffle=False):
+            pred = model(batch.x_enc.to(device), batch.x_mark_enc.to(device), batch.x_mark_dec.to(device))
+            errors.append((pred.float().cpu() - batch.y.float()).abs())  # (B, P, C_out)
+    model.train(was_training)
+    return torch.cat(errors).numpy() if errors else np.zeros((0, 0, 0), dtype=np.float32)
+
+
+def store_in_checkpoint(path: str | Path, entry: dict[str, Any], *, recipe_key: str) -> None:
+    """Rewrite the checkpoint at ``path`` atomically with ``entry`` under ``conformal`` in its recipe."""
+    ckpt = torch.load(path, map_location="cpu", weights_only=False)
+    ckpt[recipe_key] = {**ckpt[recipe_key], CONFORMAL_KEY: entry}
+    with atomic_path(path) as tmp:
+        torch.save(ckpt, tmp)
+
+
+def check_levels(levels: Iterable[float]) -> list[float]:
+    """Validated interval levels: fractions in (0, 1) on the whole-percent grid, sorted, without repeats.
+
+    Raises:
+        DataError: a level outside (0, 1) (a percent such as 80 is refused: write 0.8) or not a whole percent.
+    """
+    out = []
+    for a in levels:
+        a = float(a)
+        if not 0 < a < 1:
+            hint = f" (a fraction: write {a / 100:g} for {a:g}%)" if 1 <= a < 100 else ""
+            raise DataError(f"--intervals takes levels in (0, 1), got {a:g}{hint}")
+        if abs(a * 100 - round(a * 100)) > 1e-9:
+            raise DataError(f"--intervals takes whole-percent levels (0.01 .. 0.99), got {a:g}")
+        out.append(round(a, 2))
+    return sorted(set(out))
+
+
+def label(level: float) -> str:
+    """The column suffix of a level: 0.8 -> ``80``."""
+    return f"{round(level * 100):d}"
+
+
+def half_widths(entry: dict[str, Any] | None, levels: Sequence[float], *, source: str) -> dict[float, np.ndarray]:
+    """``{level: (P, C_out) half-width, scaled}`` from a recipe's ``conformal`` entry.
+
+    Raises:
+        DataError: the checkpoint has no calibration (written before intervals existed).
+    """
+    if entry is None:
+        raise DataError(f"{source}: the checkpoint has no interval calibration (written before --intervals "
+                        f"existed); retrain it with forecast-train to use --intervals")
+    stored = [round(a, 2) for a in entry["levels"]]
+    table = np.asarray(entry["half_widths"], dtype=np.float64)  # (K, P, C_out)
+    return {a: table[stored.index(round(a, 2))] for a in levels}
