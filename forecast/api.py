@@ -143,7 +143,8 @@ class Model:
         """Columns, frequency, window sizes and scaler of the training data."""
         return self.forecaster.spec
 
-    def predict(self, data: Data, *, fill: str | None = None, fill_missing_dates: bool = False) -> pd.DataFrame:
+    def predict(self, data: Data, *, fill: str | None = None, fill_missing_dates: bool = False,
+                intervals: Sequence[float] = ()) -> pd.DataFrame:
         """The ``pred_len`` steps after the last row of each series, as ``forecast-predict`` writes them.
 
         Args:
@@ -151,14 +152,19 @@ class Model:
                 ``seq_len`` rows; a DataFrame's named index (a DatetimeIndex, say) counts as a column.
             fill: ``ffill`` or ``interpolate`` empty, NaN and infinite cells instead of refusing them.
             fill_missing_dates: add rows missing from the timestamps, filled by ``fill``.
+            intervals: conformal interval levels in (0, 1), whole percents (``(0.8, 0.95)``), as
+                ``forecast-predict --intervals``: ``<col>_lo_80``, ``<col>_hi_80`` ... after each column.
 
         Returns:
-            The timestamp column (or ``step``), then the predicted columns in original units; the id
-            column first for a model of many series.
+            The timestamp column (or ``step``), then the predicted columns in original units (each followed
+            by its intervals); the id column first for a model of many series.
+
+        Raises:
+            DataError: bad input, bad levels, or intervals from a checkpoint without calibration.
         """
         with _as_csv(data) as (path, header):
             panel = self.forecaster.read(path, fill=fill, fill_missing_dates=fill_missing_dates, header=header)
-        return self.forecaster.forecast(panel)
+        return self.forecaster.forecast(panel, intervals=intervals)
 
     def backtest(self, data: Data, span: str | None = "test", *, start: str | int | None = None,
                  end: str | int | None = None, every: int = 1, batch_size: int = 256) -> dict[str, dict[str, Any]]:

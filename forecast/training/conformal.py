@@ -89,7 +89,7 @@ def check_levels(levels: Iterable[float]) -> list[float]:
     for a in levels:
         a = float(a)
         if not 0 < a < 1:
-            hint = f" (a fraction: write {a / 100:g} for {a:g}%)" if 1 <= a < 100 else ""
+            hint = f" (a fraction: write {a / 100:g} for {a:g}%)" if 1 < a < 100 else ""
             raise DataError(f"--intervals takes levels in (0, 1), got {a:g}{hint}")
         if abs(a * 100 - round(a * 100)) > 1e-9:
             raise DataError(f"--intervals takes whole-percent levels (0.01 .. 0.99), got {a:g}")

@@ -1,0 +1,135 @@
+"""forecast-predict --intervals: conformal columns, refusals, rolling coverage, the Python API."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+import forecast
+from forecast.cli.predict import run
+from forecast.data.spec import DataSpec
+from forecast.training.conformal import CONFORMAL_KEY
+from forecast.training.recipe import RECIPE_KEY, load_checkpoint
+from tests.predict.tiny import PRED_LEN, etth1_rows, train_tiny
+
+ROWS = 600
+COLUMNS = ["HUFL", "HULL", "MUFL", "MULL", "LUFL", "LULL", "OT"]
+
+
+@pytest.fixture(scope="session")
+def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return train_tiny(tmp_path_factory.mktemp("interval_runs"), "etth1", etth1_rows(ROWS))
+
+
+@pytest.fixture
+def new_csv(tmp_path: Path) -> Path:
+    path = tmp_path / "new.csv"
+    etth1_rows(ROWS).tail(100).to_csv(path, index=False)
+    return path
+
+
+def ckpt_of(run_dir: Path) -> Path:
+    return Path(json.loads((run_dir / "metrics.json").read_text())["checkpoint"])
+
+
+def predict(capsys: pytest.CaptureFixture, *argv: object) -> tuple[int, str, str]:
+    code = run([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_training_stores_the_calibration(run_dir: Path) -> None:
+    entry = load_checkpoint(ckpt_of(run_dir))[RECIPE_KEY][CONFORMAL_KEY]
+    assert entry["n"] > 0 and tuple(entry["half_widths"].shape) == (99, PRED_LEN, len(COLUMNS))
+    assert torch.isfinite(entry["half_widths"][79]).all()  # 80% is finite with this many windows
+
+
+def test_interval_columns_order_and_values(run_dir: Path, new_csv: Path, tmp_path: Path,
+                                           capsys: pytest.CaptureFixture) -> None:
+    plain, with_iv = tmp_path / "plain.csv", tmp_path / "iv.csv"
+    assert predict(capsys, run_dir, new_csv, "-o", plain)[0] == 0
+    code, out, err = predict(capsys, run_dir, new_csv, "-o", with_iv, "--intervals", "0.95", "0.8",
+                             "--plot", tmp_path / "p.png")
+    assert code == 0, err
+    frame, base = pd.read_csv(with_iv), pd.read_csv(plain)
+    expected = ["date"] + [f"{c}{s}" for c in COLUMNS for s in ("", "_lo_80", "_hi_80", "_lo_95", "_hi_95")]
+    assert list(frame.columns) == expected
+    pd.testing.assert_frame_equal(frame[list(base.columns)], base)  # the forecast itself is unchanged
+    ckpt = load_checkpoint(ckpt_of(run_dir))
+    table = ckpt[RECIPE_KEY][CONFORMAL_KEY]["half_widths"].double().numpy()  # (99, P, C) scaled
+    spec = DataSpec.from_dict(ckpt[RECIPE_KEY]["spec"])
+    std = np.asarray(spec.scale)[list(spec.target_index)]  # (C,) the training rows' std of each target
+    for level, row in (("80", 79), ("95", 94)):
+        lo = frame[[f"{c}_lo_{level}" for c in COLUMNS]].to_numpy()
+        hi = frame[[f"{c}_hi_{level}" for c in COLUMNS]].to_numpy()
+        centre = frame[COLUMNS].to_numpy()
+        np.testing.assert_allclose(hi - centre, centre - lo, rtol=1e-9, atol=1e-9)  # symmetric
+        np.testing.assert_allclose(hi - centre, table[row] * std, rtol=1e-6)  # scaled half-width * std
+    assert np.all(frame[[f"{c}_hi_95" for c in COLUMNS]].to_numpy() >= frame[[f"{c}_hi_80" for c in COLUMNS]].to_numpy())
+    assert (tmp_path / "p.png").is_file()
+
+
+@pytest.mark.parametrize("levels, message", [
+    (["80"], "error: --intervals takes levels in (0, 1), got 80 (a fraction: write 0.8 for 80%)\n"),
+    (["0.8", "1"], "error: --intervals takes levels in (0, 1), got 1\n"),
+    (["0.975"], "error: --intervals takes whole-percent levels (0.01 .. 0.99), got 0.975\n"),
+])
+def test_bad_levels_refused(levels: list[str], message: str, run_dir: Path, new_csv: Path, tmp_path: Path,
+                            capsys: pytest.CaptureFixture) -> None:
+    out = tmp_path / "f.csv"
+    code, stdout, err = predict(capsys, run_dir, new_csv, "-o", out, "--intervals", *levels)
+    assert code == 2 and err == message and stdout == ""
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("rolling", [False, True])
+def test_checkpoint_without_calibration_refused(rolling: bool, run_dir: Path, new_csv: Path, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture) -> None:
+    ckpt = torch.load(ckpt_of(run_dir), map_location="cpu", weights_only=False)
+    del ckpt[RECIPE_KEY][CONFORMAL_KEY]  # as written before intervals existed
+    old = tmp_path / "old.ckpt"
+    torch.save(ckpt, old)
+    out = tmp_path / "f.csv"
+    extra = ["--rolling", "--span", "all"] if rolling else []
+    code, stdout, err = predict(capsys, old, new_csv, "-o", out, "--intervals", "0.8", *extra)
+    assert code == 2 and stdout == ""
+    assert err == (f"error: {old}: the checkpoint has no interval calibration (written before --intervals existed); "
+                   f"retrain it with forecast-train to use --intervals\n")
+    assert not out.exists() and not out.with_suffix(".json").exists()
+    assert predict(capsys, old, new_csv, "-o", out)[0] == 0  # without --intervals it still forecasts
+
+
+def test_rolling_coverage_matches_the_long_csv(run_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    out = tmp_path / "bt.csv"
+    code, stdout, err = predict(capsys, run_dir, run_dir / "etth1.csv", "--rolling", "--span", "test", "-o", out,
+                                "--intervals", "0.8", "0.95")
+    assert code == 0, err
+    summary = json.loads(out.with_suffix(".json").read_text())
+    long = pd.read_csv(out)
+    assert list(long.columns) == ["origin", "timestamp", "column", "prediction", "actual", "lo_80", "hi_80",
+                                  "lo_95", "hi_95"]
+    step = (np.arange(len(long)) // len(COLUMNS)) % PRED_LEN  # rows: origin, then step, then column
+    for level in ("80", "95"):
+        inside = (long["actual"] >= long[f"lo_{level}"]) & (long["actual"] <= long[f"hi_{level}"])
+        width = long[f"hi_{level}"] - long[f"lo_{level}"]
+        got = summary["intervals"][level]
+        assert got["coverage"] == pytest.approx(inside.mean(), abs=1e-12)
+        assert got["width"] == pytest.approx(width.mean(), rel=1e-9)
+        np.testing.assert_allclose(got["coverage_per_step"], inside.groupby(step).mean().to_numpy(), atol=1e-12)
+        np.testing.assert_allclose(got["width_per_step"], width.groupby(step).mean().to_numpy(), rtol=1e-9)
+    assert "cover 80%" in stdout and "width 95%" in stdout
+
+
+def test_api_passes_intervals_through(run_dir: Path, new_csv: Path, tmp_path: Path,
+                                      capsys: pytest.CaptureFixture) -> None:
+    out = tmp_path / "cli.csv"
+    assert predict(capsys, run_dir, new_csv, "-o", out, "--intervals", "0.8", "0.95")[0] == 0
+    frame = forecast.load(run_dir).predict(pd.read_csv(new_csv), intervals=(0.8, 0.95))
+    cli = pd.read_csv(out)
+    assert list(frame.columns) == list(cli.columns)
+    np.testing.assert_allclose(frame[cli.columns[1:]].to_numpy(), cli[cli.columns[1:]].to_numpy(), rtol=1e-9)

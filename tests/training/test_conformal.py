@@ -1,0 +1,102 @@
+"""Split conformal quantiles: the finite-sample rank, infinity when too few windows, coverage, levels."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from forecast.data.errors import DataError
+from forecast.training.conformal import (LEVELS, calibrate, check_levels, conformal_quantile, half_widths, label,
+                                         validation_scores)
+
+
+@pytest.mark.parametrize("n", [1, 9, 19, 99, 100, 257])
+@pytest.mark.parametrize("level", [0.5, 0.8, 0.9, 0.95, 0.99])
+def test_quantile_is_the_finite_sample_rank(n: int, level: float) -> None:
+    scores = np.random.default_rng(n).exponential(size=(n, 3, 2))
+    got = conformal_quantile(scores, level)
+    rank = math.ceil((n + 1) * level - 1e-9)
+    if rank > n:
+        assert np.isinf(got).all()
+    else:  # the rank-th smallest of each (step, channel), by a direct sort
+        for p in range(3):
+            for c in range(2):
+                assert got[p, c] == sorted(scores[:, p, c])[rank - 1]
+
+
+def test_rank_at_exact_multiples() -> None:
+    """(n+1)*level an integer (99 windows at 0.8: rank 80) takes that rank, not the next one."""
+    scores = np.arange(1, 100, dtype=np.float64)[:, None]  # 1 .. 99
+    assert conformal_quantile(scores, 0.8)[0] == 80.0
+    assert conformal_quantile(scores, 0.99)[0] == 99.0  # ceil(100 * 0.99) = 99 <= n
+    assert np.isinf(conformal_quantile(scores[:98], 0.99)[0])  # ceil(99 * 0.99) = 99 > 98
+
+
+def test_coverage_on_exchangeable_errors_is_near_nominal() -> None:
+    """Averaged over calibration draws, coverage on fresh errors from the same distribution is
+    ceil((n+1)a)/(n+1): at least the level, and within 1/(n+1) of it."""
+    rng = np.random.default_rng(0)
+    n, reps, fresh = 39, 400, 500
+    scale = np.array([[0.5, 2.0], [1.0, 3.0]])  # (P, C): each (step, channel) has its own spread
+    for level in (0.5, 0.8, 0.95):
+        covered = []
+        for _ in range(reps):
+            calib = np.abs(rng.standard_t(4, size=(n, 2, 2)) * scale)
+            test = np.abs(rng.standard_t(4, size=(fresh, 2, 2)) * scale)
+            covered.append((test <= conformal_quantile(calib, level)).mean(axis=0))
+        mean = np.mean(covered, axis=0)  # (P, C)
+        expected = math.ceil((n + 1) * level) / (n + 1)
+        assert np.all(np.abs(mean - expected) < 0.012), (level, mean)
+        assert np.all(mean > level - 0.012)
+
+
+def test_calibrate_stores_every_grid_level() -> None:
+    scores = np.random.default_rng(1).random((50, 4, 3))
+    entry = calibrate(scores)
+    assert entry["n"] == 50 and len(entry["levels"]) == 99 and tuple(entry["half_widths"].shape) == (99, 4, 3)
+    widths = half_widths(entry, [0.8, 0.95], source="x")
+    np.testing.assert_allclose(widths[0.8], conformal_quantile(scores, 0.8), rtol=1e-6)
+    assert np.isfinite(widths[0.95]).all()
+    assert np.all(np.diff(entry["half_widths"].numpy(), axis=0) >= 0)  # wider with the level
+
+
+def test_levels_checked() -> None:
+    assert check_levels([0.95, 0.8, 0.8]) == [0.8, 0.95]
+    assert [label(a) for a in (0.8, 0.95, 0.05)] == ["80", "95", "5"]
+    assert 0.8 in LEVELS and 0.99 in LEVELS
+    with pytest.raises(DataError, match=r"in \(0, 1\), got 80 \(a fraction: write 0.8 for 80%\)"):
+        check_levels([80])
+    with pytest.raises(DataError, match="in \\(0, 1\\), got 1$"):
+        check_levels([1.0])
+    with pytest.raises(DataError, match="whole-percent"):
+        check_levels([0.975])
+    with pytest.raises(DataError, match="no interval calibration"):
+        half_widths(None, [0.8], source="old.ckpt")
+
+
+def test_validation_scores_leave_the_rng_alone() -> None:
+    from forecast.data.windows import WindowDataset
+
+    n, c = 80, 2
+    x = torch.randn(n, c)
+    ds = WindowDataset(x, x, torch.zeros(n, 1), start=0, end=n, seq_len=8, label_len=4, pred_len=3)
+
+    class Last(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.w = torch.nn.Parameter(torch.ones(()))
+
+        def forward(self, x_enc, x_mark_enc, x_mark_dec):  # (B, S, C) -> (B, P, C): the last value repeated
+            return self.w * x_enc[:, -1:, :].expand(-1, 3, -1)
+
+    torch.manual_seed(3)
+    scores = validation_scores(Last(), ds, batch_size=7)
+    after = torch.rand(1)
+    torch.manual_seed(3)
+    assert torch.equal(after, torch.rand(1))
+    assert scores.shape == (len(ds), 3, c)
+    first = ds[0]
+    np.testing.assert_allclose(scores[0], (first.x_enc[-1:].expand(3, -1) - first.y).abs().numpy(), rtol=1e-6)
