@@ -133,3 +133,27 @@ def test_api_passes_intervals_through(run_dir: Path, new_csv: Path, tmp_path: Pa
     cli = pd.read_csv(out)
     assert list(frame.columns) == list(cli.columns)
     np.testing.assert_allclose(frame[cli.columns[1:]].to_numpy(), cli[cli.columns[1:]].to_numpy(), rtol=1e-9)
+
+
+def test_panel_intervals_use_each_series_scale(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> None:
+    """Per-series scalers: a series' half-width in original units is the scaled one times its own std."""
+    from forecast.predict.forecaster import Forecaster
+    from tests.predict.tiny import panel
+
+    frame = panel(6, rows=200)
+    run = train_tiny(tmp_path_factory.mktemp("interval_panel"), "panel_iv", frame, target="sales",
+                     extra=["data.id_col=store"])
+    fc = Forecaster.load(run)
+    csv = tmp_path / "panel.csv"
+    frame.to_csv(csv, index=False)
+    out = fc.forecast(fc.read(csv), intervals=(0.8,))
+    table = fc.conformal["half_widths"].double().numpy()[79]  # (P, C_out) scaled
+    columns = list(fc.spec.target_columns)
+    assert list(out.columns) == ["store", "date"] + [f"{c}{s}" for c in columns for s in ("", "_lo_80", "_hi_80")]
+    widths = {}
+    for store, part in out.groupby("store"):
+        _, scale = fc.spec.stats(store)
+        half = part[[f"{c}_hi_80" for c in columns]].to_numpy() - part[columns].to_numpy()
+        np.testing.assert_allclose(half, table * np.asarray(scale)[list(fc.spec.target_index)], rtol=1e-6)
+        widths[store] = half.mean()
+    assert len(set(np.round(list(widths.values()), 6))) == len(widths)  # the series' scales differ
