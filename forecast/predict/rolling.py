@@ -163,7 +163,8 @@ def actuals(forecaster: Forecaster, panel: Panel, bt: Backtest) -> np.ndarray:
     return out
 
 
-def bounds(forecaster: Forecaster, bt: Backtest, widths: dict[float, np.ndarray]) -> dict[float, tuple[np.ndarray, np.ndarray]]:
+def bounds(forecaster: Forecaster, bt: Backtest,
+           widths: dict[float, np.ndarray]) -> dict[float, tuple[np.ndarray, np.ndarray]]:
     """``{level: (lower, upper)}``, each (W, P, C_out) in original units: the forecast -/+ the half-width."""
     pred = bt.pred.astype(np.float64)
     return {a: (_unscale(forecaster, bt, pred - w), _unscale(forecaster, bt, pred + w)) for a, w in widths.items()}

@@ -70,7 +70,8 @@ def test_interval_columns_order_and_values(run_dir: Path, new_csv: Path, tmp_pat
         centre = frame[COLUMNS].to_numpy()
         np.testing.assert_allclose(hi - centre, centre - lo, rtol=1e-9, atol=1e-9)  # symmetric
         np.testing.assert_allclose(hi - centre, table[row] * std, rtol=1e-6)  # scaled half-width * std
-    assert np.all(frame[[f"{c}_hi_95" for c in COLUMNS]].to_numpy() >= frame[[f"{c}_hi_80" for c in COLUMNS]].to_numpy())
+    hi95, hi80 = (frame[[f"{c}_hi_{level}" for c in COLUMNS]].to_numpy() for level in ("95", "80"))
+    assert np.all(hi95 >= hi80)
     assert (tmp_path / "p.png").is_file()
 
 
