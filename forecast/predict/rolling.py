@@ -175,7 +175,8 @@ def interval_scores(forecaster: Forecaster, panel: Panel, bt: Backtest,
     """Empirical coverage and mean width of each interval, per horizon step and overall.
 
     Coverage: the share of (window, column) pairs whose actual lies in ``[lower, upper]``; width: the mean
-    of ``upper - lower`` in original units (averaged over columns of different units).
+    of ``upper - lower`` in original units (averaged over columns of different units); None (JSON null)
+    where a level is infinite (too few validation windows for it).
 
     Returns:
         ``{"80": {level, coverage, width, coverage_per_step, width_per_step}, ...}``.
@@ -185,10 +186,19 @@ def interval_scores(forecaster: Forecaster, panel: Panel, bt: Backtest,
     for a, (lo, hi) in bounds(forecaster, bt, widths).items():
         inside = (actual >= lo) & (actual <= hi)  # (W, P, C_out)
         width = hi - lo
-        out[label(a)] = {"level": a, "coverage": float(inside.mean()), "width": float(width.mean()),
+        out[label(a)] = {"level": a, "coverage": float(inside.mean()), "width": _finite(width.mean()),
                          "coverage_per_step": [float(v) for v in inside.mean(axis=(0, 2))],
-                         "width_per_step": [float(v) for v in width.mean(axis=(0, 2))]}
+                         "width_per_step": [_finite(v) for v in width.mean(axis=(0, 2))]}
     return out
+
+
+def _finite(value: float) -> float | None:
+    """``value``, or None when infinite (JSON has no infinity)."""
+    return float(value) if np.isfinite(value) else None
+
+
+def _cell(value: float | None) -> str:
+    return f"{'inf':>12}" if value is None else f"{value:>12.4f}"
 
 
 def format_intervals(scores: dict[str, dict[str, Any]]) -> str:
@@ -197,8 +207,8 @@ def format_intervals(scores: dict[str, dict[str, Any]]) -> str:
     lines = [f"{'step':>5} " + " ".join(f"{'cover ' + n + '%':>12} {'width ' + n + '%':>12}" for n in names)]
     for k in range(len(scores[names[0]]["coverage_per_step"])):
         lines.append(f"{k + 1:>5} " + " ".join(f"{scores[n]['coverage_per_step'][k]:>12.3f} "
-                                               f"{scores[n]['width_per_step'][k]:>12.4f}" for n in names))
-    lines.append(f"{'all':>5} " + " ".join(f"{scores[n]['coverage']:>12.3f} {scores[n]['width']:>12.4f}"
+                                               f"{_cell(scores[n]['width_per_step'][k])}" for n in names))
+    lines.append(f"{'all':>5} " + " ".join(f"{scores[n]['coverage']:>12.3f} {_cell(scores[n]['width'])}"
                                           for n in names))
     return "\n".join(lines)
 

@@ -158,3 +158,21 @@ def test_panel_intervals_use_each_series_scale(tmp_path_factory: pytest.TempPath
         np.testing.assert_allclose(half, table * np.asarray(scale)[list(fc.spec.target_index)], rtol=1e-6)
         widths[store] = half.mean()
     assert len(set(np.round(list(widths.values()), 6))) == len(widths)  # the series' scales differ
+
+
+def test_rolling_level_beyond_the_validation_windows(run_dir: Path, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture) -> None:
+    """Too few validation windows for 99% (rank ceil((n+1)*0.99) > n): infinite bounds, coverage 1,
+    width null in the JSON (strict JSON, no Infinity) and ``inf`` in the table."""
+    n = load_checkpoint(ckpt_of(run_dir))[RECIPE_KEY][CONFORMAL_KEY]["n"]
+    assert np.ceil((n + 1) * 0.99) > n  # this tiny run calibrates on 55 windows
+    out = tmp_path / "bt.csv"
+    code, stdout, err = predict(capsys, run_dir, run_dir / "etth1.csv", "--rolling", "--span", "test", "-o", out,
+                                "--intervals", "0.99")
+    assert code == 0, err
+    text = out.with_suffix(".json").read_text()
+    assert "Infinity" not in text
+    got = json.loads(text)["intervals"]["99"]
+    assert got["coverage"] == 1.0 and got["width"] is None and got["width_per_step"] == [None] * PRED_LEN
+    assert np.isinf(pd.read_csv(out)["hi_99"]).all()
+    assert "inf" in stdout.splitlines()[-2]
