@@ -15,8 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from forecast.cli.predict import run
-from tests.predict.tiny import PRED_LEN, SEQ_LEN, etth1_rows, panel, train_tiny
+from tests.predict.tiny import PRED_LEN, SEQ_LEN, etth1_rows, panel, predict, train_tiny
 
 N_SERIES = 24
 
@@ -38,13 +37,6 @@ def matrix_run(root: Path) -> Path:
 def panel_run(root: Path) -> Path:
     """A tiny model on 24 hourly series in long format (one too short, skipped), scaled per series."""
     return train_tiny(root, "panel", panel(N_SERIES, short=(7,)), target="sales", extra=["data.id_col=store"])
-
-
-def predict(capsys: pytest.CaptureFixture, *argv: object) -> tuple[int, str, str]:
-    capsys.readouterr()  # drop what a training run in this test printed
-    code = run([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def run_train(*args: str, cwd: Path) -> subprocess.CompletedProcess:

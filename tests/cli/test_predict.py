@@ -13,10 +13,9 @@ import pandas as pd
 import pytest
 import torch
 
-from forecast.cli.predict import run
 from forecast.data.time_features import time_marks
 from forecast.training.recipe import load_checkpoint, load_model
-from tests.predict.tiny import LABEL_LEN, PRED_LEN, SEQ_LEN, etth1_rows, generated, train_tiny
+from tests.predict.tiny import (LABEL_LEN, PRED_LEN, SEQ_LEN, ckpt_of, etth1_rows, generated, predict, train_tiny)
 
 ROWS = 600
 
@@ -38,16 +37,6 @@ def good_csv(tmp_path: Path) -> Path:
     path = tmp_path / "new.csv"
     etth1_rows(ROWS).tail(100).to_csv(path, index=False)
     return path
-
-
-def ckpt_of(run_dir: Path) -> Path:
-    return Path(json.loads((run_dir / "metrics.json").read_text())["checkpoint"])
-
-
-def predict(capsys: pytest.CaptureFixture, *argv: object) -> tuple[int, str, str]:
-    code = run([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def manual_forecast(ckpt: Path, frame: pd.DataFrame) -> tuple[np.ndarray, pd.DatetimeIndex]:

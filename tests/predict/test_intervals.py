@@ -11,11 +11,10 @@ import pytest
 import torch
 
 import forecast
-from forecast.cli.predict import run
 from forecast.data.spec import DataSpec
 from forecast.training.conformal import CONFORMAL_KEY
 from forecast.training.recipe import RECIPE_KEY, load_checkpoint
-from tests.predict.tiny import PRED_LEN, etth1_rows, train_tiny
+from tests.predict.tiny import PRED_LEN, ckpt_of, etth1_rows, predict, train_tiny
 
 ROWS = 600
 COLUMNS = ["HUFL", "HULL", "MUFL", "MULL", "LUFL", "LULL", "OT"]
@@ -31,16 +30,6 @@ def new_csv(tmp_path: Path) -> Path:
     path = tmp_path / "new.csv"
     etth1_rows(ROWS).tail(100).to_csv(path, index=False)
     return path
-
-
-def ckpt_of(run_dir: Path) -> Path:
-    return Path(json.loads((run_dir / "metrics.json").read_text())["checkpoint"])
-
-
-def predict(capsys: pytest.CaptureFixture, *argv: object) -> tuple[int, str, str]:
-    code = run([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_training_stores_the_calibration(run_dir: Path) -> None:

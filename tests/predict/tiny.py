@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
+
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 import pandas as pd
+import pytest
 from hydra import compose, initialize_config_dir
 
+from forecast.cli.predict import run
 from forecast.cli.runtime import CONF_DIR, PROJECT_ROOT, register_resolvers
 from tests.conftest import tiny_model
 
@@ -81,3 +85,16 @@ def train_tiny(root: Path, name: str, frame: pd.DataFrame, *, features: str = "M
     train(cfg)
     _RUNS[key] = run_dir
     return run_dir
+
+
+def predict(capsys: pytest.CaptureFixture, *argv: object) -> tuple[int, str, str]:
+    """``forecast-predict`` in this process: exit status, stdout, stderr (what ran before is dropped)."""
+    capsys.readouterr()
+    code = run([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def ckpt_of(run_dir: Path) -> Path:
+    """The checkpoint a run's ``metrics.json`` names."""
+    return Path(json.loads((run_dir / "metrics.json").read_text())["checkpoint"])
