@@ -148,8 +148,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     if trainer.is_global_zero and best is not None and len(datamodule.datasets["val"]):
         # split conformal intervals (forecast.training.conformal): the selected model's validation errors,
         # stored in the best checkpoint's recipe so forecast-predict --intervals needs nothing else
-        calibration = calibrate(validation_scores(task.net, datamodule.datasets["val"],
-                                                  batch_size=int(cfg.data.get("eval_batch_size") or 256)))
+        calibration = calibrate(validation_scores(task.net, datamodule.ordered_dataloader("val")))
         store_in_checkpoint(best, calibration, recipe_key=RECIPE_KEY)
 
     metrics: dict[str, Any] = {k: float(v) for k, v in {**val_metrics, **test_metrics}.items()}

@@ -279,9 +279,14 @@ class ForecastDataModule(L.LightningDataModule):
                           drop_last=len(data) > self.batch_size,
                           num_workers=self.num_workers, persistent_workers=self.num_workers > 0)
 
+    def ordered_dataloader(self, split: str) -> DataLoader:
+        """Every window of ``split`` once, in order, at the eval batch size, on every rank (not its shard):
+        closed-form fits, the floors, choices and calibrations made on the whole split."""
+        return DataLoader(self.datasets[split], batch_size=self.eval_batch_size, shuffle=False)
+
     def ordered_train_dataloader(self) -> DataLoader:
-        """Every training window once, in order, at the eval batch size, on every rank (closed-form fits)."""
-        return DataLoader(self.datasets["train"], batch_size=self.eval_batch_size, shuffle=False)
+        """Every training window once, in order (:meth:`ordered_dataloader` of ``train``)."""
+        return self.ordered_dataloader("train")
 
     def _eval_loader(self, split: str) -> DataLoader:
         # Under DDP each rank takes every world-size-th window, unpadded: metrics (sums reduced

@@ -11,7 +11,6 @@ from typing import Any
 import lightning as L
 import torch
 from torch import Tensor
-from torch.utils.data import DataLoader
 from torchmetrics import MeanSquaredError
 
 log = logging.getLogger("forecast")
@@ -59,7 +58,7 @@ class ClosedFormStart(L.Callback):
         rows = pl_module.net.fit_closed_form(datamodule.ordered_train_dataloader())
         if rows is None:
             return
-        pl_module.net.select_on_validation(validation_loader(datamodule))
+        pl_module.net.select_on_validation(datamodule.ordered_dataloader("val"))
         self.fit_seconds = time.perf_counter() - started
         log.info("closed-form fit on %s rows in %.2f s", rows, self.fit_seconds)
         trains = any(p.requires_grad for p in pl_module.parameters())
@@ -81,11 +80,6 @@ class ClosedFormStart(L.Callback):
         trainer.save_checkpoint(self.best_path)
 
 
-def validation_loader(datamodule: Any) -> DataLoader:
-    """Every validation window in order (not this process's shard)."""
-    return DataLoader(datamodule.datasets["val"], batch_size=datamodule.eval_batch_size, shuffle=False)
-
-
 @torch.no_grad()
 def validation_mse(pl_module: L.LightningModule, datamodule: Any) -> float:
     """MSE of ``pl_module`` over every validation window, in eval mode, as the task's ``val/loss``.
@@ -95,7 +89,7 @@ def validation_mse(pl_module: L.LightningModule, datamodule: Any) -> float:
     was_training = pl_module.training
     pl_module.eval()
     mse = MeanSquaredError().to(pl_module.device)
-    for batch in validation_loader(datamodule):
+    for batch in datamodule.ordered_dataloader("val"):
         batch = batch._replace(**{k: v.to(pl_module.device) for k, v in batch._asdict().items()})
         mse.update(pl_module(batch).reshape(-1), batch.y.reshape(-1))
     pl_module.train(was_training)

@@ -25,7 +25,6 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 import torch
 from torch import nn
-from torch.utils.data import DataLoader, Dataset
 
 from forecast.data.errors import DataError
 from forecast.io import atomic_path
@@ -54,8 +53,8 @@ def calibrate(scores: np.ndarray, levels: Sequence[float] = LEVELS) -> dict[str,
 
 
 @torch.no_grad()
-def validation_scores(model: nn.Module, dataset: Dataset, *, batch_size: int = 256) -> np.ndarray:
-    """Absolute errors of ``model`` on every window of ``dataset``, scaled. Shapes: -> (n, P, C_out).
+def validation_scores(model: nn.Module, batches: Iterable[Any]) -> np.ndarray:
+    """Absolute errors of ``model`` on every window of ``batches`` (a DataLoader), scaled. Shapes: -> (n, P, C_out).
 
     The global RNG is left as it was (iterating a DataLoader draws a seed from it).
     """
@@ -64,7 +63,7 @@ def validation_scores(model: nn.Module, dataset: Dataset, *, batch_size: int = 2
     device = next(model.parameters(), torch.empty(0)).device
     errors = []
     with torch.random.fork_rng(devices=[]):
-        for batch in DataLoader(dataset, batch_size=batch_size, shuffle=False):
+        for batch in batches:
             pred = model(batch.x_enc.to(device), batch.x_mark_enc.to(device), batch.x_mark_dec.to(device))
             errors.append((pred.float().cpu() - batch.y.float()).abs())  # (B, P, C_out)
     model.train(was_training)

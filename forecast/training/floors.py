@@ -19,7 +19,6 @@ from typing import Any, Mapping
 
 import torch
 from torch import Tensor, nn
-from torch.utils.data import DataLoader, Dataset
 
 from forecast.baselines.best_floor import RIDGE, candidate_floors, floor_errors
 from forecast.baselines.linear import RidgeFloor
@@ -67,15 +66,6 @@ def ridge_from_state(dims: Mapping[str, Any], state: Mapping[str, Tensor]) -> Ri
     return ridge.eval()
 
 
-def score(floors: Mapping[str, nn.Module], dataset: Dataset, *, batch_size: int) -> dict[str, tuple[float, float]]:
-    """MSE and MAE of each floor over every window of ``dataset`` (scaled values, all elements).
-
-    Returns:
-        ``{floor: (mse, mae)}``.
-    """
-    return floor_errors(floors, DataLoader(dataset, batch_size=batch_size, shuffle=False))  # type: ignore[arg-type]
-
-
 def evaluate_floors(datamodule: Any, dims: dict[str, Any], freq: str | None) -> Floors:
     """Fit the ridge floor on every training window, then score every floor on every validation and test window.
 
@@ -83,17 +73,15 @@ def evaluate_floors(datamodule: Any, dims: dict[str, Any], freq: str | None) -> 
     run's model starts from the same weights with or without its floors.
 
     Args:
-        datamodule: a set-up ``ForecastDataModule`` (``datasets``, ``ordered_train_dataloader()``,
-            ``eval_batch_size``).
+        datamodule: a set-up ``ForecastDataModule`` (``ordered_dataloader(split)``).
         dims: ``datamodule.model_dims()``.
         freq: the series' frequency (``datamodule.spec.freq``), for the seasonal naive's period.
     """
     started = time.perf_counter()
     floors = build_floors(dims, freq)
     with torch.random.fork_rng(devices=[]):
-        floors[RIDGE].fit_closed_form(datamodule.ordered_train_dataloader())
-        scores = {split: score(floors, datamodule.datasets[split], batch_size=datamodule.eval_batch_size)
-                  for split in SPLITS}
+        floors[RIDGE].fit_closed_form(datamodule.ordered_dataloader("train"))
+        scores = {split: floor_errors(floors, datamodule.ordered_dataloader(split)) for split in SPLITS}
     metrics = {name: {f"{split}/{metric}": scores[split][name][i] for split in SPLITS
                       for i, metric in enumerate(("mse", "mae"))} for name in floors}
     return Floors(metrics=metrics, ridge_state=floors[RIDGE].state_dict(), seconds=time.perf_counter() - started)

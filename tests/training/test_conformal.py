@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 import torch
+from torch.utils.data import DataLoader
 
 from forecast.data.errors import DataError
 from forecast.training.conformal import (LEVELS, calibrate, check_levels, conformal_quantile, half_widths, label,
@@ -93,7 +94,7 @@ def test_validation_scores_leave_the_rng_alone() -> None:
             return self.w * x_enc[:, -1:, :].expand(-1, 3, -1)
 
     torch.manual_seed(3)
-    scores = validation_scores(Last(), ds, batch_size=7)
+    scores = validation_scores(Last(), DataLoader(ds, batch_size=7))
     after = torch.rand(1)
     torch.manual_seed(3)
     assert torch.equal(after, torch.rand(1))
