@@ -10,7 +10,7 @@ from omegaconf import OmegaConf
 
 from forecast.attention.base import AttentionBackend
 from forecast.cli.runtime import CONF_DIR
-from forecast.core.forecaster import build_forecaster
+from forecast.core.forecaster import build_forecaster, describe_composition
 from tests.conftest import ETTH1, ETTH2, compose_train
 
 DIMS = {"enc_in": 7, "c_out": 7, "n_time_features": 4, "seq_len": 96, "label_len": 48, "pred_len": 24,
@@ -97,3 +97,15 @@ def test_dlinear_brings_its_learning_rate_and_the_command_line_still_wins(tmp_pa
     assert compose_train(["model=dlinear", "task.optimizer.lr=0.01"], tmp_path).task.optimizer.lr == 0.01
     swept = compose_train(["experiment=compare_modern_etth1", "model=dlinear"], tmp_path)
     assert swept.task.optimizer.lr == 5e-3 and swept.model._target_.endswith("DLinear")
+
+
+@pytest.mark.parametrize("model,composition", [
+    ("informer_floor", "FloorResidual(BestFloor(RidgeFloor), InstanceNorm(Informer))"),
+    ("informer_plus", "CalendarResidual(FloorResidual(RidgeFloor, InstanceNorm(Informer)))"),
+    ("informer_small", "InstanceNorm(Informer)"),
+    ("linear_profile", "CalendarResidual(RidgeFloor)"),
+    ("dlinear_floor", "FloorResidual(RidgeFloor, DLinear)"),
+])
+def test_presets_compose_what_they_document(model: str, composition: str, tmp_path: Path) -> None:
+    cfg = compose_train([f"model={model}"], tmp_path)
+    assert describe_composition(cfg.model) == composition
