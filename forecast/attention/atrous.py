@@ -32,6 +32,7 @@ class AtrousAttention(AttentionBackend):
     exact = True
     supports_causal = True
     supports_cross = True
+    rowwise = True
     supports_causal_cross = True
     position_based = True
 

@@ -49,6 +49,9 @@ class AttentionBackend(nn.Module):
             to be meaningful and cannot run over concatenated multi-resolution keys).
         pad_multiple: block size it pads to internally (1 = none). Padding is always masked.
         replaces_layer: the backend is a whole layer type (GAU), not a kernel.
+        rowwise: output row i depends on query row i (at position ``q_offset + i``) and the keys
+            only, never on the other queries: the last m queries with ``q_offset + Lq - m`` give
+            the last m rows. The decoder then runs its last layer on the horizon rows alone.
     """
 
     exact: ClassVar[bool] = True
@@ -59,6 +62,7 @@ class AttentionBackend(nn.Module):
     position_based: ClassVar[bool] = False
     pad_multiple: ClassVar[int] = 1
     replaces_layer: ClassVar[bool] = False
+    rowwise: ClassVar[bool] = False
 
     def forward(
         self,

@@ -24,6 +24,7 @@ class FullAttention(AttentionBackend):
     supports_causal = True
     supports_cross = True
     supports_causal_cross = True
+    rowwise = True
 
     def __init__(self, *, dropout: float = 0.0, scale: float | None = None) -> None:
         super().__init__()

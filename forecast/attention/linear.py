@@ -117,6 +117,7 @@ class LinearAttention(AttentionBackend):
     exact = False
     supports_causal = True
     supports_cross = True
+    rowwise = True
     supports_causal_cross = False
 
     def __init__(self, *, chunk_size: int = 64, eps: float = 1e-6) -> None:

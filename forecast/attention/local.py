@@ -58,6 +58,7 @@ class LocalAttention(AttentionBackend):
     exact = True
     supports_causal = True
     supports_cross = True
+    rowwise = True
     supports_causal_cross = True
     position_based = True
 

@@ -53,6 +53,7 @@ class LogSparseAttention(AttentionBackend):
     exact = True
     supports_causal = True
     supports_cross = True
+    rowwise = True
     supports_causal_cross = True
     position_based = True
 

@@ -97,6 +97,7 @@ class PerformerAttention(AttentionBackend):
     exact = False
     supports_causal = True
     supports_cross = True
+    rowwise = True
     supports_causal_cross = False
     randomized = True
 

@@ -38,6 +38,7 @@ class StridedAttention(AttentionBackend):
     exact = True
     supports_causal = True
     supports_cross = True
+    rowwise = True
     supports_causal_cross = True
     position_based = True
 

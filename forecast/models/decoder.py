@@ -19,16 +19,28 @@ class DecoderLayer(nn.Module):
         self.norm1, self.norm2, self.norm3 = nn.LayerNorm(d_model), nn.LayerNorm(d_model), nn.LayerNorm(d_model)
         self.dropout = nn.Dropout(dropout)
 
-    def forward(self, x: Tensor, memory: Tensor, *, q_offset: int, k_stride: int) -> Tensor:
-        """Shapes: x (B, T+P, d_model), memory (B, S, d_model) -> (B, T+P, d_model).
+    def forward(self, x: Tensor, memory: Tensor, *, q_offset: int, k_stride: int,
+                keep_last: int | None = None) -> Tensor:
+        """Shapes: x (B, T+P, d_model), memory (B, S, d_model) -> (B, T+P, d_model), or (B, m, d_model)
+        with ``keep_last=m``.
 
         ``q_offset``/``k_stride`` place decoder step i at encoder time ``q_offset + i`` and memory
-        position j at ``j * k_stride`` for position-based cross-attention patterns.
+        position j at ``j * k_stride`` for position-based cross-attention patterns. ``keep_last=m``
+        computes only the last m rows, exactly: the self-attention sees every step; the rows before
+        the last m leave after it when the cross-attention is row-wise, else after the cross-attention.
         """
-        x = self.norm1(x + self.dropout(self.self_attention(x, x, x, causal=True)))
-        x = self.norm2(x + self.dropout(self.cross_attention(x, memory, memory, q_offset=q_offset,
+        early = keep_last if keep_last is not None and self.cross_attention.attention.rowwise else None
+        shift = 0 if early is None else x.shape[1] - early
+        x = self.norm1(x[:, shift:] + self.dropout(self.self_attention(x, x, x, causal=True, keep_last=early)))
+        x = self.norm2(x + self.dropout(self.cross_attention(x, memory, memory, q_offset=q_offset + shift,
                                                              k_stride=k_stride)))
+        x = keep_rows(x, keep_last)  # (B, m, d_model)
         return self.norm3(x + self.ff(x))
+
+
+def keep_rows(x: Tensor, keep_last: int | None) -> Tensor:
+    """The last ``keep_last`` time steps (all when None). Shapes: (B, L, d) -> (B, m, d)."""
+    return x if keep_last is None else x[:, x.shape[1] - keep_last:]
 
 
 class Decoder(nn.Module):
@@ -40,8 +52,11 @@ class Decoder(nn.Module):
         self.norm = nn.LayerNorm(d_model)
         self.projection = nn.Linear(d_model, c_out)
 
-    def forward(self, x: Tensor, memory: Tensor, *, q_offset: int, k_stride: int) -> Tensor:
-        """Shapes: x (B, T+P, d_model), memory (B, S, d_model) -> (B, T+P, c_out)."""
-        for layer in self.layers:
-            x = layer(x, memory, q_offset=q_offset, k_stride=k_stride)
+    def forward(self, x: Tensor, memory: Tensor, *, q_offset: int, k_stride: int,
+                keep_last: int | None = None) -> Tensor:
+        """Shapes: x (B, T+P, d_model), memory (B, S, d_model) -> (B, T+P, c_out), or (B, m, c_out) with
+        ``keep_last=m``: the last layer, the final norm and the projection then run on those rows only."""
+        last = len(self.layers) - 1
+        for i, layer in enumerate(self.layers):
+            x = layer(x, memory, q_offset=q_offset, k_stride=k_stride, keep_last=keep_last if i == last else None)
         return self.projection(self.norm(x))

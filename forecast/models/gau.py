@@ -20,6 +20,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from forecast.attention.base import AttentionBackend
+from forecast.models.decoder import keep_rows
 from forecast.models.multihead import MultiHeadAttention
 
 
@@ -100,8 +101,13 @@ class GAUDecoderLayer(nn.Module):
         self.norm = nn.LayerNorm(d_model)
         self.dropout = nn.Dropout(dropout)
 
-    def forward(self, x: Tensor, memory: Tensor, *, q_offset: int, k_stride: int) -> Tensor:
-        """Shapes: x (B, T+P, d_model), memory (B, S, d_model) -> (B, T+P, d_model)."""
+    def forward(self, x: Tensor, memory: Tensor, *, q_offset: int, k_stride: int,
+                keep_last: int | None = None) -> Tensor:
+        """Shapes: x (B, T+P, d_model), memory (B, S, d_model) -> (B, T+P, d_model), or (B, m, d_model)
+        with ``keep_last=m`` (the last m rows, exactly: see :class:`~forecast.models.decoder.DecoderLayer`)."""
         x = self.gau(x, causal=True)
-        return self.norm(x + self.dropout(self.cross_attention(x, memory, memory, q_offset=q_offset,
-                                                               k_stride=k_stride)))
+        shift = x.shape[1] - keep_last if keep_last is not None and self.cross_attention.attention.rowwise else 0
+        x = x[:, shift:]  # (B, T+P-shift, d_model)
+        x = self.norm(x + self.dropout(self.cross_attention(x, memory, memory, q_offset=q_offset + shift,
+                                                           k_stride=k_stride)))
+        return keep_rows(x, keep_last)

@@ -139,7 +139,8 @@ class Informer(Forecaster):
         dec = self.dec_embedding(x_dec, x_mark_dec)  # (B, T+P, d_model)
         # times relative to the first encoder token: memory j at j * k_stride, decoder step i at q_offset + i
         first = self.enc_embedding.first(self.seq_len)
-        out = self.decoder(dec, memory, q_offset=self.seq_len - self.label_len - first,
-                           k_stride=self.encoder.stride * self.enc_embedding.stride)  # (B, T+P, C_out)
-        return out[:, -self.pred_len:, :]  # (B, P, C_out)
+        # the decoder's last layer runs on the horizon rows only (exact: forecast.models.decoder)
+        return self.decoder(dec, memory, q_offset=self.seq_len - self.label_len - first,
+                            k_stride=self.encoder.stride * self.enc_embedding.stride,
+                            keep_last=self.pred_len)  # (B, P, C_out)
 

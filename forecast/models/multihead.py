@@ -32,8 +32,13 @@ class MultiHeadAttention(nn.Module):
         self.out_proj = nn.Linear(d_model, d_model)
 
     def forward(self, queries: Tensor, keys: Tensor, values: Tensor, *, causal: bool = False,
-                key_padding_mask: Tensor | None = None, q_offset: int = 0, k_stride: int = 1) -> Tensor:
-        """Shapes: queries (B, L, d_model), keys/values (B, S, d_model) -> (B, L, d_model)."""
+                key_padding_mask: Tensor | None = None, q_offset: int = 0, k_stride: int = 1,
+                keep_last: int | None = None) -> Tensor:
+        """Shapes: queries (B, L, d_model), keys/values (B, S, d_model) -> (B, L, d_model).
+
+        ``keep_last=m`` returns only the last m rows, (B, m, d_model): every query still enters the
+        backend, and the output projection runs on the rows kept.
+        """
         b, lq, _ = queries.shape
         lk = keys.shape[1]
         h, e = self.n_heads, self.d_head
@@ -46,4 +51,6 @@ class MultiHeadAttention(nn.Module):
             out = out.contiguous().view(b, lq, h * e)  # reference "mix": (B, H, L, D) read as (B, L, H*D)
         else:
             out = out.transpose(1, 2).reshape(b, lq, h * e)  # (B, L, H*D)
+        if keep_last is not None:
+            out = out[:, lq - keep_last:]  # (B, m, H*D)
         return self.out_proj(out)
