@@ -40,6 +40,7 @@ from forecast.core.calendar import count_parameters
 from forecast.core.forecaster import build_forecaster, check_types, describe_composition
 from forecast.core.errors import ConfigError
 from forecast.training.closed_form import ClosedFormStart
+from forecast.training.compile import maybe_compile
 from forecast.training.floors import evaluate_floors, standing
 from forecast.training.monitor import RunMonitor
 from forecast.training.per_series import panel_metrics
@@ -112,6 +113,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     floors = evaluate_floors(datamodule, dims, spec.freq)  # closed-form floors on the model's own windows
     log.info("floors (%s) in %.2f s", ", ".join(floors.metrics), floors.seconds)
     net = build_forecaster(cfg.model, dims)
+    maybe_compile(net, bool(cfg.get("compile")))
     task = instantiate(cfg.task, net=net, target_mean=spec.target_mean, target_std=spec.target_scale,
                        pred_len=spec.pred_len)
     run_dir.mkdir(parents=True, exist_ok=True)
