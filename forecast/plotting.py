@@ -19,7 +19,7 @@ from forecast.io import atomic_path  # noqa: E402
 from forecast.training.conformal import half_widths, label  # noqa: E402
 
 
-@torch.no_grad()
+@torch.inference_mode()
 def plot_test_windows(model: nn.Module, dataset: WindowDataset, spec: DataSpec, index, target: Path, *,
                       n_windows: int = 4, history: int = 96, calibration: dict | None = None,
                       level: float = 0.8) -> Path:

@@ -82,7 +82,6 @@ def build_parser() -> argparse.ArgumentParser:
 def _forecast(args: argparse.Namespace) -> None:
     from forecast.predict.forecaster import Forecaster
     from forecast.predict.output import check_targets, default_output, write_csv
-    from forecast.predict.plot import plot_forecast
     from forecast.training.conformal import label
 
     output = args.output or default_output(args.input, "forecast")
@@ -100,6 +99,8 @@ def _forecast(args: argparse.Namespace) -> None:
     if not to_stdout:
         write_csv(frame, output, overwrite=args.overwrite)
     if args.plot:
+        from forecast.predict.plot import plot_forecast  # matplotlib: only when a plot is asked for
+
         series = panel.series[0]
         ts = frame.columns[0]
         col = fc.target

@@ -45,7 +45,8 @@ from forecast.training.floors import evaluate_floors, standing
 from forecast.training.monitor import RunMonitor
 from forecast.training.per_series import panel_metrics
 from forecast.training.conformal import calibrate, store_in_checkpoint, validation_scores
-from forecast.training.recipe import RECIPE_KEY, RecipeCheckpoint
+from forecast.training.recipe import RECIPE_KEY
+from forecast.training.recipe_checkpoint import RecipeCheckpoint
 from forecast.training.resume import (ResumeState, check_resumable, finished_steps, last_checkpoint, merge_log,
                                       set_aside_log)
 

@@ -155,7 +155,7 @@ class Forecaster:
         return self.spec.unscale_targets(torch.from_numpy(np.asarray(values)).double(), series_id).numpy()
 
     # ----------------------------------------------------------------------------------- predicting
-    @torch.no_grad()
+    @torch.inference_mode()
     def predict(self, x_enc: Tensor, x_mark_enc: Tensor, x_mark_dec: Tensor) -> Tensor:
         """One forward pass. Shapes: (B, S, C_in), (B, S, M), (B, L+P, M) -> (B, P, C_out) scaled, on CPU."""
         self.model.eval()

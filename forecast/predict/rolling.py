@@ -80,7 +80,7 @@ def run_backtest(forecaster: Forecaster, panel: Panel, spans: Sequence[RowRange]
             "label_len": spec.label_len, "pred_len": spec.pred_len, "target_index": spec.target_index}
     naive, window_mean, ridge = Naive(**dims), WindowMean(**dims), forecaster.ridge_floor
     preds, actuals, last, mean, floor = [], [], [], [], []
-    with torch.no_grad():
+    with torch.inference_mode():
         for batch in DataLoader(ConcatDataset(sets), batch_size=batch_size, shuffle=False):
             preds.append(forecaster.predict(batch.x_enc, batch.x_mark_enc, batch.x_mark_dec))
             actuals.append(batch.y)

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import torch
-from torchmetrics.functional.regression import (mean_absolute_percentage_error,
-                                                symmetric_mean_absolute_percentage_error)
 
 
 def relative_errors(pred: np.ndarray, actual: np.ndarray, naive: np.ndarray) -> dict[str, float | None]:
@@ -24,6 +22,10 @@ def relative_errors(pred: np.ndarray, actual: np.ndarray, naive: np.ndarray) -> 
         forecast itself scores 1). A column the naive forecast gets exactly right is left out (NaN
         when all are).
     """
+    # torchmetrics imports scipy: loaded for a backtest, not for every forecast
+    from torchmetrics.functional.regression import (mean_absolute_percentage_error,
+                                                    symmetric_mean_absolute_percentage_error)
+
     p = torch.from_numpy(np.asarray(pred, dtype=np.float64)).reshape(-1)
     y = torch.from_numpy(np.asarray(actual, dtype=np.float64)).reshape(-1)
     mae = np.abs(pred - actual).mean(axis=(0, 1))  # (C,)

@@ -38,5 +38,8 @@ def maybe_compile(net: nn.Module, enabled: bool) -> bool:
     if missing is not None:
         log.warning("compile=true: %s, so the model runs eagerly", missing)
         return False
+    # a layer type's forward is one code object shared by every layer, and each length (distilling
+    # halves it; the decoder has its own) is one more compiled version of it
+    torch._dynamo.config.recompile_limit = max(torch._dynamo.config.recompile_limit, 64)
     net.compile(dynamic=False)
     return True

@@ -52,7 +52,7 @@ def calibrate(scores: np.ndarray, levels: Sequence[float] = LEVELS) -> dict[str,
             "half_widths": torch.from_numpy(widths.astype(np.float32))}
 
 
-@torch.no_grad()
+@torch.inference_mode()
 def validation_scores(model: nn.Module, batches: Iterable[Any]) -> np.ndarray:
     """Absolute errors of ``model`` on every window of ``batches`` (a DataLoader), scaled. Shapes: -> (n, P, C_out).
 

@@ -22,7 +22,7 @@ from forecast.data.windows import WindowDataset
 SPLITS = ("val", "test")
 
 
-@torch.no_grad()
+@torch.inference_mode()
 def _predict(net: nn.Module, windows: WindowDataset, batch_size: int) -> tuple[np.ndarray, np.ndarray]:
     """Forecasts and targets of every window, scaled. Shapes: (W, P, C_out) each, float64."""
     device = next(net.parameters(), torch.empty(0)).device

@@ -1,7 +1,8 @@
 """The rebuild recipe stored in every checkpoint: resolved config, data spec and model sizes.
 
 A checkpoint alone is enough to rebuild the model, the scaler, the column list, the frequency and
-the window sizes (``forecast-predict`` needs nothing else).
+the window sizes (``forecast-predict`` needs nothing else). Reading it imports no Lightning, so a
+forecast starts quickly; the callback that writes it is :mod:`forecast.training.recipe_checkpoint`.
 """
 
 from __future__ import annotations
@@ -9,7 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import lightning as L
 import torch
 from torch import nn
 
@@ -22,29 +22,6 @@ RECIPE_KEY = "forecast_recipe"
 # a plain Informer; format 1 was an Informer with RevIN, skip and cycle options of its own
 RECIPE_FORMAT = 2
 FLOORS_KEY = "floors"  # in the recipe: {"ridge": the ridge floor's state_dict}
-
-
-class RecipeCheckpoint(L.Callback):
-    """Adds the recipe (plain containers only) to every checkpoint Lightning saves.
-
-    Args:
-        config: the resolved run configuration.
-        spec: the data spec.
-        model_dims: data-derived constructor arguments of the model.
-        floors: the fitted floors' states (``Floors.checkpoint_state()``: plain tensors), stored under
-            ``floors`` so ``forecast-predict --rolling`` can rebuild the ridge floor; None stores none.
-    """
-
-    def __init__(self, *, config: dict[str, Any], spec: DataSpec, model_dims: dict[str, Any],
-                 floors: dict[str, dict[str, torch.Tensor]] | None = None) -> None:
-        self.recipe: dict[str, Any] = {"format": RECIPE_FORMAT, "config": config, "spec": spec.to_dict(),
-                                       "model_dims": model_dims}
-        if floors is not None:
-            self.recipe[FLOORS_KEY] = floors
-
-    def on_save_checkpoint(self, trainer: L.Trainer, pl_module: L.LightningModule,
-                           checkpoint: dict[str, Any]) -> None:
-        checkpoint[RECIPE_KEY] = self.recipe
 
 
 def load_checkpoint(path: str | Path) -> dict[str, Any]:

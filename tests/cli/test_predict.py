@@ -6,6 +6,8 @@ Tiny checkpoints are trained once per session in-process (tests/predict/tiny.py)
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -434,3 +436,16 @@ def test_rolling_summary_has_mape_smape_and_mase(etth1_run: Path, tmp_path: Path
     mape = "n/a (an actual is 0)" if has_zero else f"{m['mape']:.2%}"
     assert (f"model mape {mape}  smape {m['smape']:.4f}  mase {m['mase']:.4f}  (original units; mase: MAE "
             f"over the naive forecast's on the same windows)") in stdout.splitlines()
+
+
+def test_a_forecast_imports_neither_lightning_nor_the_compiler_nor_plotting(etth1_run: Path, good_csv: Path,
+                                                                            tmp_path: Path) -> None:
+    """A single forecast starts in the time of ``import torch`` and pandas: nothing that only training,
+    ``torch.compile``, plots or backtests need is loaded (Lightning alone costs seconds)."""
+    script = ("import sys\nfrom forecast.cli.predict import run\n"
+              f"assert run([{str(etth1_run)!r}, {str(good_csv)!r}, '-o', {str(tmp_path / 'f.csv')!r}, '--quiet']) == 0\n"
+              "heavy = ('lightning', 'pytorch_lightning', 'torch._dynamo', 'torchmetrics', 'matplotlib', 'scipy')\n"
+              "print(sorted({m for m in sys.modules if m.split('.')[0] in heavy or m.startswith('torch._dynamo')}))")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+    assert (tmp_path / "f.csv").exists()
