@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import warnings
+
 import torch.nn.functional as F
 from torch import Tensor
 
 from forecast.attention.base import AttentionBackend, check_layout
 from forecast.attention.masks import causal_mask, combine_masks
+
+
+#: Lq * Lk from which training with attention dropout on CPU warns that it runs the dense path.
+DENSE_WARN_SCORES = 1024 * 1024
 
 
 class FullAttention(AttentionBackend):
@@ -39,6 +45,11 @@ class FullAttention(AttentionBackend):
         check_layout(q, k, v)
         lq, lk = q.shape[2], k.shape[2]
         p = self.dropout if self.training else 0.0
+        if p > 0 and q.device.type == "cpu" and lq * lk >= DENSE_WARN_SCORES:
+            warnings.warn(f"full attention with dropout {p} on CPU has no fused SDPA kernel: it holds the "
+                          f"(B, H, {lq}, {lk}) probabilities and draws a mask over them, O(L^2) in memory "
+                          f"and time; for long inputs set the role's dropout to 0 (e.g. encoder_attention.dropout=0)",
+                          stacklevel=2)
         simple_causal = causal and q_offset == 0 and k_stride == 1 and lq <= lk
         if key_padding_mask is None and (not causal or simple_causal):
             return F.scaled_dot_product_attention(q, k, v, dropout_p=p, is_causal=causal, scale=self.scale)

@@ -4,12 +4,14 @@ The step is timed as the reference's step timer (``../shared/reference/ref_bench
 ``zero_grad`` + forward + MSE + backward + Adam, on training batches already loaded, ``warmup``
 steps first and then ``steps`` timed ones. Inference runs the evaluation path of ``forecast-train``
 (``eval()`` under ``torch.inference_mode``) over test batches of the training batch size, and over
-single windows. Peak memory is the process's resident-set high-water mark on CPU (``ru_maxrss``,
+single windows, under the autocast ``trainer.precision`` asks for (``bf16-mixed``: measure it per
+machine; a CPU without native bf16 multiplies runs it far slower than fp32). Peak memory is the process's resident-set high-water mark on CPU (``ru_maxrss``,
 which includes the data and the interpreter) and ``max_memory_allocated`` on CUDA.
 """
 
 from __future__ import annotations
 
+import contextlib
 import resource
 import statistics
 import time
@@ -54,6 +56,7 @@ class StepReport:
     infer_samples_per_s: float
     peak_memory_mb: float
     memory_method: str
+    precision: str
     compile: bool
     compiled: bool
     torch: str
@@ -102,6 +105,14 @@ def time_calls(fn: Callable[[], Any], n: int, device: torch.device) -> list[floa
     return times
 
 
+def autocast(precision: str, device: torch.device) -> contextlib.AbstractContextManager:
+    """The autocast Lightning applies for ``trainer.precision`` (``bf16-mixed``, ``16-mixed``), else nothing."""
+    if precision.endswith("-mixed"):
+        dtype = torch.bfloat16 if precision.startswith("bf16") else torch.float16
+        return torch.autocast(device.type, dtype=dtype)
+    return contextlib.nullcontext()
+
+
 def build(cfg: DictConfig, device: torch.device) -> tuple[nn.Module, Any, torch.optim.Optimizer, bool]:
     """Data module (set up), the model on ``device``, its Adam, and whether it was compiled (``cfg.compile``)."""
     datamodule = instantiate(cfg.data)
@@ -131,9 +142,13 @@ def measure(cfg: DictConfig, *, steps: int, warmup: int, infer_batches: int = 20
     train_batches = cycle(datamodule.train_dataloader())
     model.train()
 
+    precision = str(cfg.trainer.get("precision", "32-true"))
+
     def step(batch: Batch) -> None:
         optimizer.zero_grad(set_to_none=True)
-        loss = F.mse_loss(model(batch.x_enc, batch.x_mark_enc, batch.x_mark_dec), batch.y)
+        with autocast(precision, dev):
+            pred = model(batch.x_enc, batch.x_mark_enc, batch.x_mark_dec)
+        loss = F.mse_loss(pred.float(), batch.y)
         loss.backward()
         optimizer.step()
 
@@ -159,7 +174,7 @@ def measure(cfg: DictConfig, *, steps: int, warmup: int, infer_batches: int = 20
     # test windows in order, at the training batch size (the reference times its test loader so)
     test = iter(DataLoader(datamodule.datasets["test"], batch_size=int(cfg.data.batch_size), shuffle=False))
     infer_t: list[float] = []
-    with torch.inference_mode():
+    with torch.inference_mode(), autocast(precision, dev):
         for j, batch in enumerate(test):
             if j >= infer_batches + 2:
                 break
@@ -178,7 +193,7 @@ def measure(cfg: DictConfig, *, steps: int, warmup: int, infer_batches: int = 20
         steps_timed=len(step_t), step_s_median=med(step_t), step_s_min=min(step_t), step_s_max=max(step_t),
         iter_s_median=med(iter_t), train_samples_per_s=b / med(iter_t), first_step_s=first_step,
         infer_s_per_batch=med(infer_t), infer_s_per_window=med(single_t), infer_samples_per_s=b / med(infer_t),
-        peak_memory_mb=peak, memory_method=method, compile=bool(cfg.get("compile")),
+        peak_memory_mb=peak, memory_method=method, precision=precision, compile=bool(cfg.get("compile")),
         compiled=compiled, torch=str(torch.__version__))
 
 

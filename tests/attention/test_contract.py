@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import warnings
 from pathlib import Path
 
 import pytest
@@ -206,3 +207,15 @@ def test_check_role_refuses_with_a_working_alternative(path: Path, role: str, ca
         except ValueError:
             pass
     assert fits, f"none of {names} can fill {role}"
+
+
+def test_full_attention_warns_where_dropout_forces_the_dense_cpu_path() -> None:
+    from forecast.attention.full import FullAttention
+
+    q = torch.randn(1, 1, 1024, 4)
+    with pytest.warns(UserWarning, match=r"\(B, H, 1024, 1024\) probabilities .* encoder_attention\.dropout=0"):
+        FullAttention(dropout=0.05).train()(q, q, q)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        FullAttention(dropout=0.0).train()(q, q, q)
+        FullAttention(dropout=0.05).eval()(q, q, q)
