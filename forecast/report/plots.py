@@ -1,4 +1,5 @@
-"""Report figures: test MSE against cost, and test MSE by horizon step; one panel per (dataset, horizon)."""
+"""Report figures, one panel per (dataset, horizon): test MSE against cost, test MSE by horizon step, and,
+where a sweep crosses look-backs, test MSE, train time and peak memory against the look-back."""
 
 from __future__ import annotations
 
@@ -18,6 +19,11 @@ from forecast.report.table import Row  # noqa: E402
 PLOTS = {"mse_vs_train_time.png": ("train_seconds_per_epoch", "train s / epoch"),
          "mse_vs_peak_memory.png": ("peak_memory_mb", "peak memory (MB)")}
 STEP_PLOT = "error_by_horizon_step.png"
+LOOKBACK_PLOTS = {"mse_vs_lookback.png": ("test/mse", "test MSE (scaled)"),
+                  "train_time_vs_lookback.png": ("train_seconds_per_epoch", "train s / epoch"),
+                  "memory_vs_lookback.png": ("peak_memory_mb", "peak memory (MB)")}
+#: floor lines of the look-back plots: (name in metrics.json ``floors``, line style)
+FLOOR_LINES = (("ridge", "--"), ("seasonal_naive", ":"), ("naive", "-."))
 
 
 def series(row: Row) -> str:
@@ -91,9 +97,54 @@ def plot_steps(rows: Sequence[Row], target: Path) -> None:
     _save(fig, target)
 
 
+def floor_mse(row: Row, name: str) -> float:
+    """Mean test MSE of floor ``name`` over the row's runs (NaN when none scored it)."""
+    values = [float(m["test/mse"]) for r in row.runs
+              for m in [(r.metrics.get("floors") or {}).get(name)] if isinstance(m, dict) and "test/mse" in m]
+    return sum(values) / len(values) if values else math.nan
+
+
+def plot_lookback(rows: Sequence[Row], key: str, ylabel: str, target: Path) -> None:
+    """A metric against the look-back, one line per label (mean, ± std as error bars). On the MSE
+    figure the floors scored on each look-back's own test windows are black lines."""
+    fig, panels = _panels(rows)
+    labels = unique(r.label for r in rows)
+    cmap = matplotlib.colormaps["tab10" if len(labels) <= 10 else "tab20"]
+    for i, label in enumerate(labels):
+        for group, ax in panels.items():
+            line = sorted((r for r in rows if r.label == label and r.group == group), key=lambda r: r.seq_len)
+            line = [r for r in line if not math.isnan(r.stats[key].mean)]
+            if line:
+                ax.errorbar([r.seq_len for r in line], [r.stats[key].mean for r in line],
+                            yerr=[0 if math.isnan(r.stats[key].std) else r.stats[key].std for r in line],
+                            marker="o", ms=3, lw=1.1, capsize=2, color=cmap(i % cmap.N), label=label)
+    if key == "test/mse":
+        for group, ax in panels.items():
+            by_len = {r.seq_len: r for r in rows if r.group == group}
+            lengths = sorted(by_len)
+            for name, style in FLOOR_LINES:
+                ys = [floor_mse(by_len[n], name) for n in lengths]
+                if not all(math.isnan(y) for y in ys):
+                    ax.plot(lengths, ys, style, color="black", lw=1.3, label=f"{name} floor")
+    for ax in panels.values():
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("look-back (seq_len)")
+        ax.set_ylabel(ylabel)
+        if key != "test/mse":
+            ax.set_yscale("log")
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=6, ncol=2)
+    _save(fig, target)
+
+
 def write_plots(rows: Sequence[Row], out: Path) -> list[Path]:
-    """All report figures into ``out``; returns their paths."""
+    """All report figures into ``out``; returns their paths. The look-back figures only for rows that
+    cross at least two look-backs."""
     written = []
+    if len({r.seq_len for r in rows}) > 1:
+        for name, (key, ylabel) in LOOKBACK_PLOTS.items():
+            plot_lookback(rows, key, ylabel, out / name)
+            written.append(out / name)
     for name, (key, xlabel) in PLOTS.items():
         plot_cost(rows, key, xlabel, out / name)
         written.append(out / name)

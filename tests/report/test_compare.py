@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -209,3 +210,42 @@ def test_failed_sweep_jobs_are_listed_under_the_table(sweep: Path, tmp_path: Pat
 def test_a_report_without_failed_jobs_has_no_such_section(sweep: Path, tmp_path: Path) -> None:
     write_report([sweep], tmp_path / "report")
     assert "Jobs that failed" not in (tmp_path / "report" / "report.md").read_text()
+
+
+def with_floors(m: dict, ridge: float) -> dict:
+    return {**m, "floors": {"ridge": {"val/mse": ridge, "test/mse": ridge}, "naive": {"test/mse": ridge * 3}}}
+
+
+def test_a_sweep_across_look_backs_gets_mse_time_and_memory_against_look_back(tmp_path: Path,
+                                                                              monkeypatch) -> None:
+    runs = [with_floors({**metrics(enc=enc, mse=mse + 0.01 * seed, seq_len=n, seed=seed),
+                         "train_seconds_per_epoch": n / 100, "peak_memory_mb": n}, ridge=0.5 - n / 10_000)
+            for n in (720, 1440, 2880) for enc, mse in (("FullAttention", 0.6), ("ProbSparseAttention", 0.55))
+            for seed in (1, 2)]
+    drawn: dict[str, list] = {}
+    real_plot_lookback = plots.plot_lookback
+
+    def spy(rows, key, ylabel, target):  # records the points each figure is drawn from
+        real_plot_lookback(rows, key, ylabel, target)
+        drawn[target.name] = [(r.label, r.seq_len, r.stats[key].mean, r.stats[key].std) for r in rows]
+
+    monkeypatch.setattr(plots, "plot_lookback", spy)
+    written = {p.name for p in write_report([write_runs(tmp_path / "sweep", runs)], tmp_path / "out")}
+    assert {"mse_vs_lookback.png", "train_time_vs_lookback.png", "memory_vs_lookback.png"} <= written
+    mse = {(label, n): (mean, std) for label, n, mean, std in drawn["mse_vs_lookback.png"]}
+    assert mse[("ProbSparseAttention", 1440)] == pytest.approx((0.565, 0.00707), abs=1e-4)
+    assert {n for _, n, *_ in drawn["memory_vs_lookback.png"]} == {720, 1440, 2880}
+    assert (tmp_path / "out" / "mse_vs_lookback.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_floor_lines_take_each_look_backs_own_floor(tmp_path: Path) -> None:
+    runs = [with_floors(metrics(mse=0.6, seq_len=n, seed=s), ridge=r) for n, r in ((720, 0.40), (2880, 0.30))
+            for s in (1, 2)]
+    rows = {r.seq_len: r for r in aggregate(load_runs([write_runs(tmp_path / "sweep", runs)]))}
+    assert plots.floor_mse(rows[720], "ridge") == pytest.approx(0.40)
+    assert plots.floor_mse(rows[2880], "naive") == pytest.approx(0.90)
+    assert math.isnan(plots.floor_mse(rows[720], "seasonal_naive"))
+
+
+def test_a_single_look_back_draws_no_look_back_figure(sweep: Path, tmp_path: Path) -> None:
+    assert not any("lookback" in p.name for p in write_report([sweep], tmp_path / "out"))
