@@ -88,6 +88,8 @@ class ForecastDataModule(L.LightningDataModule):
         num_workers: DataLoader workers.
         fill: fill missing cells (empty, NaN, infinite; ``ffill`` or ``interpolate``) instead of refusing them.
         train_stride: step between training window origins (1 = every window).
+        eval_stride: step between validation and test window origins (1 = every window, as the
+            papers score); the floors are scored on the same windows.
         seed: shuffling seed of the distributed training sampler (DDP).
         header: the file's first line names the columns; False names them ``0 … n-1``.
         id_col: the column naming each row's series (many series in one file), or None.
@@ -107,11 +109,11 @@ class ForecastDataModule(L.LightningDataModule):
                  ratios: Sequence[float] = (0.7, 0.1, 0.2), scale: bool = True, batch_size: int = 32,
                  eval_batch_size: int | None = None, num_workers: int = 0, fill: FillMethod | None = None,
                  train_stride: int = 1, seed: int = 0, header: bool = True, id_col: str | None = None,
-                 scaler: Scaler = "series", fill_missing_dates: bool = False) -> None:
+                 scaler: Scaler = "series", fill_missing_dates: bool = False, eval_stride: int = 1) -> None:
         super().__init__()
         for key, value in (("seq_len", seq_len), ("label_len", label_len), ("pred_len", pred_len),
                            ("batch_size", batch_size), ("num_workers", num_workers), ("train_stride", train_stride),
-                           ("seed", seed)):
+                           ("eval_stride", eval_stride), ("seed", seed)):
             _check_setting(key, value, int, "an integer")
         _check_setting("eval_batch_size", eval_batch_size, int, "an integer", none=True)
         for key, value in (("scale", scale), ("header", header), ("fill_missing_dates", fill_missing_dates)):
@@ -145,6 +147,7 @@ class ForecastDataModule(L.LightningDataModule):
         self.num_workers = num_workers
         self.fill = fill
         self.train_stride = train_stride
+        self.eval_stride = eval_stride
         self.seed = seed
         self.header, self.id_col, self.scaler = header, _name(id_col), scaler
         self.fill_missing_dates = fill_missing_dates
@@ -201,7 +204,8 @@ class ForecastDataModule(L.LightningDataModule):
             parts = [WindowDataset(x, y, marks, start=sl.offset + sl.ranges[split].start,
                                    end=sl.offset + sl.ranges[split].end, seq_len=self.seq_len,
                                    label_len=self.label_len, pred_len=self.pred_len,
-                                   stride=self.train_stride if split == "train" else 1) for sl in self.slices]
+                                   stride=self.train_stride if split == "train" else self.eval_stride)
+                     for sl in self.slices]
             self.datasets[split] = parts[0] if self.id_col is None else ConcatWindows(parts)
         if self.id_col is None:
             self.ranges = self.slices[0].ranges

@@ -72,3 +72,23 @@ def test_too_short_file_names_split_and_sizes(small_csv) -> None:
     dm = ForecastDataModule(path=str(small_csv), seq_len=96, label_len=48, pred_len=101, ratios=[0.7, 0.1, 0.2])
     with pytest.raises(DataError, match=r"the val split has 196 rows, too few for one window of seq_len 96 \+ pred_len 101"):
         dm.setup()
+
+
+def test_eval_stride_takes_every_kth_validation_and_test_window_and_leaves_training_alone() -> None:
+    from forecast.cli.runtime import PROJECT_ROOT
+    from forecast.data.datamodule import ForecastDataModule
+
+    def module(eval_stride: int) -> ForecastDataModule:
+        dm = ForecastDataModule(path=str(PROJECT_ROOT / "data" / "ETTh1.csv"), seq_len=96, label_len=48, pred_len=24,
+                                borders=[8640, 11520, 14400], eval_stride=eval_stride)
+        dm.setup("fit")
+        return dm
+
+    every, strided = module(1), module(11)
+    assert len(strided.datasets["train"]) == len(every.datasets["train"]) == 8640 - 96 - 24 + 1
+    for split in ("val", "test"):
+        n = len(every.datasets[split])
+        assert len(strided.datasets[split]) == -(-n // 11)
+        for i in (0, 1, len(strided.datasets[split]) - 1):
+            a, b = strided.datasets[split][i], every.datasets[split][11 * i]
+            assert all(torch.equal(x, y) for x, y in zip(a, b))
