@@ -33,7 +33,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-OOM_MARKERS = ("can't allocate memory", "out of memory", "MemoryError", "std::bad_alloc")
+OOM_MARKERS = ("can't allocate memory", "Cannot allocate memory", "out of memory", "MemoryError", "std::bad_alloc",
+               "Memory allocation")
 
 
 def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, list[str]]:
