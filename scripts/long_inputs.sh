@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The long-input study of docs/long-inputs.md: every attention backend inside the Informer, DLinear and
 # the project default, at look-backs 720, 1440 and 2880 on ETTh1 and ETTh2 (experiment=compare_long_cpu:
-# horizon 96, seeds 1 and 2, every 16th training window, every 11th validation and test window). Each run's
+# horizon 96, seeds 1 and 2, every 32nd training window, every 23rd validation and test window). Each run's
 # metrics.json holds its floors (naive, mean, seasonal naive, ridge) on the same windows.
 #
 #   bash scripts/long_inputs.sh outputs/long [extra overrides for every run]

@@ -153,6 +153,7 @@ class ForecastDataModule(L.LightningDataModule):
         self.fill_missing_dates = fill_missing_dates
         self.spec: DataSpec | None = None
         self.datasets: dict[str, WindowDataset | ConcatWindows] = {}
+        self.every_train_window: WindowDataset | ConcatWindows | None = None  # stride 1, for closed-form fits
         self.ranges: dict[str, RowRange] = {}
         self.slices: list[SeriesRows] = []
         self.index: pd.Index | None = None
@@ -207,6 +208,12 @@ class ForecastDataModule(L.LightningDataModule):
                                    stride=self.train_stride if split == "train" else self.eval_stride)
                      for sl in self.slices]
             self.datasets[split] = parts[0] if self.id_col is None else ConcatWindows(parts)
+        # closed-form fits (floors, a floor inside the model) are cheap: they take every training window
+        # whatever stride the gradient steps use
+        every = [WindowDataset(x, y, marks, start=sl.offset + sl.ranges["train"].start,
+                               end=sl.offset + sl.ranges["train"].end, seq_len=self.seq_len,
+                               label_len=self.label_len, pred_len=self.pred_len) for sl in self.slices]
+        self.every_train_window = every[0] if self.id_col is None else ConcatWindows(every)
         if self.id_col is None:
             self.ranges = self.slices[0].ranges
 
@@ -284,9 +291,12 @@ class ForecastDataModule(L.LightningDataModule):
                           num_workers=self.num_workers, persistent_workers=self.num_workers > 0)
 
     def ordered_dataloader(self, split: str) -> DataLoader:
-        """Every window of ``split`` once, in order, at the eval batch size, on every rank (not its shard):
-        closed-form fits, the floors, choices and calibrations made on the whole split."""
-        return DataLoader(self.datasets[split], batch_size=self.eval_batch_size, shuffle=False)
+        """The windows of ``split`` once, in order, at the eval batch size, on every rank (not its shard):
+        closed-form fits, the floors, choices and calibrations made on the whole split. For ``train``
+        every window (``train_stride`` thins the gradient steps only); for ``val`` and ``test`` the
+        windows the metrics score (every ``eval_stride``-th)."""
+        data = self.every_train_window if split == "train" else self.datasets[split]
+        return DataLoader(data, batch_size=self.eval_batch_size, shuffle=False)
 
     def ordered_train_dataloader(self) -> DataLoader:
         """Every training window once, in order (:meth:`ordered_dataloader` of ``train``)."""

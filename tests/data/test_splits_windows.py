@@ -85,6 +85,7 @@ def test_eval_stride_takes_every_kth_validation_and_test_window_and_leaves_train
         return dm
 
     every, strided = module(1), module(11)
+    assert len(strided.ordered_dataloader("val").dataset) == len(strided.datasets["val"])
     assert len(strided.datasets["train"]) == len(every.datasets["train"]) == 8640 - 96 - 24 + 1
     for split in ("val", "test"):
         n = len(every.datasets[split])
@@ -92,3 +93,16 @@ def test_eval_stride_takes_every_kth_validation_and_test_window_and_leaves_train
         for i in (0, 1, len(strided.datasets[split]) - 1):
             a, b = strided.datasets[split][i], every.datasets[split][11 * i]
             assert all(torch.equal(x, y) for x, y in zip(a, b))
+
+
+def test_closed_form_fits_take_every_training_window_whatever_the_training_stride() -> None:
+    from forecast.cli.runtime import PROJECT_ROOT
+    from forecast.data.datamodule import ForecastDataModule
+
+    dm = ForecastDataModule(path=str(PROJECT_ROOT / "data" / "ETTh1.csv"), seq_len=96, label_len=48, pred_len=24,
+                            borders=[8640, 11520, 14400], train_stride=16)
+    dm.setup("fit")
+    n = 8640 - 96 - 24 + 1
+    assert len(dm.datasets["train"]) == -(-n // 16)
+    assert len(dm.ordered_dataloader("train").dataset) == n
+    assert torch.equal(dm.ordered_dataloader("train").dataset[16 * 3].x_enc, dm.datasets["train"][3].x_enc)
