@@ -87,7 +87,8 @@ class DLinear(Baseline):
     """
 
     def __init__(self, *, enc_in: int, c_out: int, n_time_features: int, seq_len: int, label_len: int,
-                 pred_len: int, target_index: Sequence[int], n_future: int = 0, kernel_size: int = 25, individual: bool = False) -> None:
+                 pred_len: int, target_index: Sequence[int], n_future: int = 0, kernel_size: int = 25,
+                 individual: bool = False) -> None:
         super().__init__(enc_in=enc_in, c_out=c_out, n_time_features=n_time_features, seq_len=seq_len,
                          label_len=label_len, pred_len=pred_len, target_index=target_index, n_future=n_future)
         self.decomposition = MovingAverageDecomposition(kernel_size=kernel_size)

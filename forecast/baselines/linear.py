@@ -123,8 +123,8 @@ class RidgeFloor(Baseline):
     """
 
     def __init__(self, *, enc_in: int, c_out: int, n_time_features: int, seq_len: int, label_len: int,
-                 pred_len: int, target_index: Sequence[int], n_future: int = 0, alpha: float = 1.0, fit_intercept: bool = True,
-                 lookbacks: Sequence[int] | None = None, random_features: int | None = None,
+                 pred_len: int, target_index: Sequence[int], n_future: int = 0, alpha: float = 1.0,
+                 fit_intercept: bool = True, lookbacks: Sequence[int] | None = None, random_features: int | None = None,
                  rf_gamma: float = 0.3, rf_lookback: int | None = None, rf_seed: int = 0,
                  huber_quantile: float | None = None, huber_steps: int = 3) -> None:
         super().__init__(enc_in=enc_in, c_out=c_out, n_time_features=n_time_features, seq_len=seq_len,

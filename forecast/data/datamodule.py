@@ -182,8 +182,8 @@ class ForecastDataModule(L.LightningDataModule):
         read = list(panel.series[0].frame.columns)
         missing = [c for c in self.future_columns if c not in read]
         if missing:
-            raise DataError(f"{self.path}: no column {missing[0]!r} for data.future_columns (columns: {', '.join(read)}); "
-                            f"set data.future_columns")
+            raise DataError(f"{self.path}: no column {missing[0]!r} for data.future_columns (columns: "
+                            f"{', '.join(read)}); set data.future_columns")
         inputs = [c for c in read if c not in self.future_columns]
         if self.target not in inputs:
             raise DataError(f"{self.path}: no target column {self.target!r} (columns: {', '.join(inputs)}); "

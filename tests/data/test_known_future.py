@@ -68,7 +68,8 @@ def test_future_scaler_sees_training_rows_only(csv: Path, tmp_path: Path) -> Non
     after = module(changed, future_columns=["HUFL"]).spec
     assert after.future_mean == before.future_mean and after.future_scale == before.future_scale
     train = pd.read_csv(csv)["HUFL"].iloc[:TRAIN_END]
-    assert after.future_mean == pytest.approx((train.mean(),)) and after.future_scale == pytest.approx((train.std(ddof=0),))
+    assert after.future_mean == pytest.approx((train.mean(),))
+    assert after.future_scale == pytest.approx((train.std(ddof=0),))
     assert after.mean == before.mean  # the inputs' scaler does not see the future column either
 
 
