@@ -144,7 +144,7 @@ class Model:
         return self.forecaster.spec
 
     def predict(self, data: Data, *, fill: str | None = None, fill_missing_dates: bool = False,
-                intervals: Sequence[float] = ()) -> pd.DataFrame:
+                intervals: Sequence[float] = (), future: Data | None = None) -> pd.DataFrame:
         """The ``pred_len`` steps after the last row of each series, as ``forecast-predict`` writes them.
 
         Args:
@@ -154,17 +154,29 @@ class Model:
             fill_missing_dates: add rows missing from the timestamps, filled by ``fill``.
             intervals: conformal interval levels in (0, 1), whole percents (``(0.8, 0.95)``), as
                 ``forecast-predict --intervals``: ``<col>_lo_80``, ``<col>_hi_80`` ... after each column.
+            future: for a model trained with ``data.future_columns``, a DataFrame or CSV with the
+                horizon's ``pred_len`` timestamps and those columns, as ``forecast-predict --future``.
 
         Returns:
             The timestamp column (or ``step``), then the predicted columns in original units (each followed
             by its intervals); the id column first for a model of many series.
 
         Raises:
-            DataError: bad input, bad levels, or intervals from a checkpoint without calibration.
+            DataError: bad input, bad levels, intervals from a checkpoint without calibration, or known-future
+                values missing (or given to a model without them).
         """
+        from forecast.predict.future import check_future_given, read_future
+
+        fc = self.forecaster
+        check_future_given(fc.spec, future is not None, option="future=", source=str(fc.checkpoint))
         with _as_csv(data) as (path, header):
-            panel = self.forecaster.read(path, fill=fill, fill_missing_dates=fill_missing_dates, header=header)
-        return self.forecaster.forecast(panel, intervals=intervals)
+            panel = fc.read(path, fill=fill, fill_missing_dates=fill_missing_dates, header=header)
+        values = None
+        if future is not None:
+            with _as_csv(future) as (path, header):
+                values = read_future(path, fc.spec, panel.series[0], timestamp_col=fc.spec.timestamp_col,
+                                     header=fc.spec.header if header is None else header, fill=fill)
+        return fc.forecast(panel, intervals=intervals, future=values)
 
     def backtest(self, data: Data, span: str | None = "test", *, start: str | int | None = None,
                  end: str | int | None = None, every: int = 1, batch_size: int = 256) -> dict[str, dict[str, Any]]:

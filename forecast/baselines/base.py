@@ -19,6 +19,7 @@ class Baseline(Forecaster):
         enc_in: input channels (unused).
         c_out: number of predicted channels (must match ``target_index``).
         n_time_features: time-feature columns (unused).
+        n_future: known-future mark columns (unused: this forecaster reads no marks).
         seq_len: input window length.
         label_len: start-token length (unused).
         pred_len: horizon.
@@ -26,7 +27,7 @@ class Baseline(Forecaster):
     """
 
     def __init__(self, *, enc_in: int, c_out: int, n_time_features: int, seq_len: int, label_len: int,
-                 pred_len: int, target_index: Sequence[int]) -> None:
+                 pred_len: int, target_index: Sequence[int], n_future: int = 0) -> None:
         super().__init__()
         if min(seq_len, pred_len) < 1:
             raise ValueError(f"seq_len and pred_len must be >= 1, got {seq_len} and {pred_len}")

@@ -69,6 +69,7 @@ class BestFloor(Baseline):
         enc_in: input channels.
         c_out: predicted channels.
         n_time_features: time-feature columns (unused).
+        n_future: known-future mark columns (unused: this forecaster reads no marks).
         seq_len: input window length.
         label_len: start-token length (unused).
         pred_len: horizon.
@@ -79,12 +80,12 @@ class BestFloor(Baseline):
     """
 
     def __init__(self, *, enc_in: int, c_out: int, n_time_features: int, seq_len: int, label_len: int,
-                 pred_len: int, target_index: Sequence[int], ridge: ForecasterFactory | None = None,
+                 pred_len: int, target_index: Sequence[int], n_future: int = 0, ridge: ForecasterFactory | None = None,
                  period: int | None = None) -> None:
         super().__init__(enc_in=enc_in, c_out=c_out, n_time_features=n_time_features, seq_len=seq_len,
-                         label_len=label_len, pred_len=pred_len, target_index=target_index)
+                         label_len=label_len, pred_len=pred_len, target_index=target_index, n_future=n_future)
         dims = dict(enc_in=enc_in, c_out=c_out, n_time_features=n_time_features, seq_len=seq_len,
-                    label_len=label_len, pred_len=pred_len, target_index=target_index)
+                    label_len=label_len, pred_len=pred_len, target_index=target_index, n_future=n_future)
         self.candidates = nn.ModuleDict(candidate_floors(dims, period, ridge or RidgeFloor))
         self.names = list(self.candidates)
         self.register_buffer("choice", torch.tensor(self.names.index(RIDGE)))

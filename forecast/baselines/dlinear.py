@@ -77,6 +77,7 @@ class DLinear(Baseline):
         enc_in: input channels (unused).
         c_out: predicted channels.
         n_time_features: time-feature columns (unused).
+        n_future: known-future mark columns (unused: this forecaster reads no marks).
         seq_len: input window length.
         label_len: start-token length (unused).
         pred_len: horizon.
@@ -86,9 +87,10 @@ class DLinear(Baseline):
     """
 
     def __init__(self, *, enc_in: int, c_out: int, n_time_features: int, seq_len: int, label_len: int,
-                 pred_len: int, target_index: Sequence[int], kernel_size: int = 25, individual: bool = False) -> None:
+                 pred_len: int, target_index: Sequence[int], n_future: int = 0, kernel_size: int = 25,
+                 individual: bool = False) -> None:
         super().__init__(enc_in=enc_in, c_out=c_out, n_time_features=n_time_features, seq_len=seq_len,
-                         label_len=label_len, pred_len=pred_len, target_index=target_index)
+                         label_len=label_len, pred_len=pred_len, target_index=target_index, n_future=n_future)
         self.decomposition = MovingAverageDecomposition(kernel_size=kernel_size)
         self.seasonal = TimeLinear(seq_len=seq_len, pred_len=pred_len, channels=c_out, individual=individual)
         self.trend = TimeLinear(seq_len=seq_len, pred_len=pred_len, channels=c_out, individual=individual)

@@ -100,6 +100,7 @@ class RidgeFloor(Baseline):
         enc_in: input channels (unused).
         c_out: predicted channels.
         n_time_features: time-feature columns (unused).
+        n_future: known-future mark columns (unused: this forecaster reads no marks).
         seq_len: input window length.
         label_len: start-token length (unused).
         pred_len: horizon.
@@ -122,12 +123,12 @@ class RidgeFloor(Baseline):
     """
 
     def __init__(self, *, enc_in: int, c_out: int, n_time_features: int, seq_len: int, label_len: int,
-                 pred_len: int, target_index: Sequence[int], alpha: float = 1.0, fit_intercept: bool = True,
-                 lookbacks: Sequence[int] | None = None, random_features: int | None = None,
+                 pred_len: int, target_index: Sequence[int], n_future: int = 0, alpha: float = 1.0,
+                 fit_intercept: bool = True, lookbacks: Sequence[int] | None = None, random_features: int | None = None,
                  rf_gamma: float = 0.3, rf_lookback: int | None = None, rf_seed: int = 0,
                  huber_quantile: float | None = None, huber_steps: int = 3) -> None:
         super().__init__(enc_in=enc_in, c_out=c_out, n_time_features=n_time_features, seq_len=seq_len,
-                         label_len=label_len, pred_len=pred_len, target_index=target_index)
+                         label_len=label_len, pred_len=pred_len, target_index=target_index, n_future=n_future)
         self.alpha, self.fit_intercept = float(alpha), fit_intercept
         self.lookbacks = sorted({int(n) for n in lookbacks}) if lookbacks else [seq_len]
         if self.lookbacks[0] < 1 or self.lookbacks[-1] > seq_len:

@@ -50,6 +50,7 @@ class SeasonalNaive(Baseline):
         enc_in: input channels (unused).
         c_out: predicted channels.
         n_time_features: time-feature columns (unused).
+        n_future: known-future mark columns (unused: this forecaster reads no marks).
         seq_len: input window length (must be >= period).
         label_len: start-token length (unused).
         pred_len: horizon.
@@ -63,9 +64,9 @@ class SeasonalNaive(Baseline):
     """
 
     def __init__(self, *, enc_in: int, c_out: int, n_time_features: int, seq_len: int, label_len: int,
-                 pred_len: int, target_index: Sequence[int], period: int | None = None) -> None:
+                 pred_len: int, target_index: Sequence[int], n_future: int = 0, period: int | None = None) -> None:
         super().__init__(enc_in=enc_in, c_out=c_out, n_time_features=n_time_features, seq_len=seq_len,
-                         label_len=label_len, pred_len=pred_len, target_index=target_index)
+                         label_len=label_len, pred_len=pred_len, target_index=target_index, n_future=n_future)
         if period is None:
             raise ConfigError("seasonal_naive needs a season length: data.freq is null (inferred) or has no "
                              "default season; set model.period=<steps>, e.g. model.period=24 for hourly data")

@@ -6,6 +6,7 @@ Examples::
     forecast-predict run/checkpoints/best-epoch00.ckpt data/ETTh1.csv --rolling --span test
 
     forecast-predict run/ data/ETTh1.csv -o - | head     # the forecast CSV on stdout, status lines on stderr
+    forecast-predict run/ history.csv --future future.csv  # a model trained with data.future_columns
 
 Every bad input (file, columns, values, timestamps, frequency, length, checkpoint) prints one
 ``error: ...`` line on stderr and exits with status 2 without writing anything.
@@ -64,6 +65,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="conformal prediction intervals at these levels, fractions in (0, 1) on the whole-percent "
                         "grid (0.8 0.95): <col>_lo_80, <col>_hi_80 ... beside each forecast column; with --rolling, "
                         "their coverage and mean width per horizon step")
+    p.add_argument("--future", type=Path, default=None, metavar="FILE",
+                   help="for a model trained with data.future_columns: a CSV with the horizon's pred_len timestamps "
+                        "(those after the input's last row) and the known-future columns; --rolling takes them "
+                        "from the input file instead")
     r = p.add_argument_group("rolling backtest")
     r.add_argument("--rolling", action="store_true",
                    help="forecast from every origin in a span with known actuals; report MSE/MAE per step "
@@ -80,22 +85,31 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _forecast(args: argparse.Namespace) -> None:
-    from forecast.predict.forecaster import Forecaster
+    from forecast.predict.forecaster import FROM_CHECKPOINT, Forecaster
+    from forecast.predict.future import check_future_given, read_future
     from forecast.predict.output import check_targets, default_output, write_csv
     from forecast.training.conformal import label
 
     output = args.output or default_output(args.input, "forecast")
     to_stdout = _is_stdout(output)
     targets = ([] if to_stdout else [output]) + ([args.plot] if args.plot else [])
-    check_targets(targets, inputs=[Path(args.input)], overwrite=args.overwrite)
+    check_targets(targets, inputs=[Path(args.input)] + ([args.future] if args.future else []),
+                  overwrite=args.overwrite)
     fc = Forecaster.load(args.checkpoint, device=args.device)
+    check_future_given(fc.spec, args.future is not None, option="--future FILE", source=str(fc.checkpoint))
     levels = sorted(fc.half_widths(args.intervals)) if args.intervals else []
     if args.plot and fc.spec.id_col is not None:
         raise DataError(f"--plot draws a single series; leave it out for a model of many series "
                         f"(id column {fc.spec.id_col!r})")
     panel = fc.read(args.input, **_read_options(args))
+    future = None
+    if args.future is not None:
+        options = _read_options(args)
+        ts = fc.spec.timestamp_col if options["timestamp_col"] == FROM_CHECKPOINT else options["timestamp_col"]
+        header = fc.spec.header if args.header is None else args.header
+        future = read_future(args.future, fc.spec, panel.series[0], timestamp_col=ts, header=header, fill=args.fill)
     _notes(panel)
-    frame = fc.forecast(panel, intervals=levels)
+    frame = fc.forecast(panel, intervals=levels, future=future, option="--future FILE")
     if not to_stdout:
         write_csv(frame, output, overwrite=args.overwrite)
     if args.plot:
@@ -276,6 +290,9 @@ def run(argv: Sequence[str] | None = None) -> int:
             given = [f"--{k.replace('_', '-')}" for k in ("span", "start", "end", "summary") if getattr(args, k)]
             if given:
                 raise DataError(f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} only with --rolling")
+        elif args.future is not None:
+            raise DataError("--future gives the horizon of one forecast; --rolling takes the known-future columns "
+                            "from the input file itself, so leave --future out")
         _rolling(args) if args.rolling else _forecast(args)
         sys.stdout.flush()
     except (DataError, FileExistsError) as err:

@@ -28,7 +28,11 @@ class DataDims(TypedDict):
     Keys:
         enc_in: input channels (C_in).
         c_out: predicted channels (C_out).
-        n_time_features: continuous time-feature columns of the marks (M less the calendar fields).
+        n_time_features: continuous calendar-feature columns, the first of the marks.
+        n_future: known-future columns of the marks (``data.future_columns``), right after the
+            continuous calendar features and before the five integer calendar fields, which stay last
+            (``forecast.data.known_future``); M = n_time_features + n_future + 5. A forecaster that
+            ignores the marks ignores them too.
         seq_len: input window length.
         label_len: start-token length (T).
         pred_len: horizon (P).
@@ -38,6 +42,7 @@ class DataDims(TypedDict):
     enc_in: int
     c_out: int
     n_time_features: int
+    n_future: int
     seq_len: int
     label_len: int
     pred_len: int

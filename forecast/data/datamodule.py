@@ -17,6 +17,7 @@ from torch.utils.data import DataLoader, DistributedSampler
 
 from forecast.data.errors import DataError
 from forecast.data.hints import TRAIN
+from forecast.data.known_future import check_future_columns, with_known
 from forecast.data.reader import FillMethod, Series, read_panel
 from forecast.data.spec import DataSpec, Features, Scaler
 from forecast.data.splits import SPLITS, RowRange, fits_every_split, n_windows, split_ranges
@@ -97,6 +98,10 @@ class ForecastDataModule(L.LightningDataModule):
             all series with the training rows of all.
         fill_missing_dates: add the rows missing from the timestamps at the frequency (filled by ``fill``)
             instead of refusing the gaps.
+        future_columns: known-future inputs (``forecast.data.known_future``): columns whose values over the
+            horizon are known when forecasting. They leave the input and target channels and enter the
+            time marks, scaled with their training rows; a single name counts as a list of one. Not with
+            ``id_col``.
 
     The loaders bring their own distributed samplers (run the trainer with
     ``use_distributed_sampler=False``): shuffled shards for training, unpadded shards for
@@ -109,7 +114,8 @@ class ForecastDataModule(L.LightningDataModule):
                  ratios: Sequence[float] = (0.7, 0.1, 0.2), scale: bool = True, batch_size: int = 32,
                  eval_batch_size: int | None = None, num_workers: int = 0, fill: FillMethod | None = None,
                  train_stride: int = 1, seed: int = 0, header: bool = True, id_col: str | None = None,
-                 scaler: Scaler = "series", fill_missing_dates: bool = False, eval_stride: int = 1) -> None:
+                 scaler: Scaler = "series", fill_missing_dates: bool = False, eval_stride: int = 1,
+                 future_columns: Sequence[str] | str | None = None) -> None:
         super().__init__()
         for key, value in (("seq_len", seq_len), ("label_len", label_len), ("pred_len", pred_len),
                            ("batch_size", batch_size), ("num_workers", num_workers), ("train_stride", train_stride),
@@ -151,6 +157,9 @@ class ForecastDataModule(L.LightningDataModule):
         self.seed = seed
         self.header, self.id_col, self.scaler = header, _name(id_col), scaler
         self.fill_missing_dates = fill_missing_dates
+        _check_setting("future_columns", future_columns, (Sequence, str), "a list of column names", none=True)
+        named = [future_columns] if isinstance(future_columns, str) else list(future_columns or [])
+        self.future_columns = check_future_columns(named, target=self.target, id_col=self.id_col)
         self.spec: DataSpec | None = None
         self.datasets: dict[str, WindowDataset | ConcatWindows] = {}
         self.every_train_window: WindowDataset | ConcatWindows | None = None  # stride 1, for closed-form fits
@@ -165,27 +174,35 @@ class ForecastDataModule(L.LightningDataModule):
             return
         wanted = None
         if self.features == "S":
-            wanted = [self.target]
+            wanted = [self.target] + self.future_columns
         elif self.columns is not None:
-            wanted = self.columns + ([self.target] if self.target not in self.columns else [])
+            wanted = [c for c in self.columns if c not in self.future_columns]
+            wanted += ([self.target] if self.target not in wanted else []) + self.future_columns
         panel = read_panel(self.path, timestamp_col=self.timestamp_col, columns=wanted, id_col=self.id_col,
                            header=self.header, fill=self.fill, freq=self.freq,
                            fill_missing_dates=self.fill_missing_dates, hints=TRAIN)
         for note in panel.notes:
             print(f"note: {note}", file=sys.stderr)
-        inputs = list(panel.series[0].frame.columns)
+        read = list(panel.series[0].frame.columns)
+        missing = [c for c in self.future_columns if c not in read]
+        if missing:
+            raise DataError(f"{self.path}: no column {missing[0]!r} for data.future_columns (columns: "
+                            f"{', '.join(read)}); set data.future_columns")
+        inputs = [c for c in read if c not in self.future_columns]
         if self.target not in inputs:
             raise DataError(f"{self.path}: no target column {self.target!r} (columns: {', '.join(inputs)}); "
                             f"set data.target")
         targets = [self.target] if self.features in ("S", "MS") else inputs
         kept = self._usable(panel.series)
-        values = [s.frame.to_numpy(dtype=np.float64) for s in kept]  # (N_s, C_in) each
+        values = [s.frame[inputs].to_numpy(dtype=np.float64) for s in kept]  # (N_s, C_in) each
+        known = [s.frame[self.future_columns].to_numpy(dtype=np.float64) for s in kept]  # (N_s, K) each
         offsets = np.cumsum([0] + [len(v) for v in values])
         self.slices = [SeriesRows(s.series_id, int(o), len(v), self._ranges(len(v)))
                        for s, o, v in zip(kept, offsets, values)]
         mean, std = self._fit_scaler([v[:sl.ranges["train"].end] for v, sl in zip(values, self.slices)])
         per_series = [self._fit_scaler([v[:sl.ranges["train"].end]]) for v, sl in zip(values, self.slices)] \
             if self.id_col is not None and self.scaler == "series" else []
+        future_mean, future_std = self._fit_scaler([k[:sl.ranges["train"].end] for k, sl in zip(known, self.slices)])
         floats = lambda a: tuple(float(x) for x in a)  # noqa: E731
         self.spec = DataSpec(timestamp_col=self.timestamp_col, input_columns=tuple(inputs),
                              target_columns=tuple(targets), features=self.features, freq=panel.freq,
@@ -194,13 +211,16 @@ class ForecastDataModule(L.LightningDataModule):
                              scaler=self.scaler if self.id_col is not None else "global",
                              series_ids=tuple(str(s.series_id) for s in kept) if self.id_col is not None else (),
                              series_mean=tuple(floats(m) for m, _ in per_series),
-                             series_scale=tuple(floats(d) for _, d in per_series))
+                             series_scale=tuple(floats(d) for _, d in per_series),
+                             future_columns=tuple(self.future_columns), future_mean=floats(future_mean),
+                             future_scale=floats(future_std))
         scaled = np.concatenate([self.spec.scale_inputs(v, s.series_id) for v, s in zip(values, kept)])
         scaled = np.ascontiguousarray(scaled.astype(np.float32))  # (N, C_in), every series one after another
         self.index = kept[0].index.append([s.index for s in kept[1:]]) if len(kept) > 1 else kept[0].index
         x = as_tensor(scaled)
         y = as_tensor(np.ascontiguousarray(scaled[:, self.spec.target_index]))  # (N, C_out)
-        marks = as_tensor(np.concatenate([time_marks(s.index, panel.freq) for s in kept]))  # (N, M)
+        marks = as_tensor(np.concatenate([with_known(time_marks(s.index, panel.freq), self.spec.scale_future(k))
+                                          for s, k in zip(kept, known)]))  # (N, M): calendar and known-future
         for split in SPLITS:
             parts = [WindowDataset(x, y, marks, start=sl.offset + sl.ranges[split].start,
                                    end=sl.offset + sl.ranges[split].end, seq_len=self.seq_len,
@@ -249,9 +269,9 @@ class ForecastDataModule(L.LightningDataModule):
         return kept
 
     def _fit_scaler(self, train_rows: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-        """Mean and std (ddof 0; 1 for a constant column) of the stacked training rows, (C_in,) each."""
+        """Mean and std (ddof 0; 1 for a constant column) of the stacked training rows, (C,) each."""
         rows = np.concatenate(train_rows)
-        if not self.scale:
+        if not self.scale or rows.shape[1] == 0:
             return np.zeros(rows.shape[1]), np.ones(rows.shape[1])
         scaler = StandardScaler().fit(rows)
         return scaler.mean_, scaler.scale_
@@ -269,6 +289,10 @@ class ForecastDataModule(L.LightningDataModule):
     def n_time_features(self) -> int:
         return n_continuous_features(self._spec().freq)
 
+    @property
+    def n_future(self) -> int:
+        return len(self._spec().future_columns)
+
     def _spec(self) -> DataSpec:
         if self.spec is None:
             self.setup()
@@ -279,8 +303,8 @@ class ForecastDataModule(L.LightningDataModule):
         """Data-derived sizes every forecaster takes as constructor arguments."""
         spec = self._spec()
         return {"enc_in": self.n_inputs, "c_out": self.n_targets, "n_time_features": self.n_time_features,
-                "seq_len": spec.seq_len, "label_len": spec.label_len, "pred_len": spec.pred_len,
-                "target_index": spec.target_index}
+                "n_future": self.n_future, "seq_len": spec.seq_len, "label_len": spec.label_len,
+                "pred_len": spec.pred_len, "target_index": spec.target_index}
 
     # ---------------------------------------------------------------------------------------- loaders
     def train_dataloader(self) -> DataLoader:

@@ -24,6 +24,10 @@ class DataSpec:
     series (``id_col``) lists the series trained on (``series_ids``); with ``scaler="series"`` each
     has its own training-rows statistics (``series_mean``/``series_scale``, one tuple per series),
     and ``mean``/``scale`` are those of every series' training rows together.
+
+    ``future_columns`` are the known-future inputs (``data.future_columns``): never among the input or
+    target columns, scaled with their own training-rows statistics (``future_mean``/``future_scale``)
+    and fed to the model as extra mark columns (``forecast.data.known_future``).
     """
 
     timestamp_col: str | None
@@ -42,6 +46,9 @@ class DataSpec:
     series_ids: tuple[str, ...] = ()
     series_mean: tuple[tuple[float, ...], ...] = ()
     series_scale: tuple[tuple[float, ...], ...] = ()
+    future_columns: tuple[str, ...] = ()
+    future_mean: tuple[float, ...] = ()
+    future_scale: tuple[float, ...] = ()
 
     @property
     def target_index(self) -> list[int]:
@@ -67,7 +74,8 @@ class DataSpec:
     def from_dict(cls, d: dict[str, Any]) -> "DataSpec":
         """Inverse of :meth:`to_dict` (checkpoints from before a field existed get its default)."""
         fields = dict(d)
-        for key in ("input_columns", "target_columns", "mean", "scale", "series_ids"):
+        for key in ("input_columns", "target_columns", "mean", "scale", "series_ids", "future_columns", "future_mean",
+                    "future_scale"):
             if key in fields:
                 fields[key] = tuple(fields[key])
         for key in ("series_mean", "series_scale"):
@@ -96,6 +104,10 @@ class DataSpec:
         """(N, C_in) original units -> scaled."""
         mean, scale = self.stats(series_id)
         return (values - mean) / scale
+
+    def scale_future(self, values: np.ndarray) -> np.ndarray:
+        """(N, K) known-future columns in original units -> scaled with their training-rows statistics."""
+        return (values - np.asarray(self.future_mean)) / np.asarray(self.future_scale)
 
     def unscale_targets(self, values: Tensor, series_id: str | None = None) -> Tensor:
         """(..., C_out) scaled targets -> original units."""

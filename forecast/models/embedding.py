@@ -57,15 +57,21 @@ class TemporalEmbedding(nn.Module):
     """Time marks -> d_model.
 
     ``timeF``: a linear map of the continuous calendar features (the first ``n_time_features``
-    mark columns); nothing (zeros) without them (``n_time_features=0``: data without timestamps). ``fixed``/``learned``: the sum of frozen sinusoidal / trainable lookup tables of
-    the five integer calendar fields (the last five mark columns: month, day, weekday, hour, minute).
+    mark columns); nothing (zeros) without them (``n_time_features=0``: data without timestamps).
+    ``fixed``/``learned``: the sum of frozen sinusoidal / trainable lookup tables of the five integer
+    calendar fields (the last five mark columns: month, day, weekday, hour, minute).
+
+    Known-future columns (``n_future``, the mark columns after the continuous calendar features) add a
+    linear map of their own under every ``embed``.
     """
 
-    def __init__(self, d_model: int, n_time_features: int, embed: Embed = "timeF") -> None:
+    def __init__(self, d_model: int, n_time_features: int, embed: Embed = "timeF", n_future: int = 0) -> None:
         super().__init__()
         if embed not in ("timeF", "fixed", "learned"):
             raise ConfigError(f"embed must be timeF, fixed or learned, got {embed!r}")
         self.embed, self.n_time_features, self.d_model = embed, n_time_features, d_model
+        self.n_future = n_future
+        self.known = nn.Linear(n_future, d_model) if n_future > 0 else None
         if embed == "timeF":
             self.linear = nn.Linear(n_time_features, d_model) if n_time_features > 0 else None
         else:
@@ -79,6 +85,13 @@ class TemporalEmbedding(nn.Module):
             self.tables = nn.ModuleList(tables)
 
     def forward(self, marks: Tensor) -> Tensor:
+        """Shapes: marks (B, L, M) -> (B, L, d_model)."""
+        calendar = self._calendar(marks)  # (B, L, d_model)
+        if self.known is None:
+            return calendar
+        return calendar + self.known(marks[..., self.n_time_features: self.n_time_features + self.n_future])
+
+    def _calendar(self, marks: Tensor) -> Tensor:
         """Shapes: marks (B, L, M) -> (B, L, d_model)."""
         if self.embed == "timeF":
             if self.linear is None:
@@ -97,14 +110,15 @@ class DataEmbedding(nn.Module):
         n_time_features: continuous time-feature columns in the marks.
         embed: temporal embedding type.
         dropout: dropout after the sum.
+        n_future: known-future columns in the marks.
     """
 
     def __init__(self, c_in: int, d_model: int, n_time_features: int, embed: Embed = "timeF",
-                 dropout: float = 0.05) -> None:
+                 dropout: float = 0.05, n_future: int = 0) -> None:
         super().__init__()
         self.token = TokenEmbedding(c_in, d_model)
         self.position = PositionalEmbedding(d_model)
-        self.temporal = TemporalEmbedding(d_model, n_time_features, embed)
+        self.temporal = TemporalEmbedding(d_model, n_time_features, embed, n_future)
         self.dropout = nn.Dropout(dropout)
 
     stride = 1  # steps between consecutive tokens: one token per step

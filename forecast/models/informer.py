@@ -33,6 +33,9 @@ class Informer(Forecaster):
         enc_in: input channels (C_in); the decoder input has the same channels.
         c_out: predicted channels (C_out).
         n_time_features: continuous time-feature columns of the marks (``timeF``).
+        n_future: known-future columns of the marks (``data.future_columns``): both embeddings map them,
+            so the encoder sees their history and the decoder their values over the start token and
+            the horizon.
         seq_len: encoder input length.
         label_len: start-token length.
         pred_len: horizon.
@@ -69,7 +72,7 @@ class Informer(Forecaster):
                  n_heads: int = 8, e_layers: int = 2, d_layers: int = 1, d_ff: int = 2048, dropout: float = 0.05,
                  activation: Activation = "gelu", embed: Embed = "timeF", distil: bool = True, mix: bool = False,
                  stack_layers: Sequence[int] | None = None,
-                 patch_len: int | None = None, patch_stride: int | None = None) -> None:
+                 patch_len: int | None = None, patch_stride: int | None = None, n_future: int = 0) -> None:
         super().__init__()
         if label_len > seq_len:
             raise ConfigError(f"label_len ({label_len}) cannot exceed seq_len ({seq_len})")
@@ -77,11 +80,11 @@ class Informer(Forecaster):
         if patch_len is None and patch_stride is not None:
             raise ConfigError("patch_stride needs patch_len: set both, or patch_len alone for patches without overlap")
         self.enc_embedding: DataEmbedding | PatchEmbedding = (
-            DataEmbedding(enc_in, d_model, n_time_features, embed, dropout) if patch_len is None
+            DataEmbedding(enc_in, d_model, n_time_features, embed, dropout, n_future) if patch_len is None
             else PatchEmbedding(enc_in, d_model, n_time_features, embed, dropout, patch_len=patch_len,
-                                stride=patch_len if patch_stride is None else patch_stride))
+                                stride=patch_len if patch_stride is None else patch_stride, n_future=n_future))
         self.enc_embedding.first(seq_len)  # refuses patches longer than the window now, not mid-training
-        self.dec_embedding = DataEmbedding(enc_in, d_model, n_time_features, embed, dropout)
+        self.dec_embedding = DataEmbedding(enc_in, d_model, n_time_features, embed, dropout, n_future)
 
         def build(factory: AttentionFactory, *, causal: bool, cross: bool, role: str,
                   concatenated: bool = False) -> AttentionBackend:

@@ -26,17 +26,18 @@ class PatchEmbedding(nn.Module):
         dropout: dropout after the sum.
         patch_len: steps per patch.
         stride: steps between the starts of consecutive patches (``patch_len`` = no overlap).
+        n_future: known-future columns in the marks (read at each patch's first step).
     """
 
     def __init__(self, c_in: int, d_model: int, n_time_features: int, embed: Embed = "timeF",
-                 dropout: float = 0.05, *, patch_len: int, stride: int) -> None:
+                 dropout: float = 0.05, *, patch_len: int, stride: int, n_future: int = 0) -> None:
         super().__init__()
         if patch_len < 1 or stride < 1:
             raise ConfigError(f"patch_len and patch_stride must be at least 1, got {patch_len} and {stride}")
         self.patch_len, self.stride = patch_len, stride
         self.token = nn.Linear(patch_len * c_in, d_model)
         self.position = PositionalEmbedding(d_model)
-        self.temporal = TemporalEmbedding(d_model, n_time_features, embed)
+        self.temporal = TemporalEmbedding(d_model, n_time_features, embed, n_future)
         self.dropout = nn.Dropout(dropout)
 
     def first(self, length: int) -> int:

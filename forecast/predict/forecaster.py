@@ -18,11 +18,13 @@ from torch import Tensor, nn
 
 from forecast.data.errors import DataError
 from forecast.data.hints import PREDICT
+from forecast.data.known_future import with_known
 from forecast.data.reader import STEP, FillMethod, Panel, Series, read_panel
 from forecast.data.spec import DataSpec
 from forecast.data.time_features import future_index, time_marks
 from forecast.data.windows import WindowDataset, as_tensor
 from forecast.predict.checkpoint import resolve_checkpoint, resolve_device
+from forecast.predict.future import check_future_given, known_columns
 from forecast.predict.validate import check_length
 from forecast.training.conformal import CONFORMAL_KEY, check_levels, half_widths, label
 from forecast.training.floors import RIDGE, ridge_from_state
@@ -115,7 +117,8 @@ class Forecaster:
         if ts is None and spec.freq is not None:
             raise DataError(f"{path}: the model was trained with calendar features at frequency {spec.freq!r}, so "
                             f"it needs the file's timestamps; pass --timestamp-col NAME")
-        panel = read_panel(path, timestamp_col=ts, columns=list(spec.input_columns), id_col=spec.id_col,
+        columns = list(spec.input_columns) + list(spec.future_columns)  # the known inputs' history too
+        panel = read_panel(path, timestamp_col=ts, columns=columns, id_col=spec.id_col,
                            header=spec.header if header is None else header, fill=fill, freq=spec.freq,
                            model_freq=spec.freq is not None, fill_missing_dates=fill_missing_dates, hints=PREDICT)
         needed = spec.seq_len if min_rows is None else min_rows
@@ -150,6 +153,22 @@ class Forecaster:
         values = series.frame[list(self.spec.input_columns)].to_numpy(dtype=np.float64)
         return np.ascontiguousarray(self.spec.scale_inputs(values, series.series_id).astype(np.float32))
 
+    def marks(self, series: Series, future: np.ndarray | None = None, index: pd.Index | None = None) -> np.ndarray:
+        """Time marks of the series' rows, then of ``index`` (the horizon) if given, float32.
+
+        The known-future columns come from the series itself, then from ``future`` ((P, K) original
+        units) over the horizon.
+
+        Shapes: -> (N [+ P], M), M = n_time_features + K + 5.
+        """
+        known = known_columns(series, self.spec)  # (N, K)
+        stamps = series.index
+        if index is not None:
+            stamps = stamps.append(index)
+            extra = np.zeros((len(index), 0)) if future is None else self.spec.scale_future(future)
+            known = np.concatenate([known, extra])
+        return with_known(time_marks(stamps, self.spec.freq), known)
+
     def unscale(self, values: np.ndarray, series_id: str | None = None) -> np.ndarray:
         """Scaled targets (..., C_out) -> original units, float64."""
         return self.spec.unscale_targets(torch.from_numpy(np.asarray(values)).double(), series_id).numpy()
@@ -170,13 +189,18 @@ class Forecaster:
         """
         return half_widths(self.conformal, check_levels(levels), source=str(self.checkpoint))
 
-    def forecast(self, panel: Panel, *, intervals: Sequence[float] = ()) -> pd.DataFrame:
+    def forecast(self, panel: Panel, *, intervals: Sequence[float] = (), future: np.ndarray | None = None,
+                 option: str = "future=") -> pd.DataFrame:
         """Forecast the ``pred_len`` steps after each series' last row, all series in one forward pass.
 
         Args:
             panel: the series to forecast.
             intervals: conformal interval levels in (0, 1); each adds ``<col>_lo_80``, ``<col>_hi_80``
                 (for 0.8) after each forecast column, in original units.
+            future: the known-future columns over the horizon, (P, K) original units
+                (:func:`~forecast.predict.future.read_future`); required exactly when the model was
+                trained with ``data.future_columns`` (a file of one series).
+            option: how the caller names ``future`` in messages (``--future FILE``).
 
         Returns:
             Frame with the id column (many series), the timestamp column (or ``step``: the row
@@ -184,17 +208,19 @@ class Forecaster:
             intervals, narrowest level first), in original units.
 
         Raises:
-            DataError: bad levels, or intervals from a checkpoint without calibration.
+            DataError: bad levels, intervals from a checkpoint without calibration, or ``future``
+                given to a model without known-future columns (or missing for one with them).
         """
         widths = self.half_widths(intervals) if intervals else {}
         spec = self.spec
+        check_future_given(spec, future is not None, option=option, source=str(self.checkpoint))
         xs, marks, futures = [], [], []
         for series in panel.series:
             xs.append(as_tensor(self.scaled(series)[-spec.seq_len:]))  # (S, C_in)
-            history = series.index[-spec.seq_len:]
-            future = future_index(history[-1], panel.freq, spec.pred_len)
-            marks.append(as_tensor(time_marks(history.append(future), spec.freq)))  # (S + P, M)
-            futures.append(future)
+            tail = Series(frame=series.frame.iloc[-spec.seq_len:], series_id=series.series_id)
+            horizon = future_index(tail.index[-1], panel.freq, spec.pred_len)
+            marks.append(as_tensor(self.marks(tail, future, horizon)))  # (S + P, M)
+            futures.append(horizon)
         mark = torch.stack(marks)  # (N_series, S + P, M)
         pred = self.predict(torch.stack(xs), mark[:, :spec.seq_len], mark[:, spec.seq_len - spec.label_len:])
         frames = []
@@ -223,7 +249,7 @@ class Forecaster:
         spec = self.spec
         x = as_tensor(self.scaled(series))  # (N, C_in)
         y = x[:, spec.target_index].contiguous()  # (N, C_out)
-        marks = as_tensor(time_marks(series.index, spec.freq))  # (N, M)
+        marks = as_tensor(self.marks(series))  # (N, M): the known-future columns are the file's own
         if stride < 1:
             raise DataError(f"--every must be >= 1, got {stride}")
         return WindowDataset(x, y, marks, start=start, end=end, seq_len=spec.seq_len, label_len=spec.label_len,

@@ -76,7 +76,8 @@ def run_backtest(forecaster: Forecaster, panel: Panel, spans: Sequence[RowRange]
         raise DataError(f"the backtest span ({where}) is too short for one window of seq_len {spec.seq_len} + "
                         f"pred_len {spec.pred_len}; widen --start/--end")
     dims = {"enc_in": len(spec.input_columns), "c_out": len(spec.target_columns),
-            "n_time_features": n_continuous_features(spec.freq), "seq_len": spec.seq_len,
+            "n_time_features": n_continuous_features(spec.freq), "n_future": len(spec.future_columns),
+            "seq_len": spec.seq_len,
             "label_len": spec.label_len, "pred_len": spec.pred_len, "target_index": spec.target_index}
     naive, window_mean, ridge = Naive(**dims), WindowMean(**dims), forecaster.ridge_floor
     preds, actuals, last, mean, floor = [], [], [], [], []

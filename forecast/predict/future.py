@@ -1,0 +1,87 @@
+"""The horizon's known-future values (``forecast-predict --future future.csv``), checked against the history.
+
+``future.csv`` holds the timestamps of the horizon (the ``pred_len`` steps after the history's last
+row, at the model's frequency) and the checkpoint's known-future columns; other columns are ignored,
+rows after the first ``pred_len`` too. Every problem is refused with one line naming the file, the
+line or column and what to do.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from forecast.data.errors import DataError
+from forecast.data.hints import PREDICT
+from forecast.data.reader import FillMethod, Series, read_panel
+from forecast.data.spec import DataSpec
+from forecast.data.time_features import future_index
+
+
+def read_future(path: str | Path, spec: DataSpec, history: Series, *, timestamp_col: str | None,
+                header: bool = True, fill: FillMethod | None = None) -> np.ndarray:
+    """The known-future columns over the horizon that follows ``history``, in original units.
+
+    Args:
+        path: the future CSV.
+        spec: the checkpoint's data spec (its ``future_columns``, frequency and ``pred_len``).
+        history: the series being forecast (its last timestamp or step).
+        timestamp_col: the timestamp column of both files; None when the model has no timestamps (the
+            future file's rows are then the steps after the history's, in order).
+        header: whether the file has a header row.
+        fill: fill empty, NaN and infinite cells instead of refusing them (``--fill``).
+
+    Returns:
+        (pred_len, K) float64.
+
+    Raises:
+        DataError: a missing or unreadable file, a missing column, a bad value, too few rows, or
+            timestamps that do not continue the history at the model's frequency.
+    """
+    columns = list(spec.future_columns)
+    panel = read_panel(path, timestamp_col=timestamp_col, columns=columns, header=header, fill=fill, freq=spec.freq,
+                       model_freq=spec.freq is not None, hints=PREDICT)
+    frame = panel.series[0].frame
+    first_line = 2 if header else 1
+    if len(frame) < spec.pred_len:
+        raise DataError(f"{path}: {len(frame)} data rows, but the horizon needs pred_len {spec.pred_len} rows of "
+                        f"{', '.join(columns)}; give one row per forecast step")
+    if timestamp_col is not None:
+        expected = future_index(history.index[-1], spec.freq, spec.pred_len)
+        given = frame.index[: spec.pred_len]
+        off = np.flatnonzero(given != expected)
+        if off.size:
+            r = int(off[0])
+            raise DataError(f"{path}: line {r + first_line}: timestamp {given[r]} does not continue the history (its "
+                            f"last row is {history.index[-1]}, so forecast step {r + 1} is {expected[r]} at frequency "
+                            f"{spec.freq!r}); give the {spec.pred_len} timestamps after the history's last one")
+    return frame[columns].to_numpy(dtype=np.float64)[: spec.pred_len]
+
+
+def known_columns(series: Series, spec: DataSpec) -> np.ndarray:
+    """The series' known-future columns, scaled with the checkpoint's statistics, (N, K) float64."""
+    return spec.scale_future(series.frame[list(spec.future_columns)].to_numpy(dtype=np.float64))
+
+
+
+def check_future_given(spec: DataSpec, given: bool, *, option: str, source: str) -> None:
+    """Refuse known-future values for a model trained without them, and their absence for one trained with them.
+
+    Args:
+        spec: the checkpoint's data spec.
+        given: whether future values were given.
+        option: how the user gives them (``--future FILE``, ``future=``), for the message.
+        source: the checkpoint, for the message.
+
+    Raises:
+        DataError: one line saying which and what to do.
+    """
+    columns = list(spec.future_columns)
+    if given and not columns:
+        raise DataError(f"{source}: this model was trained without known-future columns (data.future_columns), so "
+                        f"it has no use for {option}; leave it out")
+    if columns and not given:
+        raise DataError(f"{source}: this model was trained with the known-future column(s) {', '.join(columns)}: pass "
+                        f"{option} with the horizon's {spec.pred_len} timestamps and their values (a backtest, "
+                        f"--rolling, takes them from the input file)")
