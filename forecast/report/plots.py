@@ -14,6 +14,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from forecast.io import atomic_path  # noqa: E402
 from forecast.report.collect import unique  # noqa: E402
+from forecast.report.lookback import floor_mse  # noqa: E402
 from forecast.report.table import Row  # noqa: E402
 
 PLOTS = {"mse_vs_train_time.png": ("train_seconds_per_epoch", "train s / epoch"),
@@ -95,13 +96,6 @@ def plot_steps(rows: Sequence[Row], target: Path) -> None:
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=7)
     _save(fig, target)
-
-
-def floor_mse(row: Row, name: str) -> float:
-    """Mean test MSE of floor ``name`` over the row's runs (NaN when none scored it)."""
-    values = [float(m["test/mse"]) for r in row.runs
-              for m in [(r.metrics.get("floors") or {}).get(name)] if isinstance(m, dict) and "test/mse" in m]
-    return sum(values) / len(values) if values else math.nan
 
 
 def plot_lookback(rows: Sequence[Row], key: str, ylabel: str, target: Path) -> None:
