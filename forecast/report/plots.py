@@ -124,8 +124,7 @@ def plot_lookback(rows: Sequence[Row], key: str, ylabel: str, target: Path) -> N
         ax.set_xscale("log", base=2)
         ax.set_xlabel("look-back (seq_len)")
         ax.set_ylabel(ylabel)
-        if key != "test/mse":
-            ax.set_yscale("log")
+        ax.set_yscale("log")  # a model far off the floors (an untrained one) leaves the others readable
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=6, ncol=2)
     _save(fig, target)
