@@ -1,6 +1,7 @@
 """The report's look-back section, for sweeps that cross look-backs: per (dataset, features, horizon), one
 table of test MSE with a column per look-back (the floors scored on each look-back's own test windows
-as the last rows) and one of train time per epoch and peak memory with the same columns."""
+as the last rows) and one of train time per epoch, inference time per test batch and peak memory at
+each look-back."""
 
 from __future__ import annotations
 
@@ -12,6 +13,9 @@ from forecast.report.table import Row, Stat
 
 #: the floors of every run's metrics.json, in the order their rows are listed
 FLOORS = ("ridge", "seasonal_naive", "naive", "mean")
+#: the cost table's metrics: (metrics.json key, column title, decimals)
+COST = (("train_seconds_per_epoch", "s/epoch", 1), ("inference_ms_per_batch", "ms/batch", 0),
+        ("peak_memory_mb", "peak MB", 0))
 
 
 def floor_mse(row: Row, name: str) -> float:
@@ -62,15 +66,14 @@ def _mse_table(rows: Sequence[Row], lengths: list[int]) -> list[str]:
 
 def _cost_table(rows: Sequence[Row], lengths: list[int]) -> list[str]:
     cell = {(r.label, r.seq_len): r for r in rows}
-    lines = ["| model / backend | " + " | ".join(f"s/epoch @ {n}" for n in lengths) + " | "
-             + " | ".join(f"peak MB @ {n}" for n in lengths) + " |",
-             "|---|" + "---:|" * (2 * len(lengths))]
+    head = [f"{title} @ {n}" for _, title, _ in COST for n in lengths]
+    lines = ["| model / backend | " + " | ".join(head) + " |", "|---|" + "---:|" * len(head)]
     labels = sorted(unique(r.label for r in rows),
                     key=lambda lb: _mean([cell[(lb, n)].stats["train_seconds_per_epoch"].mean
                                           for n in lengths if (lb, n) in cell]))
     for label in labels:
         cells = [cell[(label, n)].stats[key].format(d) if (label, n) in cell else "–"
-                 for key, d in (("train_seconds_per_epoch", 1), ("peak_memory_mb", 0)) for n in lengths]
+                 for key, _, d in COST for n in lengths]
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return lines
 
@@ -87,8 +90,8 @@ def render_lookback(rows: Sequence[Row]) -> list[str]:
     parts = ["\n## By look-back\n",
              "Test MSE (scaled) `mean ± std` over seeds, one column per look-back; **bold**: the lowest "
              "of its column; ✓: below the ridge floor of its column. The floors are scored on each "
-             "look-back's own test windows. Then train seconds per epoch and peak memory (MB) at each "
-             "look-back.\n"]
+             "look-back's own test windows. Then train seconds per epoch, milliseconds per test batch "
+             "(median) and peak memory (MB) at each look-back.\n"]
     for group in unique(r.group for r in rows):
         members = [r for r in rows if r.group == group]
         lengths = sorted({r.seq_len for r in members})

@@ -37,8 +37,9 @@ def test_the_mse_table_has_a_column_per_look_back_and_the_floors_as_rows(tmp_pat
     assert "| *ridge floor* | 0.500 | 0.400 |" in text
     assert "| *naive floor* | 1.500 | 1.200 |" in text
     assert "seasonal_naive" not in text  # no run scored it
-    assert "| model / backend | s/epoch @ 720 | s/epoch @ 2880 | peak MB @ 720 | peak MB @ 2880 |" in text
-    assert "| FullAttention | 72.0 ± 0.0 | 288.0 ± 0.0 | 720 ± 0 | 2,880 ± 0 |" in text
+    assert ("| model / backend | s/epoch @ 720 | s/epoch @ 2880 | ms/batch @ 720 | ms/batch @ 2880 "
+            "| peak MB @ 720 | peak MB @ 2880 |") in text
+    assert "| FullAttention | 72.0 ± 0.0 | 288.0 ± 0.0 | 5 ± 0 | 5 ± 0 | 720 ± 0 | 2,880 ± 0 |" in text
 
 
 def test_floor_by_length_takes_each_look_backs_own_windows(tmp_path: Path) -> None:
