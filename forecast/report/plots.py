@@ -4,6 +4,7 @@ where a sweep crosses look-backs, test MSE, train time and peak memory against t
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 from typing import Sequence
 
@@ -59,7 +60,7 @@ def _panels(rows: Sequence[Row]) -> tuple[plt.Figure, dict[tuple, plt.Axes]]:
 def _save(fig: plt.Figure, target: Path) -> None:
     fig.tight_layout()
     with atomic_path(target) as tmp:
-        fig.savefig(tmp, format="png", dpi=110)
+        fig.savefig(tmp, format="png", dpi=110, bbox_inches="tight")  # legends placed beside a panel
     plt.close(fig)
 
 
@@ -98,6 +99,21 @@ def plot_steps(rows: Sequence[Row], target: Path) -> None:
     _save(fig, target)
 
 
+def short_label(label: str) -> str:
+    """A legend name: ``Attention`` dropped from backend names, a wrapped model named by its innermost
+    name (``InstanceNorm(Informer)[Full]`` -> ``Informer[Full]``), a tag first (``default: ProbSparse``)."""
+    label = label.replace("Attention", "")
+    m = re.fullmatch(r"(?P<model>[^\[]+)\[(?P<backend>[^\]]+)\]"
+                     r"(?: \((?P<tag>[^)]+)\))?(?P<rest> \[.*\])?", label)
+    if m is None:
+        return label
+    rest = m["rest"] or ""
+    if m["tag"]:
+        return f"{m['tag']}: {m['backend']}{rest}"
+    inner = re.findall(r"\w+", m["model"].split(",")[-1])
+    return f"{inner[-1] if inner else m['model']}[{m['backend']}]{rest}"
+
+
 def plot_lookback(rows: Sequence[Row], key: str, ylabel: str, target: Path) -> None:
     """A metric against the look-back, one line per label (mean, ± std as error bars). On the MSE
     figure the floors scored on each look-back's own test windows are black lines."""
@@ -111,7 +127,8 @@ def plot_lookback(rows: Sequence[Row], key: str, ylabel: str, target: Path) -> N
             if line:
                 ax.errorbar([r.seq_len for r in line], [r.stats[key].mean for r in line],
                             yerr=[0 if math.isnan(r.stats[key].std) else r.stats[key].std for r in line],
-                            marker="o", ms=3, lw=1.1, capsize=2, color=cmap(i % cmap.N), label=label)
+                            marker="o", ms=3, lw=1.1, capsize=2, color=cmap(i % cmap.N),
+                            label=short_label(label))
     if key == "test/mse":
         for group, ax in panels.items():
             by_len = {r.seq_len: r for r in rows if r.group == group}
@@ -125,8 +142,11 @@ def plot_lookback(rows: Sequence[Row], key: str, ylabel: str, target: Path) -> N
         ax.set_xlabel("look-back (seq_len)")
         ax.set_ylabel(ylabel)
         ax.set_yscale("log")  # a model far off the floors (an untrained one) leaves the others readable
-        if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=6, ncol=2)
+    # one legend for all panels, right of the last one (the series are the same in every panel)
+    named = {name: handle for ax in panels.values() for handle, name in zip(*ax.get_legend_handles_labels())}
+    if named:
+        list(panels.values())[-1].legend(named.values(), named.keys(), fontsize=7, loc="upper left",
+                                         bbox_to_anchor=(1.02, 1.0))
     _save(fig, target)
 
 

@@ -53,3 +53,13 @@ def test_the_report_gains_the_section_only_across_look_backs(tmp_path: Path) -> 
     one = write_runs(tmp_path / "one", [metrics(mse=0.5), metrics(mse=0.6, seed=2)])
     write_report([one], tmp_path / "out1")
     assert "## By look-back" not in (tmp_path / "out1" / "report.md").read_text()
+
+
+def test_legend_names_are_short() -> None:
+    from forecast.report.plots import short_label
+
+    default = "FloorResidual(BestFloor(RidgeFloor), InstanceNorm(Informer))[ProbSparseAttention] (default)"
+    assert short_label(default) == "default: ProbSparse"
+    assert short_label("InstanceNorm(Informer)[NystromAttention/FullAttention]") == "Informer[Nystrom/Full]"
+    assert short_label("InstanceNorm(Informer)[FullAttention] [cycle=day]") == "Informer[Full] [cycle=day]"
+    assert short_label("DLinear") == "DLinear" and short_label("FullAttention") == "Full"
