@@ -8,6 +8,7 @@ from typing import Any, Sequence
 from forecast.io import atomic_path
 from forecast.report.collect import load_runs
 from forecast.report.failed_jobs import FAILED_JOBS, find_failed_jobs
+from forecast.report.lookback import render_lookback
 from forecast.report.search import Search, find_searches, render_searches
 from forecast.report.plots import write_plots
 from forecast.report.table import Row, aggregate, to_markdown, write_csv
@@ -29,7 +30,7 @@ def render_failed(failed: Sequence[tuple[Path, dict[str, Any]]]) -> list[str]:
 
 def render_report(rows: Sequence[Row], sources: Sequence[str | Path], plots: Sequence[Path],
                   failed: Sequence[tuple[Path, dict[str, Any]]] = (), searches: Sequence[Search] = ()) -> str:
-    """The Markdown report: provenance, the table, the best trial of each search, the jobs that failed,
+    """The Markdown report: provenance, the table, the look-back tables, the best trial of each search, the jobs that failed,
     the figures."""
     n_runs = sum(len(r.runs) for r in rows)
     parts = [
@@ -43,6 +44,7 @@ def render_report(rows: Sequence[Row], sources: Sequence[str | Path], plots: Seq
         "of the closed-form floors (naive, mean, seasonal naive, ridge) that forecast-train scored on the "
         "row's own test windows, with its name; empty for runs written before floors were scored.\n",
         to_markdown(rows),
+        *render_lookback(rows),
         *render_searches(searches),
         *render_failed(failed),
         "\n## Figures\n",

@@ -4,6 +4,7 @@ where a sweep crosses look-backs, test MSE, train time and peak memory against t
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 from typing import Sequence
 
@@ -14,6 +15,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from forecast.io import atomic_path  # noqa: E402
 from forecast.report.collect import unique  # noqa: E402
+from forecast.report.lookback import floor_mse  # noqa: E402
 from forecast.report.table import Row  # noqa: E402
 
 PLOTS = {"mse_vs_train_time.png": ("train_seconds_per_epoch", "train s / epoch"),
@@ -58,7 +60,7 @@ def _panels(rows: Sequence[Row]) -> tuple[plt.Figure, dict[tuple, plt.Axes]]:
 def _save(fig: plt.Figure, target: Path) -> None:
     fig.tight_layout()
     with atomic_path(target) as tmp:
-        fig.savefig(tmp, format="png", dpi=110)
+        fig.savefig(tmp, format="png", dpi=110, bbox_inches="tight")  # legends placed beside a panel
     plt.close(fig)
 
 
@@ -97,11 +99,19 @@ def plot_steps(rows: Sequence[Row], target: Path) -> None:
     _save(fig, target)
 
 
-def floor_mse(row: Row, name: str) -> float:
-    """Mean test MSE of floor ``name`` over the row's runs (NaN when none scored it)."""
-    values = [float(m["test/mse"]) for r in row.runs
-              for m in [(r.metrics.get("floors") or {}).get(name)] if isinstance(m, dict) and "test/mse" in m]
-    return sum(values) / len(values) if values else math.nan
+def short_label(label: str) -> str:
+    """A legend name: ``Attention`` dropped from backend names, a wrapped model named by its innermost
+    name (``InstanceNorm(Informer)[Full]`` -> ``Informer[Full]``), a tag first (``default: ProbSparse``)."""
+    label = label.replace("Attention", "")
+    m = re.fullmatch(r"(?P<model>[^\[]+)\[(?P<backend>[^\]]+)\]"
+                     r"(?: \((?P<tag>[^)]+)\))?(?P<rest> \[.*\])?", label)
+    if m is None:
+        return label
+    rest = m["rest"] or ""
+    if m["tag"]:
+        return f"{m['tag']}: {m['backend']}{rest}"
+    inner = re.findall(r"\w+", m["model"].split(",")[-1])
+    return f"{inner[-1] if inner else m['model']}[{m['backend']}]{rest}"
 
 
 def plot_lookback(rows: Sequence[Row], key: str, ylabel: str, target: Path) -> None:
@@ -117,7 +127,8 @@ def plot_lookback(rows: Sequence[Row], key: str, ylabel: str, target: Path) -> N
             if line:
                 ax.errorbar([r.seq_len for r in line], [r.stats[key].mean for r in line],
                             yerr=[0 if math.isnan(r.stats[key].std) else r.stats[key].std for r in line],
-                            marker="o", ms=3, lw=1.1, capsize=2, color=cmap(i % cmap.N), label=label)
+                            marker="o", ms=3, lw=1.1, capsize=2, color=cmap(i % cmap.N),
+                            label=short_label(label))
     if key == "test/mse":
         for group, ax in panels.items():
             by_len = {r.seq_len: r for r in rows if r.group == group}
@@ -130,10 +141,12 @@ def plot_lookback(rows: Sequence[Row], key: str, ylabel: str, target: Path) -> N
         ax.set_xscale("log", base=2)
         ax.set_xlabel("look-back (seq_len)")
         ax.set_ylabel(ylabel)
-        if key != "test/mse":
-            ax.set_yscale("log")
-        if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=6, ncol=2)
+        ax.set_yscale("log")  # a model far off the floors (an untrained one) leaves the others readable
+    # one legend for all panels, right of the last one (the series are the same in every panel)
+    named = {name: handle for ax in panels.values() for handle, name in zip(*ax.get_legend_handles_labels())}
+    if named:
+        list(panels.values())[-1].legend(named.values(), named.keys(), fontsize=7, loc="upper left",
+                                         bbox_to_anchor=(1.02, 1.0))
     _save(fig, target)
 
 

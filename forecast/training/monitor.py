@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import resource
 import time
+from pathlib import Path
 from typing import Any
 
 import lightning as L
@@ -13,16 +14,39 @@ from lightning.pytorch.trainer.states import TrainerFn
 EPOCHS_KEY = "forecast_epoch_seconds"
 
 
+STATUS, CLEAR_REFS = Path("/proc/self/status"), Path("/proc/self/clear_refs")
+
+
 def peak_memory_mb(device: torch.device | None = None) -> float:
-    """Peak memory of this process: CUDA allocator peak on GPU, max RSS on CPU."""
+    """Peak memory since the last :func:`reset_peak_memory`: the CUDA allocator's peak on GPU; on CPU
+    the resident high-water mark (Linux ``VmHWM``), else the process's max RSS since it started."""
     if device is not None and device.type == "cuda":
         return torch.cuda.max_memory_allocated(device) / 2**20
+    try:
+        for line in STATUS.read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024.0  # kB
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux reports KiB
 
 
+def reset_peak_memory(device: torch.device | None = None) -> None:
+    """Start :func:`peak_memory_mb` afresh, so a process that runs several jobs (a joblib worker of a
+    sweep) reports each job's own peak: the CUDA peak statistics, and on Linux the resident high-water
+    mark (writing 5 to ``/proc/self/clear_refs`` sets it to the current RSS)."""
+    if device is not None and device.type == "cuda":
+        torch.cuda.reset_peak_memory_stats(device)
+        return
+    try:
+        CLEAR_REFS.write_text("5")
+    except OSError:
+        pass  # not Linux, or not allowed: the peak counts from the process start
+
+
 class RunMonitor(L.Callback):
-    """Counts and times completed training epochs (kept in checkpoints, so a resumed run counts them all)
-    and measures median test-batch latency (ms)."""
+    """Counts and times completed training epochs (kept in checkpoints, so a resumed run counts them all),
+    measures median test-batch latency (ms) and the peak memory from the start of fitting."""
 
     def __init__(self) -> None:
         self.test_batch_ms: list[float] = []
@@ -47,6 +71,9 @@ class RunMonitor(L.Callback):
         if trainer.state.fn == TrainerFn.FITTING and EPOCHS_KEY in checkpoint:  # a resume, not validate/test
             self.epoch_seconds = list(checkpoint[EPOCHS_KEY])
             self.restored_epochs = self.epochs
+
+    def on_fit_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        reset_peak_memory(pl_module.device)
 
     def on_train_epoch_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         self._epoch_t0, self._in_epoch = time.perf_counter(), True
