@@ -5,14 +5,14 @@ The step is timed as the reference's step timer (``../shared/reference/ref_bench
 steps first and then ``steps`` timed ones. Inference runs the evaluation path of ``forecast-train``
 (``eval()`` under ``torch.inference_mode``) over test batches of the training batch size, and over
 single windows, under the autocast ``trainer.precision`` asks for (``bf16-mixed``: measure it per
-machine; a CPU without native bf16 multiplies runs it far slower than fp32). Peak memory is the process's resident-set high-water mark on CPU (``ru_maxrss``,
-which includes the data and the interpreter) and ``max_memory_allocated`` on CUDA.
+machine; a CPU without native bf16 multiplies runs it far slower than fp32). Peak memory is read as
+every run's ``peak_memory_mb`` (:func:`forecast.training.monitor.peak_memory_mb`): the resident-set
+high-water mark on CPU (``VmHWM``, data and interpreter included), ``max_memory_allocated`` on CUDA.
 """
 
 from __future__ import annotations
 
 import contextlib
-import resource
 import statistics
 import time
 from dataclasses import asdict, dataclass
@@ -31,6 +31,7 @@ from forecast.core.calendar import count_parameters
 from forecast.core.forecaster import build_forecaster
 from forecast.data.batch import Batch
 from forecast.training.compile import maybe_compile
+from forecast.training.monitor import peak_memory_mb
 
 
 @dataclass
@@ -76,13 +77,6 @@ def cycle(loader: Any) -> Iterator[Batch]:
     """Batches of ``loader`` forever, restarting it when it runs out."""
     while True:
         yield from loader
-
-
-def peak_memory_mb(device: torch.device) -> tuple[float, str]:
-    """Peak memory of this process so far and how it was read."""
-    if device.type == "cuda":
-        return torch.cuda.max_memory_allocated(device) / 2**20, "cuda_max_allocated"
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, "ru_maxrss"
 
 
 def _sync(device: torch.device) -> None:
@@ -184,7 +178,8 @@ def measure(cfg: DictConfig, *, steps: int, warmup: int, infer_batches: int = 20
                 infer_t += t
         one = Batch(*(t[:1] for t in batch))
         single_t = time_calls(lambda: model(one.x_enc, one.x_mark_enc, one.x_mark_dec), 12, dev)[2:]
-    peak, method = peak_memory_mb(dev)
+    peak = peak_memory_mb(dev)
+    method = "cuda_max_allocated" if dev.type == "cuda" else "vmhwm"
     med = statistics.median
     b = int(cfg.data.batch_size)
     return StepReport(

@@ -221,19 +221,19 @@ class ForecastDataModule(L.LightningDataModule):
         y = as_tensor(np.ascontiguousarray(scaled[:, self.spec.target_index]))  # (N, C_out)
         marks = as_tensor(np.concatenate([with_known(time_marks(s.index, panel.freq), self.spec.scale_future(k))
                                           for s, k in zip(kept, known)]))  # (N, M): calendar and known-future
-        for split in SPLITS:
+
+        def windows(split: str, stride: int) -> WindowDataset | ConcatWindows:
             parts = [WindowDataset(x, y, marks, start=sl.offset + sl.ranges[split].start,
                                    end=sl.offset + sl.ranges[split].end, seq_len=self.seq_len,
-                                   label_len=self.label_len, pred_len=self.pred_len,
-                                   stride=self.train_stride if split == "train" else self.eval_stride)
+                                   label_len=self.label_len, pred_len=self.pred_len, stride=stride)
                      for sl in self.slices]
-            self.datasets[split] = parts[0] if self.id_col is None else ConcatWindows(parts)
+            return parts[0] if self.id_col is None else ConcatWindows(parts)
+
+        for split in SPLITS:
+            self.datasets[split] = windows(split, self.train_stride if split == "train" else self.eval_stride)
         # closed-form fits (floors, a floor inside the model) are cheap: they take every training window
         # whatever stride the gradient steps use
-        every = [WindowDataset(x, y, marks, start=sl.offset + sl.ranges["train"].start,
-                               end=sl.offset + sl.ranges["train"].end, seq_len=self.seq_len,
-                               label_len=self.label_len, pred_len=self.pred_len) for sl in self.slices]
-        self.every_train_window = every[0] if self.id_col is None else ConcatWindows(every)
+        self.every_train_window = self.datasets["train"] if self.train_stride == 1 else windows("train", 1)
         if self.id_col is None:
             self.ranges = self.slices[0].ranges
 

@@ -64,7 +64,6 @@ def known_columns(series: Series, spec: DataSpec) -> np.ndarray:
     return spec.scale_future(series.frame[list(spec.future_columns)].to_numpy(dtype=np.float64))
 
 
-
 def check_future_given(spec: DataSpec, given: bool, *, option: str, source: str) -> None:
     """Refuse known-future values for a model trained without them, and their absence for one trained with them.
 

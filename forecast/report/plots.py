@@ -15,7 +15,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from forecast.io import atomic_path  # noqa: E402
 from forecast.report.collect import unique  # noqa: E402
-from forecast.report.lookback import floor_mse  # noqa: E402
+from forecast.report.lookback import floor_by_length  # noqa: E402
 from forecast.report.table import Row  # noqa: E402
 
 PLOTS = {"mse_vs_train_time.png": ("train_seconds_per_epoch", "train s / epoch"),
@@ -131,12 +131,11 @@ def plot_lookback(rows: Sequence[Row], key: str, ylabel: str, target: Path) -> N
                             label=short_label(label))
     if key == "test/mse":
         for group, ax in panels.items():
-            by_len = {r.seq_len: r for r in rows if r.group == group}
-            lengths = sorted(by_len)
-            for name, style in FLOOR_LINES:
-                ys = [floor_mse(by_len[n], name) for n in lengths]
-                if not all(math.isnan(y) for y in ys):
-                    ax.plot(lengths, ys, style, color="black", lw=1.3, label=f"{name} floor")
+            for name, style in FLOOR_LINES:  # as the look-back table reads them (forecast.report.lookback)
+                by_len = floor_by_length([r for r in rows if r.group == group], name)
+                if not all(math.isnan(y) for y in by_len.values()):
+                    ax.plot(list(by_len), list(by_len.values()), style, color="black", lw=1.3,
+                            label=f"{name} floor")
     for ax in panels.values():
         ax.set_xscale("log", base=2)
         ax.set_xlabel("look-back (seq_len)")

@@ -14,7 +14,7 @@ import pytest
 from matplotlib.colors import to_rgba
 
 from forecast.cli.runtime import PROJECT_ROOT
-from forecast.report import plots
+from forecast.report import lookback, plots
 from forecast.report.build import write_report
 from forecast.report.collect import ReportError, load_runs, run_label
 from forecast.report.table import aggregate, best_cells, to_markdown
@@ -242,9 +242,9 @@ def test_floor_lines_take_each_look_backs_own_floor(tmp_path: Path) -> None:
     runs = [with_floors(metrics(mse=0.6, seq_len=n, seed=s), ridge=r) for n, r in ((720, 0.40), (2880, 0.30))
             for s in (1, 2)]
     rows = {r.seq_len: r for r in aggregate(load_runs([write_runs(tmp_path / "sweep", runs)]))}
-    assert plots.floor_mse(rows[720], "ridge") == pytest.approx(0.40)
-    assert plots.floor_mse(rows[2880], "naive") == pytest.approx(0.90)
-    assert math.isnan(plots.floor_mse(rows[720], "seasonal_naive"))
+    assert lookback.floor_mse(rows[720], "ridge") == pytest.approx(0.40)
+    assert lookback.floor_mse(rows[2880], "naive") == pytest.approx(0.90)
+    assert math.isnan(lookback.floor_mse(rows[720], "seasonal_naive"))
 
 
 def test_a_single_look_back_draws_no_look_back_figure(sweep: Path, tmp_path: Path) -> None:
