@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -41,12 +42,28 @@ def cell(run: dict[str, Any]) -> str:
     return f"{run['step_s_median']:.2f} s · {run['infer_s_per_batch']:.2f} s · {run['peak_memory_mb'] / 1024:.1f} GB"
 
 
+def growth_exponent(runs: list[dict[str, Any]], key: str = "step_s_median") -> float | None:
+    """The slope of ``key`` against length on log-log axes, from the shortest to the longest length
+    that ran: 1 for linear growth, 2 for quadratic; None with fewer than two lengths."""
+    ok = sorted((r for r in runs if r["status"] == "ok"), key=lambda r: r["seq_len"])
+    if len(ok) < 2:
+        return None
+    first, last = ok[0], ok[-1]
+    return math.log(last[key] / first[key]) / math.log(last["seq_len"] / first["seq_len"])
+
+
 def table(curves: dict[str, list[dict[str, Any]]]) -> str:
+    """One row per backend: step · inference per batch · peak memory at each length, then the step's
+    growth exponent (:func:`growth_exponent`) over the lengths that ran."""
     lengths = sorted({run["seq_len"] for runs in curves.values() for run in runs})
-    lines = ["| backend | " + " | ".join(str(n) for n in lengths) + " |", "|---|" + "---|" * len(lengths)]
+    lines = ["| backend | " + " | ".join(str(n) for n in lengths) + " | step growth exponent |",
+             "|---|" + "---|" * len(lengths) + "---:|"]
     for name, runs in curves.items():
         by_len = {run["seq_len"]: run for run in runs}
-        lines.append(f"| {name} | " + " | ".join(cell(by_len[n]) if n in by_len else "–" for n in lengths) + " |")
+        exponent = growth_exponent(runs)
+        cells = [cell(by_len[n]) if n in by_len else "–" for n in lengths]
+        cells.append("–" if exponent is None else f"{exponent:.2f}")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -58,10 +75,12 @@ def plot(curves: dict[str, list[dict[str, Any]]], target: Path) -> None:
 
     fig, axes = plt.subplots(1, len(PANELS), figsize=(5 * len(PANELS), 4.2))
     for ax, (key, title) in zip(axes, PANELS):
-        for name, runs in curves.items():
+        for i, (name, runs) in enumerate(curves.items()):
             ok = [r for r in runs if r["status"] == "ok"]
             style = "-" if name in ("prob", "full") else "--"
-            ax.plot([r["seq_len"] for r in ok], [r[key] for r in ok], style, marker="o", ms=3, label=name)
+            # ten colours, then the same colours again with another marker, so no two lines look alike
+            ax.plot([r["seq_len"] for r in ok], [r[key] for r in ok], style, color=f"C{i % 10}",
+                    marker="os^D"[i // 10 % 4], ms=3, label=name)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xlabel("input length (data.seq_len)")
