@@ -12,7 +12,7 @@
 # every model at the shorter ones; one dataset or seed: pass data=etth2 or seed=1 as an override (two
 # such sweeps side by side, JOBS=1 each, keep both cores busy). A group that finished (its sweep
 # directory holds a .done mark) is not run again, so the same command continues a stopped sweep;
-# MODELS picks groups by name (default: all of prob full default dlinear other flash performer nystrom).
+# MODELS picks groups by name (default: all of prob full default dlinear other flash flash_quad performer nystrom).
 # Width of the Informer: D_MODEL, N_HEADS, D_FF (default 16, 2, 32: two CPU cores), learning rate LR.
 # The backends' own widths follow the model's: FLASH's shared query/key width s is min(128, d_model)
 # (the paper's 128 is for d_model 768) and Performer draws int(E ln E) random features for head width
@@ -32,7 +32,7 @@ width=("model.net.d_model=$d_model" "model.net.n_heads=$n_heads" "model.net.d_ff
 # attention would hold the (B, H, L, L) probabilities; ProbSparse has none either way.
 no_drop=(encoder_attention.dropout=0 decoder_attention.dropout=0)
 
-groups=" ${MODELS:-prob full default dlinear other flash performer nystrom} "
+groups=" ${MODELS:-prob full default dlinear other flash flash_quad performer nystrom} "
 
 run() {  # run GROUP/LENGTH OVERRIDES...: one sweep into OUT_DIR/GROUP/LENGTH, marked .done when every job ran
   local name=$1 group=${1%%/*}
@@ -60,8 +60,10 @@ for len in $lengths; do
   run "dlinear/$len" model=dlinear "${at[@]}" "$@"
   run "informer_other/$len" model=informer_revin "${width[@]}" \
     'attention=glob(*,exclude=[full,prob,nystrom,flash,flash_quad,performer])' "${at[@]}" "$@"
-  run "informer_flash/$len" model=informer_revin "${width[@]}" attention=flash,flash_quad \
-    "encoder_attention.query_key_dim=$qk_dim" "decoder_attention.query_key_dim=$qk_dim" "${at[@]}" "$@"
+  for gau in flash flash_quad; do  # one sweep each: the width override is checked against one backend's keys
+    run "informer_$gau/$len" model=informer_revin "${width[@]}" attention=$gau \
+      "encoder_attention.query_key_dim=$qk_dim" "decoder_attention.query_key_dim=$qk_dim" "${at[@]}" "$@"
+  done
   run "informer_performer/$len" model=informer_revin "${width[@]}" attention=performer \
     "encoder_attention.nb_features=$features" "decoder_attention.nb_features=$features" "${at[@]}" "$@"
   run "informer_nystrom/$len" model=informer_revin "${width[@]}" attention@encoder_attention=nystrom \
