@@ -1,0 +1,71 @@
+"""``scripts/long_inputs.sh``: which sweeps the long-input study launches, with which overrides, and
+that a finished group is skipped when the same command runs again (a stub stands in for forecast-train)."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "long_inputs.sh"
+STUB = """#!/usr/bin/env bash
+# records its arguments, one call a line, and fails for a sweep dir named in FAIL_SWEEP
+for a in "$@"; do case $a in hydra.sweep.dir=*) dir=${a#hydra.sweep.dir=};; esac; done
+printf '%s\\n' "$*" >> "$CALLS"
+[[ $dir == "${FAIL_SWEEP:-none}" ]] && exit 1
+mkdir -p "$dir"
+"""
+
+
+def study(tmp_path: Path, out: Path, *overrides: str, **env: str) -> list[list[str]]:
+    """Run the script with the stub on PATH; the forecast-train calls it made, as argument lists."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    stub = bin_dir / "forecast-train"
+    stub.write_text(STUB)
+    stub.chmod(0o755)
+    calls = tmp_path / "calls.txt"
+    calls.unlink(missing_ok=True)
+    full_env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "CALLS": str(calls), **env}
+    proc = subprocess.run(["bash", str(SCRIPT), str(out), *overrides], capture_output=True, text=True,
+                          env=full_env, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return [shlex.split(line) for line in calls.read_text().splitlines()] if calls.exists() else []
+
+
+def sweep_dir(call: list[str]) -> str:
+    return next(a.split("=", 1)[1] for a in call if a.startswith("hydra.sweep.dir="))
+
+
+def test_every_group_at_every_length_lengths_outermost(tmp_path: Path) -> None:
+    out = tmp_path / "long"
+    calls = study(tmp_path, out, "data=etth1", LENGTHS="720 2880")
+    groups = ["informer_prob", "informer_full", "default", "dlinear", "informer_other", "informer_flash",
+              "informer_flash_quad", "informer_performer", "informer_nystrom"]
+    assert [sweep_dir(c) for c in calls] == [f"{out}/{g}/{n}" for n in (720, 2880) for g in groups]
+    for call in calls:
+        assert call[:2] == ["-m", "experiment=compare_long_cpu"]
+        assert call[-1] == "data=etth1"  # the caller's overrides come last, so they win
+        assert f"data.seq_len={sweep_dir(call).rsplit('/', 1)[1]}" in call
+
+
+def test_backend_widths_follow_the_model_width(tmp_path: Path) -> None:
+    calls = study(tmp_path, tmp_path / "long", MODELS="flash flash_quad performer", LENGTHS="720",
+                  D_MODEL="64", N_HEADS="4")
+    by_dir = {sweep_dir(c).rsplit("/", 2)[1]: c for c in calls}
+    assert set(by_dir) == {"informer_flash", "informer_flash_quad", "informer_performer"}
+    for gau in ("flash", "flash_quad"):
+        assert f"attention={gau}" in by_dir[f"informer_{gau}"]
+        assert "encoder_attention.query_key_dim=64" in by_dir[f"informer_{gau}"]  # min(128, d_model)
+    assert "encoder_attention.nb_features=44" in by_dir["informer_performer"]  # int(16 ln 16)
+    assert "model.net.d_model=64" in by_dir["informer_performer"]
+
+
+def test_finished_groups_are_skipped_and_failed_ones_run_again(tmp_path: Path) -> None:
+    out = tmp_path / "long"
+    first = study(tmp_path, out, MODELS="prob full", LENGTHS="720", FAIL_SWEEP=f"{out}/informer_full/720")
+    assert [sweep_dir(c) for c in first] == [f"{out}/informer_prob/720", f"{out}/informer_full/720"]
+    assert (out / "informer_prob" / "720" / ".done").exists()
+    again = study(tmp_path, out, MODELS="prob full", LENGTHS="720")
+    assert [sweep_dir(c) for c in again] == [f"{out}/informer_full/720"]
