@@ -18,7 +18,7 @@
 # (the paper's 128 is for d_model 768) and Performer draws int(E ln E) random features for head width
 # E (the paper's rule; its 256 is for E = 64). Two runs at a time (JOBS), one thread each. On a GPU at
 # the paper's width:
-#   D_MODEL=512 N_HEADS=8 D_FF=2048 JOBS=1 bash scripts/long_inputs.sh outputs/long trainer=gpu threads=null
+#   D_MODEL=512 N_HEADS=8 D_FF=2048 LR=1e-4 JOBS=1 bash scripts/long_inputs.sh outputs/long trainer=gpu threads=null
 set -euo pipefail
 out=${1:?usage: bash scripts/long_inputs.sh OUT_DIR [overrides...]}
 shift
