@@ -11,20 +11,10 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import time
-from typing import Callable
 
 import torch
 
-
-def median_seconds(fn: Callable[[], object], repeats: int) -> float:
-    fn()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+from forecast.bench.train_step import time_calls
 
 
 def main() -> None:
@@ -46,7 +36,9 @@ def main() -> None:
         cells = []
         for threads in args.threads:
             torch.set_num_threads(threads)
-            cells.append(f"{median_seconds(fn, args.repeats) / x.numel() * 1e9:.2f}")
+            fn()  # warm-up
+            seconds = statistics.median(time_calls(fn, args.repeats, x.device))
+            cells.append(f"{seconds / x.numel() * 1e9:.2f}")
         print(f"| {name} | " + " | ".join(cells) + " |")
 
 
