@@ -8,37 +8,44 @@
 #   bash scripts/long_inputs.sh outputs/long [extra overrides for every run]
 #   forecast-compare outputs/long --out docs/long-inputs
 #
-# The look-backs are the outer loop (LENGTHS, default "720 1440 2880"), so a sweep stopped early has
-# every model at the shorter ones; one dataset or seed: pass data=etth2 or seed=1 as an override (two
-# such sweeps side by side, JOBS=1 each, keep both cores busy). A group that finished (its sweep
-# directory holds a .done mark) is not run again, so the same command continues a stopped sweep;
-# MODELS picks groups by name (default: all of prob full default dlinear other flash flash_quad performer nystrom).
+# One sweep per model and look-back, into OUT_DIR/<model>/<look-back> (informer_<backend> for the
+# Informers). The look-backs are the outer loop (LENGTHS, default "720 1440 2880"), so a sweep stopped
+# early has every model at the shorter ones; MODELS names the models and their order (default: the
+# paper's ProbSparse and the exact full attention first, then the default, DLinear and the other
+# backends, the costliest at long inputs last). One dataset or seed: pass data=etth2 or seed=1 as an
+# override (two such sweeps side by side, JOBS=1 each, keep both cores busy). A sweep that finished
+# (its directory holds a .done mark) is not run again, so the same command continues a stopped study.
 # Width of the Informer: D_MODEL, N_HEADS, D_FF (default 16, 2, 32: two CPU cores), learning rate LR.
 # The backends' own widths follow the model's: FLASH's shared query/key width s is min(128, d_model)
 # (the paper's 128 is for d_model 768) and Performer draws int(E ln E) random features for head width
-# E (the paper's rule; its 256 is for E = 64). Two runs at a time (JOBS), one thread each. On a GPU at
-# the paper's width:
+# E (the paper's rule; its 256 is for E = 64). JOBS runs of a sweep at a time (default 2), one thread
+# each. On a GPU at the paper's width:
 #   D_MODEL=512 N_HEADS=8 D_FF=2048 LR=1e-4 JOBS=1 bash scripts/long_inputs.sh outputs/long trainer=gpu threads=null
 set -euo pipefail
 out=${1:?usage: bash scripts/long_inputs.sh OUT_DIR [overrides...]}
 shift
 d_model=${D_MODEL:-16} n_heads=${N_HEADS:-2} d_ff=${D_FF:-32} jobs=${JOBS:-2} lr=${LR:-5e-3}
 lengths=${LENGTHS:-720 1440 2880}
+known="prob full default dlinear linear performer strided local atrous logsparse nystrom flash bigbird flash_quad"
+models=${MODELS:-$known}
+for m in $models; do
+  if [[ " $known " != *" $m "* ]]; then
+    echo "long_inputs.sh: unknown model '$m' in MODELS; choose from: $known" >&2
+    exit 1
+  fi
+done
 qk_dim=$(( d_model < 128 ? d_model : 128 ))
 features=$(awk -v e="$((d_model / n_heads))" 'BEGIN { print int(e * log(e)) }')
 sweep=(-m experiment=compare_long_cpu hydra/launcher=joblib "hydra.launcher.n_jobs=$jobs")
-width=("model.net.d_model=$d_model" "model.net.n_heads=$n_heads" "model.net.d_ff=$d_ff" "task.optimizer.lr=$lr")
-# Attention dropout is 0 wherever a backend has it: with dropout, SDPA has no fused CPU kernel and full
-# attention would hold the (B, H, L, L) probabilities; ProbSparse has none either way.
+informer=(model=informer_revin "model.net.d_model=$d_model" "model.net.n_heads=$n_heads" "model.net.d_ff=$d_ff"
+  "task.optimizer.lr=$lr")
+# Attention dropout is 0 wherever a backend has it (full and ProbSparse): with dropout, SDPA has no fused
+# CPU kernel and full attention would hold the (B, H, L, L) probabilities; ProbSparse has none either way.
 no_drop=(encoder_attention.dropout=0 decoder_attention.dropout=0)
 
-groups=" ${MODELS:-prob full default dlinear other flash flash_quad performer nystrom} "
-
-run() {  # run GROUP/LENGTH OVERRIDES...: one sweep into OUT_DIR/GROUP/LENGTH, marked .done when every job ran
-  local name=$1 group=${1%%/*}
+run() {  # run NAME OVERRIDES...: one sweep into OUT_DIR/NAME, marked .done when every job ran
+  local name=$1
   shift
-  group=${group#informer_}
-  if [[ $groups != *" $group "* ]]; then return 0; fi
   if [[ -e $out/$name/.done ]]; then echo "sweep $name: done before, skipped"; return 0; fi
   if forecast-train "${sweep[@]}" "hydra.sweep.dir=$out/$name" "$@"; then
     touch "$out/$name/.done"
@@ -48,24 +55,27 @@ run() {  # run GROUP/LENGTH OVERRIDES...: one sweep into OUT_DIR/GROUP/LENGTH, m
 }
 
 # Every backend in both self-attention roles (cross-attention: full); Nystrom is not causal, so it
-# fills the encoder only, with full attention in the decoder. ProbSparse (the paper's) and full (the
-# exact reference) first, then the default and DLinear, then the other backends.
+# fills the encoder only, with full attention in the decoder.
 for len in $lengths; do
   at=("data.seq_len=$len")
-  run "informer_prob/$len" model=informer_revin "${width[@]}" attention=prob "${no_drop[@]}" "${at[@]}" "$@"
-  run "informer_full/$len" model=informer_revin "${width[@]}" attention=full "${no_drop[@]}" "${at[@]}" "$@"
-  # The project default (best floor + instance-normalised Informer residual, ProbSparse) at the same width.
-  run "default/$len" model=informer_floor "model.net.net.d_model=$d_model" "model.net.net.n_heads=$n_heads" \
-    "model.net.net.d_ff=$d_ff" "task.optimizer.lr=$lr" tag=default "${at[@]}" "$@"
-  run "dlinear/$len" model=dlinear "${at[@]}" "$@"
-  run "informer_other/$len" model=informer_revin "${width[@]}" \
-    'attention=glob(*,exclude=[full,prob,nystrom,flash,flash_quad,performer])' "${at[@]}" "$@"
-  for gau in flash flash_quad; do  # one sweep each: the width override is checked against one backend's keys
-    run "informer_$gau/$len" model=informer_revin "${width[@]}" attention=$gau \
-      "encoder_attention.query_key_dim=$qk_dim" "decoder_attention.query_key_dim=$qk_dim" "${at[@]}" "$@"
+  for m in $models; do
+    case $m in
+      default)  # the project default (best floor + instance-normalised Informer residual, ProbSparse)
+        run "default/$len" model=informer_floor "model.net.net.d_model=$d_model" \
+          "model.net.net.n_heads=$n_heads" "model.net.net.d_ff=$d_ff" "task.optimizer.lr=$lr" tag=default \
+          "${at[@]}" "$@" ;;
+      dlinear) run "dlinear/$len" model=dlinear "${at[@]}" "$@" ;;
+      prob | full) run "informer_$m/$len" "${informer[@]}" "attention=$m" "${no_drop[@]}" "${at[@]}" "$@" ;;
+      flash | flash_quad)
+        run "informer_$m/$len" "${informer[@]}" "attention=$m" "encoder_attention.query_key_dim=$qk_dim" \
+          "decoder_attention.query_key_dim=$qk_dim" "${at[@]}" "$@" ;;
+      performer)
+        run "informer_$m/$len" "${informer[@]}" attention=performer "encoder_attention.nb_features=$features" \
+          "decoder_attention.nb_features=$features" "${at[@]}" "$@" ;;
+      nystrom)
+        run "informer_$m/$len" "${informer[@]}" attention@encoder_attention=nystrom \
+          attention@decoder_attention=full decoder_attention.dropout=0 "${at[@]}" "$@" ;;
+      *) run "informer_$m/$len" "${informer[@]}" "attention=$m" "${at[@]}" "$@" ;;
+    esac
   done
-  run "informer_performer/$len" model=informer_revin "${width[@]}" attention=performer \
-    "encoder_attention.nb_features=$features" "decoder_attention.nb_features=$features" "${at[@]}" "$@"
-  run "informer_nystrom/$len" model=informer_revin "${width[@]}" attention@encoder_attention=nystrom \
-    attention@decoder_attention=full decoder_attention.dropout=0 "${at[@]}" "$@"
 done

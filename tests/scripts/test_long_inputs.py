@@ -38,16 +38,50 @@ def sweep_dir(call: list[str]) -> str:
     return next(a.split("=", 1)[1] for a in call if a.startswith("hydra.sweep.dir="))
 
 
-def test_every_group_at_every_length_lengths_outermost(tmp_path: Path) -> None:
+BACKENDS = ["prob", "full", "linear", "performer", "strided", "local", "atrous", "logsparse", "nystrom",
+            "flash", "bigbird", "flash_quad"]
+
+
+def test_every_model_at_every_length_lengths_outermost(tmp_path: Path) -> None:
     out = tmp_path / "long"
     calls = study(tmp_path, out, "data=etth1", LENGTHS="720 2880")
-    groups = ["informer_prob", "informer_full", "default", "dlinear", "informer_other", "informer_flash",
-              "informer_flash_quad", "informer_performer", "informer_nystrom"]
+    groups = ["informer_prob", "informer_full", "default", "dlinear"] + [
+        f"informer_{b}" for b in BACKENDS if b not in ("prob", "full")]
     assert [sweep_dir(c) for c in calls] == [f"{out}/{g}/{n}" for n in (720, 2880) for g in groups]
     for call in calls:
         assert call[:2] == ["-m", "experiment=compare_long_cpu"]
         assert call[-1] == "data=etth1"  # the caller's overrides come last, so they win
         assert f"data.seq_len={sweep_dir(call).rsplit('/', 1)[1]}" in call
+
+
+def test_every_backend_fills_both_roles_but_nystrom(tmp_path: Path) -> None:
+    calls = study(tmp_path, tmp_path / "long", LENGTHS="720", MODELS=" ".join(BACKENDS))
+    by_dir = {sweep_dir(c).rsplit("/", 2)[1]: c for c in calls}
+    assert list(by_dir) == [f"informer_{b}" for b in BACKENDS]
+    for backend in BACKENDS:
+        call = by_dir[f"informer_{backend}"]
+        assert "model=informer_revin" in call
+        if backend == "nystrom":
+            assert {"attention@encoder_attention=nystrom", "attention@decoder_attention=full",
+                    "decoder_attention.dropout=0"} <= set(call)
+        else:
+            assert f"attention={backend}" in call
+        # only full and ProbSparse have an attention dropout to switch off
+        assert ("encoder_attention.dropout=0" in call) == (backend in ("prob", "full"))
+
+
+def test_models_sets_the_order_and_an_unknown_one_stops_before_any_run(tmp_path: Path) -> None:
+    out = tmp_path / "long"
+    calls = study(tmp_path, out, LENGTHS="720", MODELS="dlinear strided prob")
+    assert [sweep_dir(c) for c in calls] == [f"{out}/dlinear/720", f"{out}/informer_strided/720",
+                                             f"{out}/informer_prob/720"]
+    (tmp_path / "calls.txt").unlink()
+    proc = subprocess.run(["bash", str(SCRIPT), str(tmp_path / "other"), "data=etth1"], capture_output=True,
+                          text=True, env={**os.environ, "MODELS": "prob sparse", "CALLS": str(tmp_path / "calls.txt"),
+                                          "PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}"}, timeout=60)
+    assert proc.returncode == 1
+    assert proc.stderr.startswith("long_inputs.sh: unknown model 'sparse' in MODELS; choose from: prob full")
+    assert not (tmp_path / "calls.txt").exists() and not (tmp_path / "other").exists()
 
 
 def test_backend_widths_follow_the_model_width(tmp_path: Path) -> None:
