@@ -63,3 +63,12 @@ def test_legend_names_are_short() -> None:
     assert short_label("InstanceNorm(Informer)[NystromAttention/FullAttention]") == "Informer[Nystrom/Full]"
     assert short_label("InstanceNorm(Informer)[FullAttention] [cycle=day]") == "Informer[Full] [cycle=day]"
     assert short_label("DLinear") == "DLinear" and short_label("FullAttention") == "Full"
+
+
+def test_a_row_level_with_the_ridge_floor_gets_no_mark(tmp_path: Path) -> None:
+    """The default that kept its start is the floor, a float32 rounding below it: not marked as beating it."""
+    runs = [with_floors(metrics(model="FloorResidual", enc="none", mse=0.42706, seq_len=n), ridge=0.42708)
+            for n in (720, 2880)]
+    text = "\n".join(render_lookback(aggregate(load_runs([write_runs(tmp_path / "s", runs)]))))
+    assert "| FloorResidual | **0.427** | **0.427** |" in text
+    assert "✓ |" not in text
