@@ -91,9 +91,9 @@ def render_lookback(rows: Sequence[Row]) -> list[str]:
         return []
     parts = ["\n## By look-back\n",
              "Test MSE (scaled) `mean ± std` over seeds, one column per look-back; **bold**: the lowest "
-             "of its column; ✓: below the ridge floor of its column (at the 3 decimals shown). The floors "
-             "are scored on each look-back's own test windows. Then train seconds per epoch, milliseconds per test batch "
-             "(median) and peak memory (MB) at each look-back.\n"]
+             "of its column; ✓: below the ridge floor of its column (at the 3 decimals shown). The "
+             "floors are scored on each look-back's own test windows. Then train seconds per epoch, "
+             "milliseconds per test batch (median) and peak memory (MB) at each look-back.\n"]
     for group in unique(r.group for r in rows):
         members = [r for r in rows if r.group == group]
         lengths = sorted({r.seq_len for r in members})

@@ -76,9 +76,10 @@ def test_models_sets_the_order_and_an_unknown_one_stops_before_any_run(tmp_path:
     assert [sweep_dir(c) for c in calls] == [f"{out}/dlinear/720", f"{out}/informer_strided/720",
                                              f"{out}/informer_prob/720"]
     (tmp_path / "calls.txt").unlink()
+    env = {**os.environ, "MODELS": "prob sparse", "CALLS": str(tmp_path / "calls.txt"),
+           "PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}"}
     proc = subprocess.run(["bash", str(SCRIPT), str(tmp_path / "other"), "data=etth1"], capture_output=True,
-                          text=True, env={**os.environ, "MODELS": "prob sparse", "CALLS": str(tmp_path / "calls.txt"),
-                                          "PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}"}, timeout=60)
+                          text=True, env=env, timeout=60)
     assert proc.returncode == 1
     assert proc.stderr.startswith("long_inputs.sh: unknown model 'sparse' in MODELS; choose from: prob full")
     assert not (tmp_path / "calls.txt").exists() and not (tmp_path / "other").exists()
