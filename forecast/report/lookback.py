@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
+from forecast.core.standing import LEVEL, relative_change
 from forecast.report.collect import unique
 from forecast.report.table import Row, Stat
 
@@ -52,9 +53,9 @@ def _mse_table(rows: Sequence[Row], lengths: list[int]) -> list[str]:
             text = s.format(3)
             if not math.isnan(s.mean) and round(s.mean, 3) == round(best[n], 3):
                 text = f"**{text}**"
-            # below the floor as printed: a model that is the floor (the default at its start) differs
-            # from it by float rounding only and gets no mark
-            if not math.isnan(s.mean) and round(s.mean, 3) < round(ridge[n], 3):
+            # better than the floor beyond the tolerance of the run's closing line: a run of the floor
+            # itself (the default at its start) is level with it and gets no mark
+            if not math.isnan(s.mean) and relative_change(s.mean, ridge[n]) < -LEVEL:
                 text += " ✓"
             cells.append(text)
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
@@ -91,9 +92,10 @@ def render_lookback(rows: Sequence[Row]) -> list[str]:
         return []
     parts = ["\n## By look-back\n",
              "Test MSE (scaled) `mean ± std` over seeds, one column per look-back; **bold**: the lowest "
-             "of its column; ✓: below the ridge floor of its column (at the 3 decimals shown). The "
-             "floors are scored on each look-back's own test windows. Then train seconds per epoch, "
-             "milliseconds per test batch (median) and peak memory (MB) at each look-back.\n"]
+             "of its column; ✓: below the ridge floor of its column (by more than the 0.001% within "
+             "which a run's closing line calls it level). The floors are scored on each look-back's own "
+             "test windows. Then train seconds per epoch, milliseconds per test batch (median) and peak "
+             "memory (MB) at each look-back.\n"]
     for group in unique(r.group for r in rows):
         members = [r for r in rows if r.group == group]
         lengths = sorted({r.seq_len for r in members})

@@ -23,6 +23,7 @@ from torch import Tensor, nn
 from forecast.baselines.best_floor import RIDGE, candidate_floors, floor_errors
 from forecast.baselines.linear import RidgeFloor
 from forecast.baselines.seasonal_naive import period_for
+from forecast.core.standing import LEVEL, relative_change
 
 RIDGE_ALPHA = 1.0
 SPLITS = ("val", "test")
@@ -93,7 +94,7 @@ def _percent(fraction: float) -> str:
     return f"{p:.0f}%" if p >= 10 else f"{p:.2g}%"
 
 
-def standing(test_mse: float, floors: Mapping[str, float], *, level: float = 1e-5) -> str:
+def standing(test_mse: float, floors: Mapping[str, float], *, level: float = LEVEL) -> str:
     """Where a model's test MSE stands against the floors, for the run's closing line.
 
     Names the ridge floor and the naive forecast (and the best floor when it is neither), then the
@@ -114,7 +115,7 @@ def standing(test_mse: float, floors: Mapping[str, float], *, level: float = 1e-
     named = ", ".join(f"{'ridge floor' if n == RIDGE else n} {floors[n]:.4f}" for n in shown)
     floor = floors[best]
     which = "the ridge floor" if best == RIDGE else f"the best floor, {best}"
-    change = (test_mse - floor) / floor if floor > 0 else (0.0 if test_mse == floor else float("inf"))
+    change = relative_change(test_mse, floor)
     if abs(change) <= level:
         verdict = f"level with {which}"
     elif change > 0:
