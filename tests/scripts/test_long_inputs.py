@@ -18,8 +18,8 @@ mkdir -p "$dir"
 """
 
 
-def study(tmp_path: Path, out: Path, *overrides: str, **env: str) -> list[list[str]]:
-    """Run the script with the stub on PATH; the forecast-train calls it made, as argument lists."""
+def run_script(tmp_path: Path, out: Path, *overrides: str, **env: str) -> subprocess.CompletedProcess:
+    """Run the script with the stub on PATH, its calls recorded in ``tmp_path/calls.txt`` (emptied first)."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir(exist_ok=True)
     stub = bin_dir / "forecast-train"
@@ -28,9 +28,15 @@ def study(tmp_path: Path, out: Path, *overrides: str, **env: str) -> list[list[s
     calls = tmp_path / "calls.txt"
     calls.unlink(missing_ok=True)
     full_env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "CALLS": str(calls), **env}
-    proc = subprocess.run(["bash", str(SCRIPT), str(out), *overrides], capture_output=True, text=True,
+    return subprocess.run(["bash", str(SCRIPT), str(out), *overrides], capture_output=True, text=True,
                           env=full_env, timeout=60)
+
+
+def study(tmp_path: Path, out: Path, *overrides: str, **env: str) -> list[list[str]]:
+    """Run the script, which must succeed; the forecast-train calls it made, as argument lists."""
+    proc = run_script(tmp_path, out, *overrides, **env)
     assert proc.returncode == 0, proc.stderr
+    calls = tmp_path / "calls.txt"
     return [shlex.split(line) for line in calls.read_text().splitlines()] if calls.exists() else []
 
 
@@ -75,11 +81,7 @@ def test_models_sets_the_order_and_an_unknown_one_stops_before_any_run(tmp_path:
     calls = study(tmp_path, out, LENGTHS="720", MODELS="dlinear strided prob")
     assert [sweep_dir(c) for c in calls] == [f"{out}/dlinear/720", f"{out}/informer_strided/720",
                                              f"{out}/informer_prob/720"]
-    (tmp_path / "calls.txt").unlink()
-    env = {**os.environ, "MODELS": "prob sparse", "CALLS": str(tmp_path / "calls.txt"),
-           "PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}"}
-    proc = subprocess.run(["bash", str(SCRIPT), str(tmp_path / "other"), "data=etth1"], capture_output=True,
-                          text=True, env=env, timeout=60)
+    proc = run_script(tmp_path, tmp_path / "other", "data=etth1", MODELS="prob sparse")
     assert proc.returncode == 1
     assert proc.stderr.startswith("long_inputs.sh: unknown model 'sparse' in MODELS; choose from: prob full")
     assert not (tmp_path / "calls.txt").exists() and not (tmp_path / "other").exists()
