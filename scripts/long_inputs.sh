@@ -15,6 +15,7 @@
 # backends, the costliest at long inputs last). One dataset or seed: pass data=etth2 or seed=1 as an
 # override (two such sweeps side by side, JOBS=1 each, keep both cores busy). A sweep that finished
 # (its directory holds a .done mark) is not run again, so the same command continues a stopped study.
+# Horizon 336: pass data.pred_len=336 with an OUT_DIR of its own (finished sweeps are skipped by directory).
 # Width of the Informer: D_MODEL, N_HEADS, D_FF (default 16, 2, 32: two CPU cores), learning rate LR.
 # The backends' own widths follow the model's: FLASH's shared query/key width s is min(128, d_model)
 # (the paper's 128 is for d_model 768) and Performer draws int(E ln E) random features for head width
