@@ -4,6 +4,7 @@ Examples::
 
     forecast-compare multirun/2025-01-01/12-00-00 [MORE_DIRS...] --out reports/etth1
     forecast-compare outputs/2025-01-01/12-00-00 --out reports/one_run
+    forecast-compare docs/long-inputs/runs --labels docs/long-inputs/labels.yaml --out docs/long-inputs
 
 Rows are attention backend (or baseline model) x dataset x horizon, mean ± std over seeds; the best
 error per (dataset, horizon) is bold. Exit status 2 with one error line on bad input (nothing written).
@@ -25,9 +26,12 @@ def run(argv: Sequence[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("sweep_dirs", nargs="+", metavar="SWEEP_DIR", help="directories searched for metrics.json")
     parser.add_argument("--out", required=True, metavar="REPORT_DIR", help="where the report is written")
+    parser.add_argument("--labels", metavar="LABELS_YAML",
+                        help="YAML file of 'row label: name' lines: the names the rows get in the tables, "
+                             "results.csv and the figures (rows it does not name keep their labels)")
     args = parser.parse_args(argv)
     try:
-        written = write_report(args.sweep_dirs, args.out)
+        written = write_report(args.sweep_dirs, args.out, args.labels)
     except ReportError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

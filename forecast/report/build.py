@@ -8,6 +8,7 @@ from typing import Any, Sequence
 from forecast.io import atomic_path
 from forecast.report.collect import load_runs
 from forecast.report.failed_jobs import FAILED_JOBS, find_failed_jobs
+from forecast.report.labels import read_labels, relabel
 from forecast.report.lookback import render_lookback
 from forecast.report.search import Search, find_searches, render_searches
 from forecast.report.plots import write_plots
@@ -53,18 +54,23 @@ def render_report(rows: Sequence[Row], sources: Sequence[str | Path], plots: Seq
     return "\n".join(parts)
 
 
-def write_report(sources: Sequence[str | Path], out: str | Path) -> list[Path]:
+def write_report(sources: Sequence[str | Path], out: str | Path, labels: str | Path | None = None) -> list[Path]:
     """Collect every ``metrics.json`` below ``sources`` and write the report into ``out``.
 
     Everything is read and checked before anything is written; each file is written atomically.
+    ``labels``: a YAML file of display names for the rows (:mod:`forecast.report.labels`).
 
     Returns:
         The written paths.
 
     Raises:
-        ReportError: bad input (see :func:`forecast.report.collect.find_metric_files`).
+        ReportError: bad input (see :func:`forecast.report.collect.find_metric_files`), a bad labels
+            file, or one that gives two rows one name.
     """
-    rows = aggregate(load_runs(sources))
+    runs = load_runs(sources)
+    if labels is not None:
+        runs = relabel(runs, read_labels(labels), source=f"labels file {labels}")
+    rows = aggregate(runs)
     failed = find_failed_jobs(sources)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
