@@ -147,6 +147,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         best = str(run_dir / "checkpoints" / "best.ckpt")
         trainer.save_checkpoint(best)
     test_metrics = trainer.test(task, datamodule=datamodule, ckpt_path=best, verbose=False)[0]
+    run_stats = monitor.summary(task.device)  # peak memory of fitting, validation and test only
     calibration = None
     if trainer.is_global_zero and best is not None and len(datamodule.datasets["val"]):
         # split conformal intervals (forecast.training.conformal): the selected model's validation errors,
@@ -178,7 +179,7 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         "floors": floors.metrics,
         "floor_seconds": floors.seconds,
         **describe_backends(cfg, net),
-        **monitor.summary(task.device),
+        **run_stats,
     })
     if spec.id_col is not None:  # panel data: per-series test metrics, original units by each series' scaler
         metrics.update(panel_metrics(task.net, datamodule))

@@ -33,21 +33,31 @@ CONFORMAL_KEY = "conformal"  # in the recipe: {"levels": [...], "half_widths": (
 LEVELS = tuple(round(k / 100, 2) for k in range(1, 100))  # the stored grid: 0.01 .. 0.99
 
 
-def conformal_quantile(scores: np.ndarray, level: float) -> np.ndarray:
-    """The ``ceil((n + 1) * level)``-th smallest score along axis 0 (inf when that rank exceeds n).
+def conformal_quantiles(scores: np.ndarray, levels: Sequence[float]) -> np.ndarray:
+    """For each level, the ``ceil((n + 1) * level)``-th smallest score along axis 0 (inf when that rank
+    exceeds n). One sort serves every level: the scores are copied once, whatever the number of levels.
 
-    Shapes: scores (n, ...) -> (...).
+    Shapes: scores (n, ...) -> (K, ...) for K levels.
     """
     n = scores.shape[0]
-    rank = math.ceil((n + 1) * level - 1e-9)  # the 1e-9 keeps (n+1)*0.8 = 80.00000000000001 at 80
-    if rank > n or n == 0:
-        return np.full(scores.shape[1:], np.inf)
-    return np.sort(scores, axis=0)[max(rank, 1) - 1]
+    # the 1e-9 keeps (n+1)*0.8 = 80.00000000000001 at 80
+    ranks = [math.ceil((n + 1) * a - 1e-9) for a in levels]
+    out = np.full((len(ranks), *scores.shape[1:]), np.inf, dtype=np.result_type(scores.dtype, np.float32))
+    finite = [k for k, rank in enumerate(ranks) if rank <= n]
+    if finite:
+        ordered = np.sort(scores, axis=0)  # (n, ...)
+        out[finite] = ordered[[max(ranks[k], 1) - 1 for k in finite]]
+    return out
+
+
+def conformal_quantile(scores: np.ndarray, level: float) -> np.ndarray:
+    """:func:`conformal_quantiles` at one level. Shapes: scores (n, ...) -> (...)."""
+    return conformal_quantiles(scores, [level])[0]
 
 
 def calibrate(scores: np.ndarray, levels: Sequence[float] = LEVELS) -> dict[str, Any]:
     """The recipe entry of the nonconformity ``scores`` (n, P, C_out): half-widths per level."""
-    widths = np.stack([conformal_quantile(scores, a) for a in levels])  # (K, P, C_out)
+    widths = conformal_quantiles(scores, levels)  # (K, P, C_out)
     return {"levels": [float(a) for a in levels], "n": int(scores.shape[0]),
             "half_widths": torch.from_numpy(widths.astype(np.float32))}
 

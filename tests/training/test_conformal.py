@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -62,6 +63,20 @@ def test_calibrate_stores_every_grid_level() -> None:
     np.testing.assert_allclose(widths[0.8], conformal_quantile(scores, 0.8), rtol=1e-6)
     assert np.isfinite(widths[0.95]).all()
     assert np.all(np.diff(entry["half_widths"].numpy(), axis=0) >= 0)  # wider with the level
+
+
+def test_every_level_is_its_own_rank_of_one_sort_and_the_scores_are_copied_once() -> None:
+    scores = np.random.default_rng(2).random((400, 24, 7)).astype(np.float32)  # (n, P, C_out), 269 KB
+    tracemalloc.start()
+    entry = calibrate(scores)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    ordered = np.sort(scores, axis=0)
+    for k, level in enumerate(LEVELS):  # rank ceil(401 * level) <= 400 for every grid level
+        np.testing.assert_array_equal(entry["half_widths"][k].numpy(),
+                                      ordered[math.ceil(401 * level - 1e-9) - 1])
+    # one sorted copy and the (99, P, C_out) table, not a sorted copy per level (99 x 269 KB)
+    assert peak < 2 * scores.nbytes + 3 * 99 * 24 * 7 * 4
 
 
 def test_levels_checked() -> None:
