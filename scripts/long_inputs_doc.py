@@ -21,10 +21,11 @@ from forecast.io import atomic_path
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "long-inputs.md"
 REPORT = ROOT / "docs" / "long-inputs" / "report.md"
-#: a report heading and the two Markdown tables under it
-SECTION = re.compile(r"(?m)^### (?P<dataset>\S+) (?:M|S|MS), horizon (?P<horizon>\d+)\n\n"
-                     r"(?P<tables>(?:\|.*\n)+\n(?:\|.*\n)+)")
-TABLES = r"(?m)^{heading}\n\n((?:\|.*\n)+\n(?:\|.*\n)+)"
+#: two Markdown tables separated by one blank line
+TWO_TABLES = r"(?:\|.*\n)+\n(?:\|.*\n)+"
+#: a report heading and the two tables under it
+SECTION = re.compile(rf"(?m)^### (?P<dataset>\S+) (?:M|S|MS), horizon (?P<horizon>\d+)\n\n"
+                     rf"(?P<tables>{TWO_TABLES})")
 
 
 def sync(doc: str, report: str) -> tuple[str, list[str]]:
@@ -39,7 +40,7 @@ def sync(doc: str, report: str) -> tuple[str, list[str]]:
     changed = []
     for section in sections:
         heading = f"### {section['dataset']}, horizon {section['horizon']}"
-        match = re.search(TABLES.format(heading=re.escape(heading)), doc)
+        match = re.search(rf"(?m)^{re.escape(heading)}\n\n({TWO_TABLES})", doc)
         if match is None:
             raise ValueError(f"the doc has no two tables under '{heading}'; add the heading and two tables")
         if match[1] != section["tables"]:
