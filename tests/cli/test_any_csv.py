@@ -150,6 +150,19 @@ def test_config_errors_are_one_line_exit_2_and_no_run_dir(args: tuple[str, ...],
     assert not run_dir.exists()
 
 
+@pytest.mark.parametrize("args,start", [(("data.seq_ln=48",), "unknown setting data.seq_ln"),
+                                        (("data=csv", "data.path=x.csv"), "data.target is not set")])
+def test_config_errors_stop_before_lightning_is_imported(args: tuple[str, ...], start: str, tmp_path: Path) -> None:
+    """A misspelt or unset key is reported from the composed config alone, before the seconds Lightning takes
+    to import."""
+    code = (f"import sys\nsys.argv = ['forecast-train', *{list(args)!r}, 'hydra.run.dir=run']\n"
+            "from forecast.cli.train import main\n"
+            "try:\n    main()\nexcept SystemExit as exc:\n    print(exc.code, 'lightning' in sys.modules)\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert proc.stdout.split() == ["2", "False"], proc.stderr[-2000:]
+    assert proc.stderr.startswith(f"error: {start}") and not (tmp_path / "run").exists()
+
+
 # -------------------------------------------------------------------------------------------- panels
 def test_panel_trains_and_forecasts_every_series(panel_run: Path, tmp_path: Path,
                                                  capsys: pytest.CaptureFixture) -> None:

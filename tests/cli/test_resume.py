@@ -14,7 +14,7 @@ import pytest
 import torch
 
 from forecast.cli.runtime import PROJECT_ROOT
-from forecast.cli.train import train
+from forecast.cli.pipeline import train
 from forecast.data.errors import DataError
 from forecast.training.recipe import load_checkpoint
 from forecast.training.resume import merge_log, set_aside_log

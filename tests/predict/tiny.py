@@ -64,7 +64,7 @@ def train_tiny(root: Path, name: str, frame: pd.DataFrame, *, features: str = "M
     key = (name, features, target, tuple(extra))
     if key in _RUNS:
         return _RUNS[key]
-    from forecast.cli.train import train
+    from forecast.cli.pipeline import train
 
     run_dir = root / f"run_{name}_{features}"
     run_dir.mkdir(parents=True, exist_ok=True)
