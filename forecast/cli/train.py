@@ -28,6 +28,7 @@ from forecast.cli.runtime import CONF_DIR, register_resolvers, tune_malloc
 from forecast.cli.sweep import in_sweep, record_failed_job
 from forecast.core.errors import ConfigError
 from forecast.data.errors import DataError
+from forecast.data.reader import require_file
 
 
 ROLE_KEYS = {"encoder self-attention": "encoder_attention", "decoder self-attention": "decoder_attention",
@@ -71,12 +72,16 @@ def not_set(key: str) -> str:
 
 
 def check_required(cfg: DictConfig) -> None:
-    """Raise DataError for the first of ``REQUIRED`` left at ``???``, before anything is imported to train."""
+    """Raise DataError for the first of ``REQUIRED`` left at ``???``, or for a data.path that is not a file,
+    before anything is imported to train."""
     for key in REQUIRED:
         parent, _, leaf = key.rpartition(".")
         node = OmegaConf.select(cfg, parent)
         if isinstance(node, DictConfig) and OmegaConf.is_missing(node, leaf):
             raise DataError(not_set(key))
+    path = OmegaConf.select(cfg, "data.path")
+    if isinstance(path, str):
+        require_file(Path(path))
 
 
 def config_error(exc: BaseException) -> str:

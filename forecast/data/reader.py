@@ -90,10 +90,15 @@ def looks_like_data(cells: Sequence[str]) -> bool:
     return any(numbers) and all(n or bool(_DATE.match(c)) for n, c in zip(numbers, cells))
 
 
-def _read_raw(path: Path, header: bool, hints: Hints) -> tuple[pd.DataFrame, int]:
-    """Every cell as a string, columns named from the header (or ``0 … n-1``); also the first data line."""
+def require_file(path: Path) -> None:
+    """Raise DataError unless ``path`` is a file."""
     if not path.is_file():
         raise DataError(f"{path}: file not found; check the path")
+
+
+def _read_raw(path: Path, header: bool, hints: Hints) -> tuple[pd.DataFrame, int]:
+    """Every cell as a string, columns named from the header (or ``0 … n-1``); also the first data line."""
+    require_file(path)
     try:
         raw = pd.read_csv(path, dtype=str, keep_default_na=False, header=0 if header else None)
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:

@@ -151,10 +151,12 @@ def test_config_errors_are_one_line_exit_2_and_no_run_dir(args: tuple[str, ...],
 
 
 @pytest.mark.parametrize("args,start", [(("data.seq_ln=48",), "unknown setting data.seq_ln"),
-                                        (("data=csv", "data.path=x.csv"), "data.target is not set")])
+                                        (("data=csv", "data.path=x.csv"), "data.target is not set"),
+                                        (("data=csv", "data.path=x.csv", "data.target=OT"),
+                                         "x.csv: file not found; check the path")])
 def test_config_errors_stop_before_lightning_is_imported(args: tuple[str, ...], start: str, tmp_path: Path) -> None:
-    """A misspelt or unset key is reported from the composed config alone, before the seconds Lightning takes
-    to import."""
+    """A misspelt or unset key, or a CSV that is not there, is reported from the composed config alone, before
+    the seconds Lightning takes to import."""
     code = (f"import sys\nsys.argv = ['forecast-train', *{list(args)!r}, 'hydra.run.dir=run']\n"
             "from forecast.cli.train import main\n"
             "try:\n    main()\nexcept SystemExit as exc:\n    print(exc.code, 'lightning' in sys.modules)\n")
