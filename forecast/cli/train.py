@@ -27,8 +27,7 @@ from forecast.attention.base import BackendRoleError
 from forecast.cli.runtime import CONF_DIR, register_resolvers, tune_malloc
 from forecast.cli.sweep import in_sweep, record_failed_job
 from forecast.core.errors import ConfigError
-from forecast.data.errors import DataError
-from forecast.data.reader import require_file
+from forecast.data.errors import DataError, require_file
 
 
 ROLE_KEYS = {"encoder self-attention": "encoder_attention", "decoder self-attention": "decoder_attention",

@@ -23,7 +23,7 @@ from typing import Literal, Sequence
 import numpy as np
 import pandas as pd
 
-from forecast.data.errors import DataError
+from forecast.data.errors import DataError, require_file
 from forecast.data.hints import TRAIN, Hints
 from forecast.data.regular import (Gap, add_missing_rows, describe_gaps, find_gaps, infer_freq, offset,
                                    refuse_gap, resolve_frequency)
@@ -88,12 +88,6 @@ def looks_like_data(cells: Sequence[str]) -> bool:
     cells = [str(c).strip() for c in cells]
     numbers = [_is_number(c) for c in cells]
     return any(numbers) and all(n or bool(_DATE.match(c)) for n, c in zip(numbers, cells))
-
-
-def require_file(path: Path) -> None:
-    """Raise DataError unless ``path`` is a file."""
-    if not path.is_file():
-        raise DataError(f"{path}: file not found; check the path")
 
 
 def _read_raw(path: Path, header: bool, hints: Hints) -> tuple[pd.DataFrame, int]:
