@@ -17,20 +17,10 @@ from typing import ClassVar
 import torch
 from torch import Tensor, nn
 
+from forecast.core.errors import BackendRoleError
+
 #: Backends that accept every (causal, cross) combination; named in refusal messages.
 UNIVERSAL_BACKENDS = "full"
-
-
-class BackendRoleError(ValueError):
-    """A backend was asked to fill an attention role it cannot (one-line message naming a fix).
-
-    Attributes:
-        role: the refused role, as passed to :meth:`AttentionBackend.check_role`.
-    """
-
-    def __init__(self, message: str, *, role: str) -> None:
-        super().__init__(message)
-        self.role = role
 
 
 class AttentionBackend(nn.Module):

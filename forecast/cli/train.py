@@ -23,10 +23,9 @@ from hydra.errors import ConfigCompositionException, OverrideParseException
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import InterpolationResolutionError, MissingMandatoryValue
 
-from forecast.attention.base import BackendRoleError
 from forecast.cli.runtime import CONF_DIR, register_resolvers, tune_malloc
 from forecast.cli.sweep import in_sweep, record_failed_job
-from forecast.core.errors import ConfigError
+from forecast.core.errors import BackendRoleError, ConfigError
 from forecast.data.errors import DataError, require_file
 
 
