@@ -54,7 +54,9 @@ def test_the_choice_is_kept_in_the_state(tmp_path: Path) -> None:
 
 def test_the_default_starts_at_the_best_floor_on_validation(small_csv: Path, tmp_path: Path) -> None:
     ruined = train(compose_train(tiny_run_overrides(small_csv, "task.optimizer.lr=50.0"), tmp_path / "ruined"))
-    best = min(ruined["floors"], key=lambda name: ruined["floors"][name]["val/mse"])
+    best = ruined["floor_choice"]["chosen"]
+    weighed = [c["challenger"] for c in ruined["floor_choice"]["comparisons"]]
+    assert weighed == [name for name in ruined["floors"] if name != "naive"]  # from the simplest floor up
     assert ruined["kept_start"]
     assert ruined["start/val_loss"] == pytest.approx(ruined["floors"][best]["val/mse"], rel=1e-5)
     assert ruined["test/mse"] == pytest.approx(ruined["floors"][best]["test/mse"], rel=1e-5)
