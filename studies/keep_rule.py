@@ -163,8 +163,8 @@ def per_channel(name: str, out: Path) -> list[dict[str, Any]]:
     from hydra import compose, initialize_config_dir
     from hydra.utils import instantiate
 
-    from forecast.baselines.best_floor import RIDGE
-    from forecast.training.evidence import hac_lag, weigh
+    from forecast.baselines.best_floor import RIDGE, choose_floor
+    from forecast.training.evidence import hac_lag
     from forecast.training.floors import build_floors
 
     with initialize_config_dir(str(ROOT / "forecast" / "conf"), version_base="1.3"):
@@ -186,10 +186,7 @@ def per_channel(name: str, out: Path) -> list[dict[str, Any]]:
     lag, names = hac_lag(dm.pred_len), list(floors)
 
     def choose(v: dict[str, np.ndarray]) -> str:
-        chosen = names[0]
-        for f in names[1:]:
-            chosen = f if weigh(v[chosen], v[f], lag=lag).replace else chosen
-        return chosen
+        return choose_floor(v, lag=lag)[0]
 
     whole = choose({f: v.mean(1) for f, v in val.items()})
     by_val = min(names, key=lambda f: val[f].mean())

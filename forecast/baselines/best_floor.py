@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Iterable, Mapping, Sequence
 
+import numpy as np
 import torch
 from torch import Tensor, nn
 
@@ -58,6 +59,26 @@ def floor_errors(floors: Mapping[str, nn.Module], batches: Iterable[Any]) -> dic
     return {name: (squared[name] / count, absolute[name] / count) for name in floors}
 
 
+def choose_floor(losses: Mapping[str, np.ndarray], *, lag: int) -> tuple[str, list[Verdict]]:
+    """The floor the validation windows give evidence for, and the comparisons behind it.
+
+    The first floor (``naive``) needs no evidence; every other one is weighed against it
+    (:func:`~forecast.training.evidence.weigh`), and of the first and those whose gain over it is
+    evidence, the one with the lowest validation MSE is chosen (ties: the earlier one).
+
+    Args:
+        losses: ``{floor: per-window validation MSE (W,)}``, the simplest floor first, windows in time order.
+        lag: Newey-West lag (:func:`~forecast.training.evidence.hac_lag`).
+    """
+    names = list(losses)
+    simplest = names[0]
+    if not len(losses[simplest]):
+        raise ValueError("no windows to choose the floor on")
+    verdicts = [weigh(losses[simplest], losses[name], lag=lag, names=(simplest, name)) for name in names[1:]]
+    eligible = [simplest, *(v.challenger for v in verdicts if v.replace)]
+    return min(eligible, key=lambda name: float(np.mean(losses[name]))), verdicts
+
+
 class BestFloor(Baseline):
     """Forecasts with the floor that validation gives evidence for: naive, window mean, seasonal naive or ridge.
 
@@ -106,18 +127,10 @@ class BestFloor(Baseline):
         return self.candidates[RIDGE].fit_closed_form(batches)
 
     def select_on_validation(self, batches: Iterable[Any]) -> None:
-        """Choose a floor on the validation windows (in window order): every other candidate is weighed
-        against ``naive`` (:func:`~forecast.training.evidence.weigh`), and of ``naive`` and those whose
-        gain over it is evidence, the one with the lowest validation MSE forecasts (ties: the earlier
-        one). :attr:`verdicts` keeps each comparison."""
+        """Choose a floor on the validation windows (in window order) by :func:`choose_floor`;
+        :attr:`verdicts` keeps each comparison."""
         losses = window_losses(dict(self.candidates.items()), batches)
-        simplest = self.names[0]
-        if not len(losses[simplest]):
-            raise ValueError("no windows to choose the floor on")
-        self.verdicts = [weigh(losses[simplest], losses[name], lag=hac_lag(self.pred_len), names=(simplest, name))
-                         for name in self.names[1:]]
-        eligible = [simplest, *(v.challenger for v in self.verdicts if v.replace)]
-        chosen = min(eligible, key=lambda name: float(losses[name].mean()))
+        chosen, self.verdicts = choose_floor(losses, lag=hac_lag(self.pred_len))
         self.choice.fill_(self.names.index(chosen))
         log.info("floor on validation: %s (%s)", chosen,
                  ", ".join(f"{name} {float(loss.mean()):.4f}" for name, loss in losses.items()))

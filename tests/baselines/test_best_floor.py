@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from forecast.baselines.best_floor import BestFloor, floor_errors
+import numpy as np
+
+from forecast.baselines.best_floor import BestFloor, choose_floor, floor_errors
 from forecast.cli.pipeline import train
 from forecast.data.batch import Batch
 from tests.conftest import compose_train, tiny_run_overrides
@@ -42,6 +44,20 @@ def test_the_floor_with_the_lowest_validation_mse_forecasts(kind: str, expected:
     assert model.chosen == min(errors, key=lambda name: errors[name][0]) == expected
     batch = validation[0]
     torch.testing.assert_close(model(batch.x_enc), model.candidates[expected](batch.x_enc))
+
+
+def test_a_floor_leads_naive_only_with_evidence() -> None:
+    # per-window losses of overlapping windows (moving averages over 24 shocks): the ridge 2.4% under
+    # naive by noise, the seasonal naive 40% under it throughout, the mean above it
+    rng = np.random.default_rng(3)
+    naive = 1.0 + np.convolve(rng.normal(size=1524), np.ones(24) / 24, "valid")[:1500] ** 2  # (1500,)
+    noise = np.convolve(rng.normal(size=1524), np.ones(24) / 24, "valid")[:1500]
+    losses = {"naive": naive, "mean": naive * 1.5, "seasonal_naive": naive * 0.6, "ridge": naive - 0.02 + noise}
+    chosen, verdicts = choose_floor({k: losses[k] for k in ("naive", "mean", "ridge")}, lag=48)
+    assert losses["ridge"].mean() < naive.mean() and chosen == "naive"
+    assert [v.challenger for v in verdicts] == ["mean", "ridge"] and not any(v.replace for v in verdicts)
+    chosen, _ = choose_floor(losses, lag=48)
+    assert chosen == "seasonal_naive"  # eligible, and lower than the (ineligible) ridge
 
 
 def test_the_choice_is_kept_in_the_state(tmp_path: Path) -> None:
