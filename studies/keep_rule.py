@@ -146,7 +146,7 @@ def one_run(name: str, seed: int, out: Path) -> dict[str, Any]:
         previous = train(overrides, out / "runs" / f"{name}-{seed}-previous", previous_rule=True)["test/mse"]
     best_on_test = min(floors, key=lambda f: floors[f]["test/mse"])
     return {
-        "series": name, "seed": seed, "windows_val": keep.get("windows"), "test_windows": m["test_windows"],
+        "series": name, "seed": seed, "windows_val": m["floor_choice"]["comparisons"][0]["windows"], "test_windows": m["test_windows"],
         **{f"{f}_val": floors.get(f, {}).get("val/mse") for f in FLOORS},
         **{f"{f}_test": floors.get(f, {}).get("test/mse") for f in FLOORS},
         "floor_by_val": by_val, "floor_chosen": chosen, "best_floor_on_test": best_on_test,
@@ -198,6 +198,40 @@ def per_channel(name: str, out: Path) -> list[dict[str, Any]]:
              "best_floor_on_test": float(min(t.mean() for t in test.values()))}]
 
 
+def table(out: Path) -> str:
+    """The markdown table of ``runs.csv`` (one row per series, seeds pooled) and the goals' summary lines."""
+    runs = pd.read_csv(out / "runs.csv").drop_duplicates(["series", "seed"], keep="last")
+    lines = ["| data | windows val / test | seeds | naive | mean | seasonal naive | ridge | floor chosen (by val MSE) "
+             "| best-epoch decisions: p-values | previous rule | **default** | default / its start | default / best floor on test |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    ratios, previous_ratios = [], []
+
+    def cell(values: pd.Series) -> str:
+        values = values.astype(float)
+        return f"{values.mean():.4g}" + (f" ± {values.std():.2g}" if len(values) > 1 else "")
+
+    for name, rows in runs.groupby("series", sort=False):
+        floors = [f"{rows[f + '_test'].iloc[0]:.4g}" if pd.notna(rows[f + "_test"].iloc[0]) else "–" for f in FLOORS]
+        best = float(rows[[f + "_test" for f in FLOORS]].min(axis=1).iloc[0])
+        decisions = "; ".join(f"{'trained' if d == 'trained' else 'start'}" + (f" ({p:.2g})" if pd.notna(p) else " (no epoch ahead)")
+                              for d, p in zip(rows.decision, rows.p_value))
+        chosen = ", ".join(sorted(set(rows.floor_chosen)))
+        by_val = ", ".join(sorted(set(rows.floor_by_val)))
+        ratio = rows.default_test / rows.start_test
+        ratios += list(rows.default_test / best)
+        previous_ratios += list(rows.previous_rule_test / best)
+        lines.append(f"| {name} | {rows.windows_val.iloc[0] if pd.notna(rows.windows_val.iloc[0]) else '–'} / "
+                     f"{rows.test_windows.iloc[0]} | {len(rows)} | {' | '.join(floors)} | {chosen} ({by_val}) | {decisions} "
+                     f"| {cell(rows.previous_rule_test)} | **{cell(rows.default_test)}** | {ratio.max():.4f} (max) "
+                     f"| {cell(rows.default_test / best)} |")
+    geo = float(np.exp(np.mean(np.log(ratios))))
+    geo_previous = float(np.exp(np.mean(np.log(previous_ratios))))
+    worst = float((runs.default_test / runs.start_test).max())
+    lines += ["", f"runs {len(runs)}; default / its start at most {worst:.4f}; geometric mean of default / best floor "
+              f"on test {geo:.3f} (previous rule {geo_previous:.3f})"]
+    return "\n".join(lines)
+
+
 def append(path: Path, rows: list[dict[str, Any]]) -> None:
     new = not path.is_file()
     with path.open("a", newline="") as fh:
@@ -213,7 +247,11 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[2021])
     parser.add_argument("--series", nargs="+", default=[s for s in SERIES if s not in ETT], choices=list(SERIES))
     parser.add_argument("--floors-only", action="store_true")
+    parser.add_argument("--table", action="store_true", help="print the table of OUT/runs.csv and stop")
     args = parser.parse_args()
+    if args.table:
+        print(table(args.out))
+        return
     if not (args.out / "data" / "taylor.csv").is_file():
         write_series(args.out / "data")
     for name in args.series:
