@@ -69,7 +69,8 @@ def write_series(out: Path) -> None:
     save("co2_weekly.csv", pd.DatetimeIndex(co2.index), {"co2": co2["co2"].to_numpy()})
     nino = sm.datasets.elnino.load_pandas().data
     temps = nino.drop(columns="YEAR").to_numpy().reshape(-1)
-    save("elnino.csv", pd.date_range(f"{int(nino.YEAR.iloc[0])}-01-01", periods=len(temps), freq="MS"), {"temp": temps})
+    first = f"{int(nino.YEAR.iloc[0])}-01-01"
+    save("elnino.csv", pd.date_range(first, periods=len(temps), freq="MS"), {"temp": temps})
     yearly = sm.datasets.sunspots.load_pandas().data
     save("sunspots_yearly.csv", pd.date_range("1700-01-01", periods=len(yearly), freq="YS"),
          {"activity": yearly.SUNACTIVITY.to_numpy()})
@@ -99,7 +100,8 @@ def train(overrides: list[str], run_dir: Path, *, previous_rule: bool = False) -
         return json.loads((run_dir / "metrics.json").read_text())
     prelude = ("import forecast.training.evidence as e; e.ALPHA = 1.0; e.CONFIRM_LATER = False; "
                if previous_rule else "")
-    code = f"{prelude}import sys; from forecast.cli.train import main; sys.argv = ['forecast-train', *sys.argv[1:]]; main()"
+    code = (f"{prelude}import sys; from forecast.cli.train import main; "
+            "sys.argv = ['forecast-train', *sys.argv[1:]]; main()")
     args = [*overrides, "threads=1", "plot=false", "logger=none", "trainer.enable_progress_bar=false",
             "trainer.enable_model_summary=false", f"hydra.run.dir={run_dir}"]
     proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True)
@@ -146,7 +148,8 @@ def one_run(name: str, seed: int, out: Path) -> dict[str, Any]:
         previous = train(overrides, out / "runs" / f"{name}-{seed}-previous", previous_rule=True)["test/mse"]
     best_on_test = min(floors, key=lambda f: floors[f]["test/mse"])
     return {
-        "series": name, "seed": seed, "windows_val": m["floor_choice"]["comparisons"][0]["windows"], "test_windows": m["test_windows"],
+        "series": name, "seed": seed, "windows_val": m["floor_choice"]["comparisons"][0]["windows"],
+        "test_windows": m["test_windows"],
         **{f"{f}_val": floors.get(f, {}).get("val/mse") for f in FLOORS},
         **{f"{f}_test": floors.get(f, {}).get("test/mse") for f in FLOORS},
         "floor_by_val": by_val, "floor_chosen": chosen, "best_floor_on_test": best_on_test,
@@ -202,7 +205,8 @@ def table(out: Path) -> str:
     """The markdown table of ``runs.csv`` (one row per series, seeds pooled) and the goals' summary lines."""
     runs = pd.read_csv(out / "runs.csv").drop_duplicates(["series", "seed"], keep="last")
     lines = ["| data | windows val / test | seeds | naive | mean | seasonal naive | ridge | floor chosen (by val MSE) "
-             "| best-epoch decisions: p-values | previous rule | **default** | default / its start | default / best floor on test |",
+             "| best epoch against the start (p) | previous rule | **default** | default / its start "
+             "| default / best floor on test |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     ratios, previous_ratios = [], []
 
@@ -211,24 +215,26 @@ def table(out: Path) -> str:
         return f"{values.mean():.4g}" + (f" ± {values.std():.2g}" if len(values) > 1 else "")
 
     for name, rows in runs.groupby("series", sort=False):
-        floors = [f"{rows[f + '_test'].iloc[0]:.4g}" if pd.notna(rows[f + "_test"].iloc[0]) else "–" for f in FLOORS]
+        first = rows.iloc[0]
+        floors = [f"{first[f + '_test']:.4g}" if pd.notna(first[f + "_test"]) else "–" for f in FLOORS]
         best = float(rows[[f + "_test" for f in FLOORS]].min(axis=1).iloc[0])
-        decisions = "; ".join(f"{'trained' if d == 'trained' else 'start'}" + (f" ({p:.2g})" if pd.notna(p) else " (no epoch ahead)")
+        decisions = "; ".join(("trained" if d == "trained" else "start")
+                              + (f" ({p:.2g})" if pd.notna(p) else " (no epoch ahead)")
                               for d, p in zip(rows.decision, rows.p_value))
         chosen = ", ".join(sorted(set(rows.floor_chosen)))
         by_val = ", ".join(sorted(set(rows.floor_by_val)))
         ratio = rows.default_test / rows.start_test
         ratios += list(rows.default_test / best)
         previous_ratios += list(rows.previous_rule_test / best)
-        lines.append(f"| {name} | {rows.windows_val.iloc[0] if pd.notna(rows.windows_val.iloc[0]) else '–'} / "
-                     f"{rows.test_windows.iloc[0]} | {len(rows)} | {' | '.join(floors)} | {chosen} ({by_val}) | {decisions} "
+        lines.append(f"| {name} | {first.windows_val} / {first.test_windows} | {len(rows)} | {' | '.join(floors)} "
+                     f"| {chosen} ({by_val}) | {decisions} "
                      f"| {cell(rows.previous_rule_test)} | **{cell(rows.default_test)}** | {ratio.max():.4f} (max) "
                      f"| {cell(rows.default_test / best)} |")
     geo = float(np.exp(np.mean(np.log(ratios))))
     geo_previous = float(np.exp(np.mean(np.log(previous_ratios))))
     worst = float((runs.default_test / runs.start_test).max())
-    lines += ["", f"runs {len(runs)}; default / its start at most {worst:.4f}; geometric mean of default / best floor "
-              f"on test {geo:.3f} (previous rule {geo_previous:.3f})"]
+    lines += ["", f"runs {len(runs)}; default / its start at most {worst:.4f}; geometric mean of default / "
+              f"best floor on test {geo:.3f} (previous rule {geo_previous:.3f})"]
     return "\n".join(lines)
 
 

@@ -23,7 +23,8 @@ class ClosedFormStart(L.Callback):
 
     ``net.fit_closed_form`` runs on every training window in order (the data module's
     ``ordered_train_dataloader``), then ``net.select_on_validation`` on every validation window (a
-    ``BestFloor`` picks the floor that validates best); a checkpoint restored afterwards (resume, or validate/test with
+    ``BestFloor`` picks the floor validation gives evidence for); a checkpoint restored afterwards (resume, or
+    validate/test with
     ``ckpt_path``) overwrites the result with the same values, since the fit is deterministic.
 
     With ``keep_start`` and a closed-form part in a model that also trains (a floor residual), the

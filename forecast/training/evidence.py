@@ -164,8 +164,8 @@ def hac_lag(pred_len: int, stride: int = 1) -> int:
     return 2 * math.ceil(pred_len / max(stride, 1))
 
 
-def weigh(incumbent: np.ndarray, challenger: np.ndarray, *, lag: int, names: tuple[str, str] = ("the start", "the model"),
-          alpha: float | None = None, confirm_later: bool | None = None) -> Verdict:
+def weigh(incumbent: np.ndarray, challenger: np.ndarray, *, lag: int,
+          names: tuple[str, str] = ("the start", "the model"), alpha: float | None = None, confirm_later: bool | None = None) -> Verdict:
     """Whether ``challenger`` replaces ``incumbent``, from their per-window validation losses (module docstring).
 
     Args:

@@ -52,7 +52,8 @@ def test_overlap_is_accounted_for_a_gain_iid_counting_would_call_significant_is_
     assert naive_t > 4  # counting every window as a look: "significant" (p < 1e-5)
     verdict = weigh(incumbent, challenger, lag=hac_lag(24))
     assert verdict.gain > 0 and verdict.p_value > 0.05 and not verdict.replace
-    assert verdict.line().startswith("kept the start over the model: the model's") and "not significant" in verdict.line()
+    assert verdict.line().startswith("kept the start over the model: the model's")
+    assert "not significant" in verdict.line()
 
 
 def test_false_replacements_stay_near_alpha_under_no_difference() -> None:

@@ -16,7 +16,8 @@ TRAINING = ["data.features=S", "trainer.max_epochs=2", "trainer.limit_train_batc
 
 
 def series_csv(path: Path, values: np.ndarray) -> Path:
-    pd.DataFrame({"date": pd.date_range("2020-01-01", periods=len(values), freq="h"), "OT": values}).to_csv(path, index=False)
+    dates = pd.date_range("2020-01-01", periods=len(values), freq="h")
+    pd.DataFrame({"date": dates, "OT": values}).to_csv(path, index=False)
     return path
 
 
