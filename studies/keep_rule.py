@@ -204,6 +204,13 @@ def per_channel(name: str, out: Path) -> list[dict[str, Any]]:
 def table(out: Path) -> str:
     """The markdown table of ``runs.csv`` (one row per series, seeds pooled) and the goals' summary lines."""
     runs = pd.read_csv(out / "runs.csv").drop_duplicates(["series", "seed"], keep="last")
+    # the decision at the current level from the recorded statistics (they do not depend on the level,
+    # and neither do training or the floor choice where the floor had the lowest validation MSE)
+    from forecast.training import evidence
+
+    trained = (runs.gain > 0) & (runs.p_value < evidence.ALPHA) & (runs.later_gain > 0)
+    runs["decision"] = np.where(trained, "trained", "start")
+    runs["default_test"] = np.where(trained, runs.trained_test, runs.start_test)
     lines = ["| data | windows val / test | seeds | naive | mean | seasonal naive | ridge | floor chosen (by val MSE) "
              "| best epoch against the start (p) | previous rule | **default** | default / its start "
              "| default / best floor on test |",
@@ -212,21 +219,26 @@ def table(out: Path) -> str:
 
     def cell(values: pd.Series) -> str:
         values = values.astype(float)
-        return f"{values.mean():.4g}" + (f" ± {values.std():.2g}" if len(values) > 1 else "")
+        spread = values.std() if len(values) > 1 else 0.0
+        return f"{values.mean():.4g}" + (f" ± {spread:.2g}" if spread > 1e-6 * abs(values.mean()) else "")
+
+    def windows(row: pd.Series) -> int:
+        metrics = json.loads((out / "runs" / f"{row.series}-{row.seed}" / "metrics.json").read_text())
+        return metrics["floor_choice"]["comparisons"][0]["windows"]
 
     for name, rows in runs.groupby("series", sort=False):
         first = rows.iloc[0]
         floors = [f"{first[f + '_test']:.4g}" if pd.notna(first[f + "_test"]) else "–" for f in FLOORS]
         best = float(rows[[f + "_test" for f in FLOORS]].min(axis=1).iloc[0])
-        decisions = "; ".join(("trained" if d == "trained" else "start")
-                              + (f" ({p:.2g})" if pd.notna(p) else " (no epoch ahead)")
-                              for d, p in zip(rows.decision, rows.p_value))
+        kept = ", ".join(("trained" if d == "trained" else "start") for d in rows.decision)
+        p_values = [f"{p:.2g}" for p in rows.p_value if pd.notna(p)]
+        decisions = kept + (f" (p {', '.join(p_values)})" if p_values else " (no epoch ahead of the start)")
         chosen = ", ".join(sorted(set(rows.floor_chosen)))
         by_val = ", ".join(sorted(set(rows.floor_by_val)))
         ratio = rows.default_test / rows.start_test
         ratios += list(rows.default_test / best)
         previous_ratios += list(rows.previous_rule_test / best)
-        lines.append(f"| {name} | {first.windows_val} / {first.test_windows} | {len(rows)} | {' | '.join(floors)} "
+        lines.append(f"| {name} | {windows(first)} / {first.test_windows} | {len(rows)} | {' | '.join(floors)} "
                      f"| {chosen} ({by_val}) | {decisions} "
                      f"| {cell(rows.previous_rule_test)} | **{cell(rows.default_test)}** | {ratio.max():.4f} (max) "
                      f"| {cell(rows.default_test / best)} |")

@@ -9,7 +9,7 @@ over the long-run standard error of a Newey-West (Bartlett kernel) variance with
 Student's t with one degree of freedom per block of ``lag + 1`` windows less one. The challenger
 replaces the incumbent only when
 
-- its validation MSE is lower and the one-sided p-value is under ``alpha`` (0.05), and
+- its validation MSE is lower and the one-sided p-value is under ``alpha`` (0.10), and
 - it is also better on the later half of the validation windows, the half closest to the test span,
   so a gain earned early and lost by the end of validation is not trusted.
 
@@ -28,7 +28,7 @@ import torch
 from torch import Tensor
 
 #: one-sided significance level under which a challenger may replace an incumbent
-ALPHA = 0.05
+ALPHA = 0.10
 #: whether the challenger must also be better on the later half of the validation windows
 CONFIRM_LATER = True
 

@@ -51,15 +51,15 @@ def test_overlap_is_accounted_for_a_gain_iid_counting_would_call_significant_is_
     naive_t = float(np.mean(incumbent - challenger) / (np.std(incumbent - challenger) / math.sqrt(1500)))
     assert naive_t > 4  # counting every window as a look: "significant" (p < 1e-5)
     verdict = weigh(incumbent, challenger, lag=hac_lag(24))
-    assert verdict.gain > 0 and verdict.p_value > 0.05 and not verdict.replace
+    assert verdict.gain > 0 and verdict.p_value > verdict.alpha and not verdict.replace
     assert verdict.line().startswith("kept the start over the model: the model's")
     assert "not significant" in verdict.line()
 
 
 def test_false_replacements_stay_near_alpha_under_no_difference() -> None:
     rng = np.random.default_rng(1)
-    replaced = sum(weigh(*overlapping_losses(rng, 800, 12, 0.0), lag=hac_lag(12)).replace for _ in range(300))
-    assert replaced / 300 <= 0.08
+    verdicts = [weigh(*overlapping_losses(rng, 800, 12, 0.0), lag=hac_lag(12)) for _ in range(300)]
+    assert sum(v.replace for v in verdicts) / 300 <= 1.3 * verdicts[0].alpha
 
 
 def test_a_real_gain_is_kept() -> None:
@@ -77,7 +77,7 @@ def test_a_gain_lost_on_the_later_half_is_not_kept() -> None:
     verdict = weigh(incumbent, challenger, lag=4)
     assert verdict.gain > 0 and verdict.later_gain < 0 and not verdict.replace
     assert "does not hold on the later half" in verdict.line() or "not significant" in verdict.line()
-    assert weigh(incumbent, challenger, lag=4, confirm_later=False).replace == (verdict.p_value < 0.05)
+    assert weigh(incumbent, challenger, lag=4, confirm_later=False).replace == (verdict.p_value < verdict.alpha)
 
 
 def test_degenerate_differences() -> None:
