@@ -8,7 +8,7 @@
     scores = model.backtest(frame_or_csv, span="test")
 
 Both commands run the same functions: :func:`train` composes ``forecast/conf/train.yaml`` with the
-same overrides and calls :func:`forecast.cli.pipeline.train`; :class:`Model` reads, forecasts and
+same overrides and calls :func:`forecast.training.pipeline.train`; :class:`Model` reads, forecasts and
 backtests with :class:`~forecast.predict.forecaster.Forecaster` as ``forecast-predict`` does. User
 errors raise :class:`~forecast.data.errors.DataError` (a ``ValueError``) with the one line the
 commands print.
@@ -92,9 +92,9 @@ def train(data: Data | None = None, overrides: Sequence[str] | None = None, *, r
     from hydra.errors import ConfigCompositionException, OverrideParseException
     from omegaconf.errors import MissingMandatoryValue
 
-    from forecast.cli.runtime import CONF_DIR, register_resolvers
-    from forecast.cli.pipeline import train as train_config
-    from forecast.cli.train import config_error, user_error
+    from forecast.runtime import CONF_DIR, register_resolvers
+    from forecast.training.pipeline import train as train_config
+    from forecast.user_errors import config_error, user_error
 
     register_resolvers()
     out = Path(run_dir) if run_dir is not None else Path("outputs") / datetime.now().strftime("%Y-%m-%d/%H-%M-%S-%f")

@@ -15,7 +15,7 @@ With ``--lengths`` each length runs in its own process (its own peak memory), un
 limit (``--max-gb``) and a time limit (``--timeout``): a length that runs out of either is recorded
 with ``status`` ``oom`` or ``timeout`` and the longer ones are skipped, instead of the run failing.
 Set ``--threads`` explicitly: CPU times depend on it. Large allocations stay on glibc's heap, as in
-``forecast-train`` (``forecast.cli.runtime.tune_malloc``).
+``forecast-train`` (``forecast.runtime.tune_malloc``).
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def run_one(args: argparse.Namespace, overrides: list[str]) -> dict[str, Any]:
     import torch
 
     from forecast.bench.train_step import compose_config, measure
-    from forecast.cli.runtime import tune_malloc
+    from forecast.runtime import tune_malloc
 
     tune_malloc()
     torch.set_num_threads(args.threads)

@@ -13,7 +13,7 @@ import pytest
 from forecast import Model, Run, load, train
 from forecast.api import as_overrides
 from forecast.cli.predict import run as predict_cli
-from forecast.cli.runtime import PROJECT_ROOT
+from forecast.runtime import PROJECT_ROOT
 from forecast.data.errors import DataError
 from tests.conftest import ETTH1, tiny_model
 

@@ -26,7 +26,7 @@ from omegaconf import DictConfig, open_dict
 from torch import nn
 from torch.utils.data import DataLoader
 
-from forecast.cli.runtime import CONF_DIR, register_resolvers
+from forecast.runtime import CONF_DIR, register_resolvers
 from forecast.core.calendar import count_parameters
 from forecast.core.forecaster import build_forecaster
 from forecast.data.batch import Batch

@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 from typing import Any, Sequence, TextIO
 
-from forecast.cli.runtime import tune_malloc
+from forecast.runtime import tune_malloc
 from forecast.data.errors import DataError
 
 # The backtest's baselines under the floor names of forecast-train's closing line.

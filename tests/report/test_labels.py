@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from forecast.cli.compare import run
-from forecast.cli.runtime import PROJECT_ROOT
+from forecast.runtime import PROJECT_ROOT
 from forecast.report.collect import ReportError, load_runs
 from forecast.report.labels import read_labels, relabel
 from tests.report.test_compare import metrics, write_runs

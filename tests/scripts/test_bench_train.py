@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from forecast.cli.runtime import PROJECT_ROOT
+from forecast.runtime import PROJECT_ROOT
 
 SCRIPT = PROJECT_ROOT / "scripts" / "bench_train.py"
 TINY = ["experiment=bench_default", "model.d_model=16", "model.n_heads=2", "model.d_ff=16", "model.e_layers=1",

@@ -1,4 +1,5 @@
-"""Process set-up shared by the command-line entry points."""
+"""Process set-up shared by the command-line entry points and the Python API: where the configs and the
+checkout are, the malloc tuning, the config resolvers."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from omegaconf import OmegaConf
 
 from forecast.data.errors import DataError
 
-PACKAGE_DIR = Path(__file__).resolve().parents[1]
+PACKAGE_DIR = Path(__file__).resolve().parent
 # the repository checkout the package sits in (where data/ lives); an installed package has none
 PROJECT_ROOT = PACKAGE_DIR.parent
 CONF_DIR = PACKAGE_DIR / "conf"  # shipped inside the package, so an installed forecast finds it
