@@ -9,7 +9,7 @@
 
 Both commands run the same functions: :func:`train` composes ``forecast/conf/train.yaml`` with the
 same overrides and calls :func:`forecast.training.pipeline.train`; :class:`Model` reads, forecasts and
-backtests with :class:`~forecast.predict.forecaster.Forecaster` as ``forecast-predict`` does. User
+backtests with :class:`~forecast.predict.trained_model.TrainedModel` as ``forecast-predict`` does. User
 errors raise :class:`~forecast.data.errors.DataError` (a ``ValueError``) with the one line the
 commands print.
 """
@@ -133,7 +133,7 @@ class Model:
     """A trained model from a checkpoint, forecasting and backtesting DataFrames or CSV files.
 
     Attributes:
-        forecaster: the :class:`~forecast.predict.forecaster.Forecaster` (model, data spec, config).
+        forecaster: the :class:`~forecast.predict.trained_model.TrainedModel` (model, data spec, config).
     """
 
     def __init__(self, forecaster: Any) -> None:
@@ -214,9 +214,9 @@ def load(path: str | Path, *, device: str = "cpu") -> Model:
     Raises:
         DataError: no checkpoint, or one that does not rebuild.
     """
-    from forecast.predict.forecaster import Forecaster
+    from forecast.predict.trained_model import TrainedModel
 
-    return Model(Forecaster.load(path, device=device))
+    return Model(TrainedModel.load(path, device=device))
 
 
 def _frame_for_csv(frame: pd.DataFrame) -> pd.DataFrame:

@@ -85,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _forecast(args: argparse.Namespace) -> None:
-    from forecast.predict.forecaster import FROM_CHECKPOINT, Forecaster
+    from forecast.predict.trained_model import FROM_CHECKPOINT, TrainedModel
     from forecast.predict.future import check_future_given, read_future
     from forecast.predict.output import check_targets, default_output, write_csv
     from forecast.training.conformal import label
@@ -95,7 +95,7 @@ def _forecast(args: argparse.Namespace) -> None:
     targets = ([] if to_stdout else [output]) + ([args.plot] if args.plot else [])
     check_targets(targets, inputs=[Path(args.input)] + ([args.future] if args.future else []),
                   overwrite=args.overwrite)
-    fc = Forecaster.load(args.checkpoint, device=args.device)
+    fc = TrainedModel.load(args.checkpoint, device=args.device)
     check_future_given(fc.spec, args.future is not None, option="--future FILE", source=str(fc.checkpoint))
     levels = sorted(fc.half_widths(args.intervals)) if args.intervals else []
     if args.plot and fc.spec.id_col is not None:
@@ -153,7 +153,7 @@ def _forecast_status(args: argparse.Namespace, fc: Any, panel: Any, frame: Any, 
 
 def _rolling(args: argparse.Namespace) -> None:
     from forecast.io import atomic_path
-    from forecast.predict.forecaster import Forecaster
+    from forecast.predict.trained_model import TrainedModel
     from forecast.predict.output import check_targets, default_output, write_csv
     from forecast.predict.rolling import interval_scores, long_frame, run_backtest, score, score_series
     from forecast.predict.span import resolve_spans
@@ -165,7 +165,7 @@ def _rolling(args: argparse.Namespace) -> None:
     summary = args.summary or (None if to_stdout else output.with_suffix(".json"))
     files = ([] if to_stdout else [output]) + ([summary] if summary is not None else [])
     check_targets(files, inputs=[Path(args.input)], overwrite=args.overwrite)
-    fc = Forecaster.load(args.checkpoint, device=args.device)
+    fc = TrainedModel.load(args.checkpoint, device=args.device)
     widths = fc.half_widths(args.intervals) if args.intervals else {}
     spec = fc.spec
     panel = fc.read(args.input, **_read_options(args), min_rows=spec.seq_len + spec.pred_len,
@@ -242,8 +242,8 @@ def _rolling_status(args: argparse.Namespace, fc: Any, bt: Any, payload: dict[st
 
 
 def _read_options(args: argparse.Namespace) -> dict[str, Any]:
-    """Forecaster.read's keywords from the command line (``--timestamp-col none``: no timestamps)."""
-    from forecast.predict.forecaster import FROM_CHECKPOINT
+    """TrainedModel.read's keywords from the command line (``--timestamp-col none``: no timestamps)."""
+    from forecast.predict.trained_model import FROM_CHECKPOINT
 
     ts = args.timestamp_col
     timestamp_col = FROM_CHECKPOINT if ts is None else None if ts.strip().lower() == "none" else ts

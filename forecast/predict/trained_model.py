@@ -30,11 +30,11 @@ from forecast.training.conformal import CONFORMAL_KEY, check_levels, half_widths
 from forecast.training.floors import RIDGE, ridge_from_state
 from forecast.training.recipe import FLOORS_KEY, RECIPE_KEY, load_checkpoint, load_model
 
-FROM_CHECKPOINT = "<the training timestamp column>"  # Forecaster.read's default timestamp column
+FROM_CHECKPOINT = "<the training timestamp column>"  # TrainedModel.read's default timestamp column
 
 
 @dataclass
-class Forecaster:
+class TrainedModel:
     """A model in eval mode with its data spec and training config.
 
     Attributes:
@@ -58,7 +58,7 @@ class Forecaster:
     conformal: dict[str, Any] | None = None
 
     @classmethod
-    def load(cls, path: str | Path, *, device: str = "cpu") -> "Forecaster":
+    def load(cls, path: str | Path, *, device: str = "cpu") -> "TrainedModel":
         """Load a ``.ckpt`` file or a run directory's best checkpoint.
 
         Raises:
