@@ -40,7 +40,8 @@ def test_the_readme_snippet_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         exec(compile(readme_snippet(), "README.md", "exec"), scope)  # noqa: S102 - the README's own code
     run, future, scores = scope["run"], scope["future"], scope["scores"]
     assert isinstance(run, Run) and run.run_dir.parent.parent == tmp_path / "outputs"
-    assert (run.run_dir / "metrics.json").is_file() and (run.run_dir / "data.csv").is_file()
+    assert (run.run_dir / "metrics.json").is_file() and not (run.run_dir / "data.csv").exists()
+    assert "path: <DataFrame>" in (run.run_dir / "config.yaml").read_text()  # the frame itself is not written
     assert isinstance(future, pd.DataFrame) and len(future) == run.metrics["pred_len"] == 12
     assert future.columns[0] == "date"
     last = pd.Timestamp(pd.read_csv(ETTH1, nrows=2000)["date"].iloc[-1])
