@@ -6,6 +6,7 @@ Examples::
     forecast-train experiment=informer_etth1_24      # the paper's ETTh1 horizon-24 row
     forecast-train attention=full                    # swap the self-attention backend
     forecast-train -m attention=full,prob,local      # sweep backends
+    forecast-train -v                                # also Lightning's own lines, the model summary, warnings
     forecast-train attention=full resume=outputs/2026-11-23/02-40-00-123456  # continue a run that stopped
 """
 
@@ -62,17 +63,25 @@ def _hydra_main(cfg: DictConfig) -> float:
 
 
 CONFIG_ERRORS = (ConfigCompositionException, OverrideParseException, MissingMandatoryValue)
+VERBOSE_FLAGS = ("-v", "--verbose")
+
+
+def verbose_override(argv: list[str]) -> list[str]:
+    """``argv`` with ``-v``/``--verbose`` written as the override ``verbose=true`` (Hydra knows no such flag)."""
+    return [("verbose=true" if arg in VERBOSE_FLAGS else arg) for arg in argv]
 
 
 def main() -> None:
     """Console entry point.
 
+    ``-v`` (``--verbose``) stands for ``verbose=true``: the libraries' own lines and warnings too.
     A configuration the command line got wrong (an unknown key or option, an unparsable override)
     stops with one ``error:`` line and exit status 2 before any run directory exists: Hydra is asked
     to raise such errors (``HYDRA_FULL_ERROR``) instead of printing them, and they are caught here.
     """
     tune_malloc()
     os.environ.setdefault("HYDRA_FULL_ERROR", "1")
+    sys.argv[1:] = verbose_override(sys.argv[1:])
     try:
         _hydra_main()
     except CONFIG_ERRORS as exc:

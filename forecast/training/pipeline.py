@@ -29,6 +29,7 @@ from forecast.core.calendar import count_parameters
 from forecast.core.forecaster import build_forecaster, check_types, describe_composition
 from forecast.data.errors import DataError
 from forecast.io import atomic_path, write_json
+from forecast.runtime import console
 from forecast.training.closed_form import ClosedFormStart
 from forecast.training.compile import maybe_compile
 from forecast.training.conformal import calibrate, store_in_checkpoint, validation_scores
@@ -133,6 +134,7 @@ def compose(cfg: DictConfig, *, frame: pd.DataFrame | None = None) -> Run:
         cfg: the composed ``train.yaml``.
         frame: the data as a DataFrame instead of the file ``data.path`` names (the API's ``train(data=frame)``).
     """
+    console(bool(cfg.get("verbose")))
     if cfg.get("threads"):
         torch.set_num_threads(int(cfg.threads))
     L.seed_everything(cfg.seed, workers=True, verbose=False)
