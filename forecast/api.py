@@ -81,8 +81,9 @@ def train(data: Data | None = None, overrides: Sequence[str] | None = None, *, r
     """Train and test a model exactly as ``forecast-train OVERRIDES`` does.
 
     Args:
-        data: a CSV path or a DataFrame (read as the file would be; ``config.yaml`` records its
-            ``data.path`` as ``<DataFrame>``); selects ``data=csv`` unless an override picks another data config. None trains on what the overrides say (the default
+        data: a CSV path or a DataFrame (handed to the data module and read as the file would be, never
+            written; ``config.yaml`` records ``data.path: <DataFrame>``); selects ``data=csv`` unless an
+            override picks another data config. None trains on what the overrides say (the default
             ``data=etth1`` in a checkout).
         overrides: ``forecast-train``'s command-line overrides (``["data.target=OT", "model=linear"]``).
         run_dir: where the run is written (default ``outputs/<date>/<time>`` under the working directory).
