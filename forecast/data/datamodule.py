@@ -109,7 +109,8 @@ class ForecastDataModule(L.LightningDataModule):
     validation and test.
     """
 
-    def __init__(self, *, path: str | Path | pd.DataFrame, target: str = "OT", features: Features = "M", timestamp_col: str | None = "date",
+    def __init__(self, *, path: str | Path | pd.DataFrame, target: str = "OT", features: Features = "M",
+                 timestamp_col: str | None = "date",
                  columns: Sequence[str] | None = None, seq_len: int = 96, label_len: int = 48, pred_len: int = 24,
                  freq: str | None = None, borders: Sequence[int] | None = None,
                  ratios: Sequence[float] = (0.7, 0.1, 0.2), scale: bool = True, batch_size: int = 32,
@@ -180,7 +181,8 @@ class ForecastDataModule(L.LightningDataModule):
         elif self.columns is not None:
             wanted = [c for c in self.columns if c not in self.future_columns]
             wanted += ([self.target] if self.target not in wanted else []) + self.future_columns
-        panel = read_panel(self.path if self.frame is None else self.frame, timestamp_col=self.timestamp_col, columns=wanted, id_col=self.id_col,
+        source = self.path if self.frame is None else self.frame
+        panel = read_panel(source, timestamp_col=self.timestamp_col, columns=wanted, id_col=self.id_col,
                            header=self.header, fill=self.fill, freq=self.freq,
                            fill_missing_dates=self.fill_missing_dates, hints=TRAIN)
         for note in panel.notes:

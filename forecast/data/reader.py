@@ -186,7 +186,7 @@ def _fill(frame: pd.DataFrame, fill: FillMethod, path: Path, who: str) -> pd.Dat
     return frame
 
 
-def read_panel(path: str | Path | pd.DataFrame, *, timestamp_col: str | None = "date", columns: Sequence[str] | None = None,
+def read_panel(path: str | Path, *, timestamp_col: str | None = "date", columns: Sequence[str] | None = None,
                id_col: str | None = None, header: bool = True, fill: FillMethod | None = None,
                freq: str | None = None, model_freq: bool = False, fill_missing_dates: bool = False,
                hints: Hints = TRAIN) -> Panel:

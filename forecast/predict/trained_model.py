@@ -88,7 +88,8 @@ class TrainedModel:
         return target if target in self.spec.target_columns else self.spec.target_columns[-1]
 
     # ------------------------------------------------------------------------------------- reading
-    def read(self, path: str | Path | pd.DataFrame, *, fill: FillMethod | None = None, timestamp_col: str | None = FROM_CHECKPOINT,
+    def read(self, path: str | Path | pd.DataFrame, *, fill: FillMethod | None = None,
+             timestamp_col: str | None = FROM_CHECKPOINT,
              header: bool | None = None, fill_missing_dates: bool = False, min_rows: int | None = None,
              what: str | None = None) -> Panel:
         """Read and validate a CSV (or a DataFrame) against the training data's columns, frequency and series.

@@ -74,7 +74,7 @@ def resume_point(cfg: DictConfig, run_dir: Path, resolved: dict[str, Any]) -> Pa
 
 
 @dataclass
-class Run:
+class ComposedRun:
     """A composed run: its config, data, floors, model, Lightning task and trainer, ready to fit.
 
     Attributes:
@@ -126,7 +126,7 @@ class Evaluation:
     run_stats: dict[str, Any]
 
 
-def compose(cfg: DictConfig, *, frame: pd.DataFrame | None = None) -> Run:
+def compose(cfg: DictConfig, *, frame: pd.DataFrame | None = None) -> ComposedRun:
     """Build the data (read, split, scaled), score the floors, build the model, its task and the trainer,
     and write ``config.yaml``.
 
@@ -170,11 +170,11 @@ def compose(cfg: DictConfig, *, frame: pd.DataFrame | None = None) -> Run:
                   ResumeState(run_dir=run_dir, command=resume_command(run_dir))]
     trainer: L.Trainer = instantiate(cfg.trainer, callbacks=callbacks, logger=loggers or False,
                                      default_root_dir=str(run_dir))
-    return Run(cfg=cfg, resolved=resolved, run_dir=run_dir, datamodule=datamodule, floors=floors, net=net, task=task,
-               trainer=trainer, monitor=monitor, closed_form=closed_form, resume_from=resume_from)
+    return ComposedRun(cfg=cfg, resolved=resolved, run_dir=run_dir, datamodule=datamodule, floors=floors, net=net,
+                       task=task, trainer=trainer, monitor=monitor, closed_form=closed_form, resume_from=resume_from)
 
 
-def fit(run: Run) -> str | None:
+def fit(run: ComposedRun) -> str | None:
     """Fit the model (continuing ``run.resume_from``); the selected checkpoint, None for a model without
     trainable parameters (nothing to fit)."""
     trainer = run.trainer
@@ -190,7 +190,7 @@ def fit(run: Run) -> str | None:
     return run.closed_form.best_path or best
 
 
-def evaluate(run: Run, best: str | None) -> Evaluation:
+def evaluate(run: ComposedRun, best: str | None) -> Evaluation:
     """Validate and test the ``best`` checkpoint and calibrate its intervals on validation.
 
     A model without trainable parameters (``best`` None) is validated as it is, then saved to
@@ -213,7 +213,7 @@ def evaluate(run: Run, best: str | None) -> Evaluation:
     return Evaluation(metrics=metrics, best=best, calibration=calibration, run_stats=run_stats)
 
 
-def run_metrics(run: Run, evaluation: Evaluation) -> dict[str, Any]:
+def run_metrics(run: ComposedRun, evaluation: Evaluation) -> dict[str, Any]:
     """What ``metrics.json`` records: the scores, the floors, the training's cost and the run's settings."""
     cfg, spec, net, monitor, closed_form = run.cfg, run.datamodule.spec, run.net, run.monitor, run.closed_form
     metrics: dict[str, Any] = dict(evaluation.metrics)
@@ -247,7 +247,7 @@ def run_metrics(run: Run, evaluation: Evaluation) -> dict[str, Any]:
     return metrics
 
 
-def write(run: Run, evaluation: Evaluation, metrics: dict[str, Any], started: float) -> None:
+def write(run: ComposedRun, evaluation: Evaluation, metrics: dict[str, Any], started: float) -> None:
     """Write the plot and ``metrics.json`` (with ``wall_seconds`` since ``started``), drop ``last.ckpt``
     (nothing is left to resume) and print the closing lines: the scores against the floors, the run dir,
     the checkpoint."""
