@@ -45,3 +45,8 @@ def test_markdown_and_csv_show_the_best_floor_beside_every_row(sweep: Path, tmp_
     assert float(rows["FullAttention"]["best_floor_test/mse"]) == pytest.approx(0.32)
     assert rows["ProbSparseAttention"]["best_floor"] == "naive"
     assert rows["WindowMean"]["best_floor"] == rows["WindowMean"]["best_floor_test/mse"] == ""
+    # each floor's own test MSE, the mean over the row's runs; empty where no run scored it
+    assert float(rows["FullAttention"]["floor_ridge_test/mse"]) == pytest.approx(0.32)
+    assert float(rows["FullAttention"]["floor_mean_test/mse"]) == pytest.approx(0.7)
+    assert rows["ProbSparseAttention"]["floor_mean_test/mse"] == ""
+    assert rows["WindowMean"]["floor_naive_test/mse"] == ""
