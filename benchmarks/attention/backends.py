@@ -12,6 +12,7 @@ eval mode, so dropout is off for every backend and ``full`` is comparable to ``s
 
 from __future__ import annotations
 
+import importlib.util
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +25,8 @@ if TYPE_CHECKING:  # torch is imported lazily: the orchestrating process never n
 AttentionFn = Callable[["Tensor", "Tensor", "Tensor", bool], "Tensor"]
 
 BASELINES: tuple[str, ...] = ("sdpa", "dense")
-CONF_DIR = Path(__file__).resolve().parents[1] / "conf" / "attention"
+#: the backend registry shipped inside the package (found without importing forecast, which would import torch)
+CONF_DIR = Path(importlib.util.find_spec("forecast").origin).parent / "conf" / "attention"
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from forecast.cli.runtime import PROJECT_ROOT
 from tests.conftest import tiny_run_overrides
 
 NYSTROM_IN_DECODER = (
