@@ -49,13 +49,6 @@ class CalendarProfile(nn.Module):
         self.profile = nn.Parameter(torch.zeros(_SLOTS[period], n_channels), requires_grad=False)
         self.register_buffer("seen", torch.zeros(_SLOTS[period], dtype=torch.bool))
 
-    def _load_from_state_dict(self, state_dict: dict[str, Any], prefix: str, *args: Any) -> None:
-        # checkpoints saved before ``seen`` existed: a slot training filled has a non-zero mean on
-        # some channel (an exact zero on every channel is not a value real data gives)
-        if prefix + "profile" in state_dict and prefix + "seen" not in state_dict:
-            state_dict[prefix + "seen"] = state_dict[prefix + "profile"].ne(0).any(dim=1)
-        super()._load_from_state_dict(state_dict, prefix, *args)
-
     def n_fitted(self) -> int:
         """Values the profile holds for the slots training saw (slots seen x channels)."""
         return int(self.seen.sum()) * self.profile.shape[1]

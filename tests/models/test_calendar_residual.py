@@ -87,17 +87,6 @@ def test_count_parameters_counts_only_the_profile_slots_training_saw() -> None:
     assert sum(p.numel() for p in floor.parameters()) == ridge_only + 7 * 1440 * 2
 
 
-def test_a_state_saved_before_seen_existed_loads_with_the_slots_it_filled() -> None:
-    values, index = seasonal_series(24 * 20 + 5)
-    fitted = CalendarProfile(2, "day")
-    fitted.fit(loader(values, index, start=0, end=24 * 20 + 5, seq_len=24, pred_len=5, stride=24))
-    old_state = {k: v for k, v in fitted.state_dict().items() if k != "seen"}
-    restored = CalendarProfile(2, "day")
-    restored.load_state_dict(old_state)  # strict
-    assert torch.equal(restored.seen, fitted.seen) and torch.equal(restored.profile, fitted.profile)
-    assert restored.n_fitted() == 24 * 2
-
-
 def test_a_short_window_forecasts_the_daily_shape_only_with_the_cycle() -> None:
     """Eight input steps cannot show a 24-step shape; the profile fitted on training can."""
     values, index = seasonal_series(24 * 60)

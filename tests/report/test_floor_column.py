@@ -1,4 +1,4 @@
-"""The best floor beside every row of the comparison report; runs written before floors have an empty cell."""
+"""The best floor beside every row of the comparison report; runs without floors have an empty cell."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def sweep(tmp_path: Path) -> Path:
         {**metrics(enc="FullAttention", mse=0.50, seed=1), "floors": floors(naive=1.2, ridge=0.31, mean=0.7)},
         {**metrics(enc="FullAttention", mse=0.60, seed=2), "floors": floors(naive=1.2, ridge=0.33, mean=0.7)},
         {**metrics(enc="ProbSparseAttention", mse=0.40), "floors": floors(naive=0.2, ridge=0.31)},
-        metrics(model="WindowMean", enc="none", mse=0.90),  # written before floors were scored
+        metrics(model="WindowMean", enc="none", mse=0.90),  # no floors scored
     ])
 
 
