@@ -13,7 +13,7 @@ from forecast.cli.runtime import CONF_DIR
 from forecast.core.forecaster import build_forecaster, describe_composition
 from tests.conftest import ETTH1, ETTH2, compose_train
 
-DIMS = {"enc_in": 7, "c_out": 7, "n_time_features": 4, "seq_len": 96, "label_len": 48, "pred_len": 24,
+DIMS = {"enc_in": 7, "c_out": 7, "n_time_features": 4, "n_future": 0, "seq_len": 96, "label_len": 48, "pred_len": 24,
         "target_index": list(range(7))}
 
 
@@ -109,3 +109,12 @@ def test_dlinear_brings_its_learning_rate_and_the_command_line_still_wins(tmp_pa
 def test_presets_compose_what_they_document(model: str, composition: str, tmp_path: Path) -> None:
     cfg = compose_train([f"model={model}"], tmp_path)
     assert describe_composition(cfg.model) == composition
+
+
+@pytest.mark.parametrize("name", options("ridge"))
+def test_ridge_part_options_compose_and_build_into_the_floor(name: str, tmp_path: Path) -> None:
+    key = {"random_features": "features", "huber": "huber"}[name]
+    cfg = compose_train(["model=linear", f"+ridge@model.{key}={name}"], tmp_path)
+    dims = dict(DIMS, seq_len=cfg.data.seq_len, label_len=cfg.data.label_len, pred_len=cfg.data.pred_len)
+    floor = build_forecaster(cfg.model, dims)
+    assert type(getattr(floor, key)).__name__ == describe_composition(cfg.model[key])

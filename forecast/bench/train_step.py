@@ -27,7 +27,7 @@ from torch import nn
 from torch.utils.data import DataLoader
 
 from forecast.cli.runtime import CONF_DIR, register_resolvers
-from forecast.core.calendar import count_parameters
+from forecast.core.parameters import count_parameters
 from forecast.core.forecaster import build_forecaster
 from forecast.data.batch import Batch
 from forecast.training.compile import maybe_compile
