@@ -26,8 +26,8 @@ from omegaconf import DictConfig, open_dict
 from torch import nn
 from torch.utils.data import DataLoader
 
+from forecast.core.parameters import count_parameters
 from forecast.runtime import CONF_DIR, register_resolvers
-from forecast.core.calendar import count_parameters
 from forecast.core.forecaster import build_forecaster
 from forecast.data.batch import Batch
 from forecast.training.compile import maybe_compile

@@ -21,7 +21,7 @@ import pandas as pd
 import torch
 from torch.utils.data import DataLoader
 
-from forecast.baselines.linear import RidgeFloor
+from forecast.baselines.ridge import RidgeFloor
 from forecast.data.datamodule import ForecastDataModule
 from forecast.data.errors import DataError
 from forecast.io import atomic_path
@@ -49,7 +49,7 @@ def scan(path: Path, *, horizons: list[int], lookbacks: list[int], alphas: list[
             dm = ForecastDataModule(path=str(path), features="M", seq_len=seq_len, label_len=0, pred_len=pred_len,
                                     borders=borders, ratios=ratios, eval_batch_size=512)
             dm.setup("fit")
-            model = RidgeFloor(**dm.model_dims())
+            model = RidgeFloor(dims=dm.model_dims())
             stats = model.statistics(dm.ordered_train_dataloader())
             for alpha in alphas:
                 model.alpha = float(alpha)

@@ -25,14 +25,15 @@ def test_one_config_writes_the_step_inference_memory_and_parameter_count(tmp_pat
     assert r["steps_timed"] == 2 and r["step_s_min"] <= r["step_s_median"] <= r["step_s_max"]
     assert r["infer_s_per_batch"] > 0 and r["infer_s_per_window"] > 0 and r["peak_memory_mb"] > 0
     assert r["overrides"] == TINY and r["precision"] == "32-true" and r["compiled"] is False
-    from forecast.core.calendar import count_parameters
+    from forecast.core.parameters import count_parameters
     from forecast.models.informer import Informer
+    from tests.dims import with_dims
     from forecast.attention.prob import ProbSparseAttention
     from forecast.attention.full import FullAttention
-    net = Informer(enc_in=7, c_out=7, n_time_features=4, seq_len=48, label_len=24, pred_len=12,
+    net = Informer(**with_dims(enc_in=7, c_out=7, n_time_features=4, seq_len=48, label_len=24, pred_len=12,
                    target_index=list(range(7)), encoder_attention=ProbSparseAttention,
                    decoder_attention=ProbSparseAttention, cross_attention=FullAttention, d_model=16, n_heads=2,
-                   d_ff=16, e_layers=1, d_layers=1)
+                   d_ff=16, e_layers=1, d_layers=1))
     assert r["params"] == count_parameters(net)
 
 

@@ -144,7 +144,7 @@ def write_configs(root: Path, configs: list[str]) -> None:
 
 
 def config(*, cycle: str = "null", label_len: int = 48, attention: str = "FullAttention", lr: float = 1e-4) -> str:
-    return (f"model:\n  _target_: forecast.baselines.linear.RidgeFloor\n  cycle: {cycle}\n"
+    return (f"model:\n  _target_: forecast.baselines.ridge.RidgeFloor\n  cycle: {cycle}\n"
             f"  encoder_attention:\n    _target_: forecast.attention.{attention}\n"
             f"data:\n  path: /somewhere/ETTh1.csv\n  seq_len: 96\n  pred_len: 4\n  label_len: {label_len}\n  seed: 1\n"
             f"task:\n  optimizer:\n    lr: {lr}\nseed: 1\npaths:\n  output_dir: /tmp/x\n")

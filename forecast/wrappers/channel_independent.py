@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from torch import Tensor
-from typing_extensions import Unpack
 
 from forecast.core.forecaster import DataDims, ForecasterFactory
-from forecast.models.wrapper import Wrapper
+from forecast.wrappers.base import Wrapper
 
 
 class ChannelIndependent(Wrapper):
@@ -19,14 +18,14 @@ class ChannelIndependent(Wrapper):
 
     Args:
         net: factory of the wrapped forecaster.
-        **dims: the data sizes (:class:`~forecast.core.forecaster.DataDims`).
+        dims: the data's sizes.
     """
 
-    def __init__(self, *, net: ForecasterFactory, **dims: Unpack[DataDims]) -> None:
+    def __init__(self, *, net: ForecasterFactory, dims: DataDims) -> None:
         super().__init__()
         self.target_index = [int(i) for i in dims["target_index"]]
         self.pred_len = dims["pred_len"]
-        self.net = net(**{**dims, "enc_in": 1, "c_out": 1, "target_index": [0]})
+        self.net = net(dims=DataDims(**{**dims, "enc_in": 1, "c_out": 1, "target_index": [0]}))
 
     def select_on_validation(self, batches: Iterable[Any]) -> None:
         """Nothing: the wrapped net sees transformed windows, so a choice on raw ones would not be its own."""

@@ -30,8 +30,8 @@ class CalendarProfile(nn.Module):
     Slots are minutes of the day (``day``) or of the week (``week``), so hourly data uses 24 (or 168)
     of them and 15-minute data 96 (or 672). The profile is a frozen parameter (saved in the checkpoint,
     never touched by an optimiser); ``seen`` marks the slots training filled, and only those count in
-    ``n_params`` (:func:`count_parameters`). A slot that training never saw keeps 0, the training mean
-    on the scaled data.
+    ``n_params`` (:meth:`unused_parameters`). A slot that training never saw keeps 0, the training
+    mean on the scaled data.
 
     Args:
         n_channels: input channels (C_in).
@@ -52,6 +52,11 @@ class CalendarProfile(nn.Module):
     def n_fitted(self) -> int:
         """Values the profile holds for the slots training saw (slots seen x channels)."""
         return int(self.seen.sum()) * self.profile.shape[1]
+
+    def unused_parameters(self) -> int:
+        """Values of the slots training never saw: left out of ``n_params``
+        (:func:`~forecast.core.parameters.count_parameters`)."""
+        return self.profile.numel() - self.n_fitted()
 
     def slots(self, marks: Tensor) -> Tensor:
         """Calendar slot of every step.
@@ -104,16 +109,6 @@ class CalendarProfile(nn.Module):
 
     def extra_repr(self) -> str:
         return f"period={self.period}, slots={self.profile.shape[0]}, channels={self.profile.shape[1]}"
-
-
-def count_parameters(net: nn.Module) -> int:
-    """Parameters of ``net``, a calendar profile counting only the slots training saw.
-
-    A daily profile is allocated per minute of the day (1440 slots) whatever the data's frequency,
-    but hourly data fills 24 of them: counting them all would make the profile look 60 times its size.
-    """
-    unused = sum(m.profile.numel() - m.n_fitted() for m in net.modules() if isinstance(m, CalendarProfile))
-    return sum(p.numel() for p in net.parameters()) - unused
 
 
 class Residuals:

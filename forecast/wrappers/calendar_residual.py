@@ -5,18 +5,17 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from torch import Tensor
-from typing_extensions import Unpack
 
-from forecast.core.calendar import CalendarProfile, Period
+from forecast.wrappers.calendar import CalendarProfile, Period
 from forecast.core.errors import ConfigError
 from forecast.core.forecaster import DataDims, ForecasterFactory
-from forecast.models.wrapper import Wrapper
+from forecast.wrappers.base import Wrapper
 
 
 class CalendarResidual(Wrapper):
     """Removes the calendar profile from the window, forecasts the rest, restores the profile on the horizon.
 
-    The profile (``forecast.core.calendar.CalendarProfile``: the training mean of each time-of-day or
+    The profile (``forecast.wrappers.calendar.CalendarProfile``: the training mean of each time-of-day or
     time-of-week slot per channel) is fitted in closed form first; the wrapped forecaster's own
     closed-form parts are then fitted on the windows without it.
 
@@ -24,13 +23,13 @@ class CalendarResidual(Wrapper):
         net: factory of the wrapped forecaster.
         period: ``day`` or ``week``; None for no profile (the wrapper then passes everything through, so
             a preset with a profile runs without one: ``model=informer_plus model.period=null``).
-        **dims: the data sizes (:class:`~forecast.core.forecaster.DataDims`).
+        dims: the data's sizes.
 
     Raises:
         ConfigError: a profile for data without timestamps (no time features), or an unknown period.
     """
 
-    def __init__(self, *, net: ForecasterFactory, period: Period | None = "day", **dims: Unpack[DataDims]) -> None:
+    def __init__(self, *, net: ForecasterFactory, period: Period | None = "day", dims: DataDims) -> None:
         super().__init__()
         if period is not None and dims["n_time_features"] == 0:
             raise ConfigError("the calendar profile reads each step's time of day from its timestamp, and this "
@@ -39,7 +38,7 @@ class CalendarResidual(Wrapper):
         self.profile = CalendarProfile(dims["enc_in"], period) if period is not None else None
         self.target_index = [int(i) for i in dims["target_index"]]
         self.pred_len = dims["pred_len"]
-        self.net = net(**dims)
+        self.net = net(dims=dims)
 
     def fit_closed_form(self, batches: Iterable[Any]) -> int | None:
         """Fit the profile, then the net's closed-form parts on the windows without it.

@@ -5,11 +5,10 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from torch import Tensor
-from typing_extensions import Unpack
 
 from forecast.core.errors import ConfigError
 from forecast.core.forecaster import DataDims, ForecasterFactory
-from forecast.models.wrapper import Wrapper
+from forecast.wrappers.base import Wrapper
 
 
 class FloorResidual(Wrapper):
@@ -21,16 +20,16 @@ class FloorResidual(Wrapper):
 
     Args:
         floor: factory of the floor, any forecaster with a closed-form fit (e.g.
-            ``forecast.baselines.linear.RidgeFloor`` with its own options).
+            ``forecast.baselines.ridge.RidgeFloor`` with its own options).
         net: factory of the residual forecaster; it must be able to start from a zero forecast (an
             Informer, or an ``InstanceNorm(restore_mean=False)`` around one).
-        **dims: the data sizes (:class:`~forecast.core.forecaster.DataDims`), given to both.
+        dims: the data's sizes, given to both.
     """
 
-    def __init__(self, *, floor: ForecasterFactory, net: ForecasterFactory, **dims: Unpack[DataDims]) -> None:
+    def __init__(self, *, floor: ForecasterFactory, net: ForecasterFactory, dims: DataDims) -> None:
         super().__init__()
-        self.floor = floor(**dims)
-        self.net = net(**dims)
+        self.floor = floor(dims=dims)
+        self.net = net(dims=dims)
         self.net.zero_output_()
 
     def fit_closed_form(self, batches: Iterable[Any]) -> int | None:

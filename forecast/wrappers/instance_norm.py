@@ -6,18 +6,17 @@ from typing import Any, Iterable
 
 import torch
 from torch import Tensor, nn
-from typing_extensions import Unpack
 
 from forecast.core.errors import ConfigError
 from forecast.core.forecaster import DataDims, ForecasterFactory
-from forecast.models.wrapper import Wrapper
+from forecast.wrappers.base import Wrapper
 
 
 class InstanceNorm(Wrapper):
     """Normalise each input window by its own per-channel mean and std; undo it on the forecast.
 
     Args:
-        net: factory of the wrapped forecaster (built with the same data sizes).
+        net: factory of the wrapped forecaster (built with the same ``dims``).
         affine: learn a per-channel scale and bias applied after normalising (undone on the forecast
             when ``restore_mean``).
         restore_mean: return ``forecast * std + mean`` in the window's units. False returns
@@ -25,18 +24,18 @@ class InstanceNorm(Wrapper):
             that already carries the window's level (``FloorResidual``); then the forecast starts at
             zero when the wrapped net's does.
         eps: added to the variance.
-        **dims: the data sizes (:class:`~forecast.core.forecaster.DataDims`).
+        dims: the data's sizes.
     """
 
     def __init__(self, *, net: ForecasterFactory, affine: bool = False, restore_mean: bool = True,
-                 eps: float = 1e-5, **dims: Unpack[DataDims]) -> None:
+                 eps: float = 1e-5, dims: DataDims) -> None:
         super().__init__()
         self.eps, self.affine, self.restore_mean = eps, affine, restore_mean
         self.target_index = [int(i) for i in dims["target_index"]]
         if affine:
             self.weight = nn.Parameter(torch.ones(dims["enc_in"]))
             self.bias = nn.Parameter(torch.zeros(dims["enc_in"]))
-        self.net = net(**dims)
+        self.net = net(dims=dims)
 
     def normalize(self, x: Tensor) -> tuple[Tensor, tuple[Tensor, Tensor]]:
         """Shapes: x (B, L, C) -> normalised (B, L, C) and stats ((B, 1, C), (B, 1, C))."""
