@@ -10,6 +10,7 @@ from torch import Tensor, nn
 
 from forecast.data.time_features import CALENDAR_SIZES
 from forecast.core.errors import ConfigError
+from forecast.models.dropout import Dropout
 
 Embed = Literal["timeF", "fixed", "learned"]
 
@@ -119,7 +120,7 @@ class DataEmbedding(nn.Module):
         self.token = TokenEmbedding(c_in, d_model)
         self.position = PositionalEmbedding(d_model)
         self.temporal = TemporalEmbedding(d_model, n_time_features, embed, n_future)
-        self.dropout = nn.Dropout(dropout)
+        self.dropout = Dropout(dropout)
 
     stride = 1  # steps between consecutive tokens: one token per step
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
+from forecast.models.dropout import Dropout
 from forecast.models.layers import Activation, FeedForward
 from forecast.models.multihead import MultiHeadAttention
 
@@ -18,7 +19,7 @@ class EncoderLayer(nn.Module):
         self.attention = attention
         self.ff = FeedForward(d_model, d_ff, dropout, activation)
         self.norm1, self.norm2 = nn.LayerNorm(d_model), nn.LayerNorm(d_model)
-        self.dropout = nn.Dropout(dropout)
+        self.dropout = Dropout(dropout)
 
     def forward(self, x: Tensor) -> Tensor:
         """Shapes: x (B, L, d_model) -> (B, L, d_model)."""
