@@ -10,7 +10,8 @@ seeded default generator (``random_`` over the full int64 range) and keeps an el
   and kept elements are scaled by ``1 / (1 - that probability)``, so the expectation is exact;
 * the masks are a function of the generator's state alone, as ``F.dropout``'s are: the same seed
   gives the same masks, at any thread count (``random_`` on CPU draws serially);
-* on other devices (CUDA's fused Philox kernel) it is ``F.dropout``.
+* on other devices (CUDA's fused Philox kernel), and inside ``torch.compile`` (where ``random_`` would
+  break the graph and Inductor draws dropout masks with its own generator), it is ``F.dropout``.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ def dropout(x: Tensor, p: float, training: bool = True) -> Tensor:
     """
     if not training or p == 0.0:
         return x
-    if x.device.type != "cpu" or p >= 1.0:
+    if x.device.type != "cpu" or p >= 1.0 or torch.compiler.is_compiling():
         return F.dropout(x, p, training)
     keep, p_drawn = keep_mask(x.shape, p, x.device)
     return x * keep.to(x.dtype) * (1.0 / (1.0 - p_drawn))

@@ -35,7 +35,9 @@ class TokenEmbedding(nn.Module):
 
     def forward(self, x: Tensor) -> Tensor:
         """Shapes: x (B, L, C) -> (B, L, d_model)."""
-        return self.conv(x.transpose(1, 2)).transpose(1, 2)  # (B, C, L) -> (B, d_model, L) -> (B, L, d_model)
+        y = self.conv(x.transpose(1, 2))  # (B, C, L) -> (B, d_model, L)
+        # (B, L, d_model), laid out so: one copy here instead of one before every later matmul and norm
+        return y.transpose(1, 2).contiguous()
 
 
 class PositionalEmbedding(nn.Module):

@@ -40,7 +40,7 @@ class DistilConv(nn.Module):
     def forward(self, x: Tensor) -> Tensor:
         """Shapes: x (B, L, d_model) -> (B, ceil(L/2), d_model)."""
         y = self.pool(self.act(self.norm(self.conv(x.transpose(1, 2)))))  # (B, d_model, ceil(L/2))
-        return y.transpose(1, 2)
+        return y.transpose(1, 2).contiguous()  # (B, ceil(L/2), d_model), laid out so (see TokenEmbedding)
 
 
 class Encoder(nn.Module):
