@@ -121,3 +121,26 @@ def test_bf16_training_tracks_fp32_on_a_tiny_series(small_csv: Path, tmp_path: P
         assert b == pytest.approx(a, rel=0.02)
     rel = (bf16_pred.float() - fp32_pred).norm() / fp32_pred.norm()
     assert rel < 0.02, rel
+
+
+
+def test_under_bf16_autocast_the_floor_of_the_default_model_stays_float32(small_csv: Path, tmp_path: Path) -> None:
+    """The default model starts at its floor (the net's output is zero): with and without autocast the
+    forecast is the same float32 floor (the ridge floor's matrix product would otherwise run in bf16)."""
+    from hydra.utils import instantiate
+
+    from forecast.core.forecaster import build_forecaster
+
+    cfg = compose_train(tiny_run_overrides(small_csv), tmp_path)
+    datamodule = instantiate(cfg.data)
+    datamodule.setup("fit")
+    net = build_forecaster(cfg.model, datamodule.model_dims()).eval()
+    assert net.fit_closed_form(datamodule.train_dataloader())
+    assert net.floor.chosen == "ridge"
+    batch = next(iter(datamodule.train_dataloader()))
+    with torch.inference_mode():
+        plain = net(batch.x_enc, batch.x_mark_enc, batch.x_mark_dec)
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            autocast = net(batch.x_enc, batch.x_mark_enc, batch.x_mark_dec)
+    assert autocast.dtype == torch.float32
+    torch.testing.assert_close(autocast, plain)
