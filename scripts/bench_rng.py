@@ -2,7 +2,8 @@
 """Cost per element of a dropout mask on this CPU, beside a multiply, at 1 and 2 threads.
 
 On CPUs other than Intel's, ATen draws ``bernoulli_`` (and so ``F.dropout``) with its serial default
-generator; this prints what that costs against an elementwise multiply (docs/performance.md §3).
+generator; this prints what that costs against the model's lane-mask dropout
+(``forecast.models.dropout``) and an elementwise multiply (docs/performance.md §3).
 
     python scripts/bench_rng.py --shape 32 96 2048 --repeats 5
 """
@@ -15,6 +16,7 @@ import statistics
 import torch
 
 from forecast.bench.train_step import time_calls
+from forecast.models.dropout import dropout, keep_mask
 
 
 def main() -> None:
@@ -26,6 +28,8 @@ def main() -> None:
     args = parser.parse_args()
     x = torch.randn(*args.shape)
     ops = {"F.dropout": lambda: torch.nn.functional.dropout(x, args.p, True),
+           "forecast Dropout (16-bit lanes)": lambda: dropout(x, args.p, True),
+           "lane mask alone": lambda: keep_mask(x.shape, args.p, x.device),
            "bernoulli_": lambda: torch.empty_like(x).bernoulli_(1 - args.p),
            "uniform_": lambda: torch.empty_like(x).uniform_(),
            "mul": lambda: x * x}
