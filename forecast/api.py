@@ -171,12 +171,14 @@ class Model:
         fc = self.forecaster
         check_future_given(fc.spec, future is not None, option="future=", source=str(fc.checkpoint))
         with _as_csv(data) as (path, header):
-            panel = fc.read(path, fill=fill, fill_missing_dates=fill_missing_dates, header=header)
+            panel = fc.read(path, fill=fill, fill_missing_dates=fill_missing_dates, header=header,
+                            dialect=_dialect(fc, header))
         values = None
         if future is not None:
             with _as_csv(future) as (path, header):
                 values = read_future(path, fc.spec, panel.series[0], timestamp_col=fc.spec.timestamp_col,
-                                     header=fc.spec.header if header is None else header, fill=fill)
+                                     header=fc.spec.header if header is None else header, fill=fill,
+                                     dialect=_dialect(fc, header))
         return fc.forecast(panel, intervals=intervals, future=values)
 
     def backtest(self, data: Data, span: str | None = "test", *, start: str | int | None = None,
@@ -200,7 +202,7 @@ class Model:
 
         fc, spec = self.forecaster, self.forecaster.spec
         with _as_csv(data) as (path, header):
-            panel = fc.read(path, header=header, min_rows=spec.seq_len + spec.pred_len,
+            panel = fc.read(path, header=header, dialect=_dialect(fc, header), min_rows=spec.seq_len + spec.pred_len,
                             what=f"one backtest window (seq_len {spec.seq_len} + pred_len {spec.pred_len})")
         panel, spans = resolve_spans(panel, fc.config, seq_len=spec.seq_len, pred_len=spec.pred_len, span=span,
                                      start=None if start is None else str(start),
@@ -217,6 +219,11 @@ def load(path: str | Path, *, device: str = "cpu") -> Model:
     from forecast.predict.forecaster import Forecaster
 
     return Model(Forecaster.load(path, device=device))
+
+
+def _dialect(fc: Any, header: bool | None) -> Any:
+    """The checkpoint's dialect for a file (``header`` None), or for a DataFrame written by ``to_csv``."""
+    return None if header is None else fc.spec.dialect.for_pandas_csv()
 
 
 def _frame_for_csv(frame: pd.DataFrame) -> pd.DataFrame:
