@@ -121,7 +121,7 @@ def _read_raw(path: Path, header: bool, hints: Hints, sep: str = ",") -> tuple[p
         kind = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}.get(sep, repr(sep))
         raise DataError(f"{path}: cannot read as CSV ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__}); "
                         f"expected a {kind}-separated file{' with a header row' if header else ''}"
-                        f"{'' if sep != ',' else '; ' + hints.set('sep', ';') + ' for another separator'}") from exc
+                        f"{'' if sep != ',' else '; ' + hints.set('sep', 'semicolon') + ' (or tab, pipe) for another separator'}") from exc
     raw.columns = [str(c) for c in raw.columns]
     if header and looks_like_data(raw.columns):
         first = ", ".join(list(raw.columns)[:4]) + (", …" if len(raw.columns) > 4 else "")
@@ -131,10 +131,11 @@ def _read_raw(path: Path, header: bool, hints: Hints, sep: str = ",") -> tuple[p
 
 
 def _timestamp_column(names: Sequence[str], wanted: str, path: Path, hints: Hints) -> str:
-    """``wanted`` if the file has it, else the one column named like a timestamp (any case)."""
+    """``wanted`` if the file has it, else (when ``wanted`` is itself such a name) the one column named like a
+    timestamp in any case: ``date`` finds ``Date``."""
     if wanted in names:
         return wanted
-    found = find_timestamp_column(names)
+    found = find_timestamp_column(names) if find_timestamp_column([wanted]) is not None else None
     if found is None:
         raise DataError(f"{path}: no timestamp column {wanted!r} (columns: {', '.join(names)}); {hints.timestamp}")
     return found

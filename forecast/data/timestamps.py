@@ -31,6 +31,7 @@ _YEAR_FIRST = re.compile(r"^\d{4}[-/.]\d")
 _FIELDS = re.compile(r"^(\d{1,2})[-/.](\d{1,2})[-/.]")
 # each unit's numbers from 1973-03 to 2100-01 (1e8 s .. 4.1e9 s): the ranges are three orders of magnitude apart
 _EPOCH = {unit: (1e8 * scale, 4.1e9 * scale) for unit, scale in (("s", 1), ("ms", 1e3), ("us", 1e6), ("ns", 1e9))}
+_FORMAT_EXAMPLE = "'%d.%m.%Y %H:%M'"  # quoted as a Hydra override needs it
 _UNIT_WORDS = {"s": "seconds", "ms": "milliseconds", "us": "microseconds", "ns": "nanoseconds"}
 
 
@@ -97,7 +98,7 @@ def _refuse_unparsed(stamps: pd.DatetimeIndex, raw: pd.Series, *, col: str, sour
     if bad.size:
         r = int(bad[0])
         raise DataError(f"{source}: line {line[r]}: cannot parse timestamp {raw.iloc[r]!r} in column {col!r}{how}; "
-                        f"use ISO format like 2016-07-01 00:00:00, or pass {hints.set('date_format', '%d.%m.%Y %H:%M')}"
+                        f"use ISO format like 2016-07-01 00:00:00, or pass {hints.set('date_format', _FORMAT_EXAMPLE)}"
                         f" with the file's format")
 
 

@@ -140,7 +140,7 @@ def test_date_format(tmp_path: Path) -> None:
     with pytest.raises(DataError) as err:
         read_panel(csv)
     assert str(err.value) == (f"{csv}: line 2: cannot parse timestamp '01.07.2016 00.00' in column 'date'; use ISO "
-                              f"format like 2016-07-01 00:00:00, or pass data.date_format=%d.%m.%Y %H:%M with the "
+                              f"format like 2016-07-01 00:00:00, or pass data.date_format='%d.%m.%Y %H:%M' with the "
                               f"file's format")
     panel = read_panel(csv, dialect=Dialect(date_format="%d.%m.%Y %H.%M"))
     pd.testing.assert_frame_equal(panel.series[0].frame, reference())
@@ -249,6 +249,8 @@ def test_trading_days_are_business_days_with_holidays(tmp_path: Path) -> None:
     assert panel.notes[1].startswith(f"{csv}: 5 holiday(s) (business days at 'B' without a row: 2019-05-27, "
                                      f"2019-07-04, 2019-12-24, ...)")
     assert read_panel(csv, timestamp_col="Date", freq="B").series[0].index.equals(panel.series[0].index)
+    with pytest.raises(DataError, match=r"no timestamp column 'Datum' \(columns: Date, Close, Volume\)"):
+        read_panel(csv, timestamp_col="Datum")  # a name given that is no timestamp name is not guessed
     filled = read_panel(csv, timestamp_col="Date", fill="ffill", fill_missing_dates=True).series[0]
     assert len(filled.frame) == len(days) + 5 and filled.index.equals(pd.bdate_range(days[0], days[-1], name="Date"))
     nxt = future_index(panel.series[0].index[-1], panel.freq, 3)
