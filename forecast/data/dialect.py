@@ -25,6 +25,7 @@ from forecast.data.errors import DataError
 MARK_WORDS = {"comma": ",", "semicolon": ";", "tab": "\t", "pipe": "|", "dot": ".", "period": ".", "space": " ",
               "apostrophe": "'"}
 SNIFFED = (";", "\t", "|")  # separators recognised from the header line besides ","
+SEP_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}
 EPOCH_UNITS = ("s", "ms", "us", "ns")
 _COMMA_DECIMAL = re.compile(r"^[+-]?\d*,\d+([eE][+-]?\d+)?$")
 _INTEGER = re.compile(r"^[+-]?\d+$")

@@ -27,7 +27,7 @@ from typing import Literal, Sequence
 import numpy as np
 import pandas as pd
 
-from forecast.data.dialect import Dialect, number_marks, sniff_sep
+from forecast.data.dialect import SEP_NAMES, Dialect, number_marks, sniff_sep
 from forecast.data.errors import DataError, require_file
 from forecast.data.hints import TRAIN, Hints
 from forecast.data.regular import (HOLIDAY_RUN, Gap, add_missing_rows, describe_gaps, find_gaps, holiday_note,
@@ -38,6 +38,7 @@ FillMethod = Literal["ffill", "interpolate"]
 STEP = "step"  # the index name of a series without timestamps
 _MISSING = ("", "nan", "na", "null")
 _PANDAS_MISSING = ["na", "Na", "NULL", "null", "nan", "NaN", "NA", "N/A", "n/a", ""]  # read_csv's na_values
+_MARKED = re.compile(r"\d[,.' ]\d")  # a digit, a mark, a digit: a number written with marks
 _DATE = re.compile(r"^\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}([ T]\d{1,2}(:\d{2}){0,2}(\.\d+)?)?$")
 
 
@@ -118,10 +119,10 @@ def _read_raw(path: Path, header: bool, hints: Hints, sep: str = ",") -> tuple[p
     try:
         raw = pd.read_csv(path, dtype=str, keep_default_na=False, header=0 if header else None, sep=sep)
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-        kind = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}.get(sep, repr(sep))
+        other = "" if sep != "," else f"; {hints.set('sep', 'semicolon')} (or tab, pipe) reads another separator"
         raise DataError(f"{path}: cannot read as CSV ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__}); "
-                        f"expected a {kind}-separated file{' with a header row' if header else ''}"
-                        f"{'' if sep != ',' else '; ' + hints.set('sep', 'semicolon') + ' (or tab, pipe) for another separator'}") from exc
+                        f"expected a {SEP_NAMES.get(sep, repr(sep))}-separated file"
+                        f"{' with a header row' if header else ''}{other}") from exc
     raw.columns = [str(c) for c in raw.columns]
     if header and looks_like_data(raw.columns):
         first = ", ".join(list(raw.columns)[:4]) + (", …" if len(raw.columns) > 4 else "")
@@ -220,15 +221,14 @@ def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndar
             if (values.isna() & typed[col].notna()).any():
                 r = _first_unreadable(raw[col], marks)
                 raise DataError(f"{path}: line {line[r]}: column {col!r} has non-numeric value {raw[col].iloc[r]!r}; "
-                                f"every data column must be numeric"
-                                f"{_marks_hint(marks, hints)}")
+                                f"every data column must be numeric{_marks_hint(raw[col].iloc[r], marks, hints)}")
         else:
             values = pd.to_numeric(text, errors="coerce")
             nonnum = np.flatnonzero((values.isna() & ~text.str.lower().isin(_MISSING)).to_numpy())
             if nonnum.size:
                 r = int(nonnum[0])
                 raise DataError(f"{path}: line {line[r]}: column {col!r} has non-numeric value {raw[col].iloc[r]!r}; "
-                                f"every data column must be numeric{_marks_hint(marks, hints)}")
+                                f"every data column must be numeric{_marks_hint(raw[col].iloc[r], marks, hints)}")
         out[:, c] = values.to_numpy(dtype=np.float64)
     if fill is None:
         bad = ~np.isfinite(out)
@@ -253,9 +253,9 @@ def _is_code(cell: str, codes: Sequence[str]) -> bool:
     return cell in codes or (_is_number(cell) and any(_is_number(c) and float(c) == float(cell) for c in codes))
 
 
-def _marks_hint(dialect: Dialect, hints: Hints) -> str:
-    """How to name the number marks, when the file may use others."""
-    if dialect.decimal is None and dialect.thousands is None:
+def _marks_hint(cell: str, dialect: Dialect, hints: Hints) -> str:
+    """How to name the number marks, for a cell written like a number with marks (``1.234,5``) when none are set."""
+    if dialect.decimal is None and dialect.thousands is None and _MARKED.search(cell):
         return (f" (numbers written 1,5 need {hints.set('decimal', 'comma')}, 30,531.0 "
                 f"{hints.set('thousands', 'comma')})")
     return ""
@@ -304,8 +304,7 @@ def read_panel(path: str | Path, *, timestamp_col: str | None = "date", columns:
     sep = _separator(path, dialect)
     raw, first_line = _read_raw(path, header, hints, sep)
     names = list(raw.columns)
-    detected = [f"{ {';': 'semicolon', chr(9): 'tab', '|': 'pipe'}[sep]}-separated columns"] \
-        if dialect.sep is None and sep != "," else []
+    detected = [f"{SEP_NAMES[sep]}-separated columns"] if dialect.sep is None and sep != "," else []
     if timestamp_col is not None and timestamp_col not in names:
         timestamp_col = _timestamp_column(names, timestamp_col, path, hints)
         detected.append(f"timestamps in column {timestamp_col!r}")
