@@ -138,8 +138,15 @@ def _timestamp_column(names: Sequence[str], wanted: str, path: Path, hints: Hint
         return wanted
     found = find_timestamp_column(names) if find_timestamp_column([wanted]) is not None else None
     if found is None:
-        raise DataError(f"{path}: no timestamp column {wanted!r} (columns: {', '.join(names)}); {hints.timestamp}")
+        raise DataError(f"{path}: no timestamp column {wanted!r} (columns: {', '.join(names)}); "
+                        f"{_sep_hint(names, hints) or hints.timestamp}")
     return found
+
+
+def _sep_hint(names: Sequence[str], hints: Hints) -> str:
+    """The separator setting, when the column names hold another separator ("" when they do not)."""
+    held = [s for s in SEP_NAMES if s != "," and any(s in n for n in names)]
+    return f"the header line holds {SEP_NAMES[held[0]]}s: pass {hints.set('sep', SEP_NAMES[held[0]])}" if held else ""
 
 
 def _order(stamps: pd.DatetimeIndex, path: Path, line: np.ndarray, col: str, who: str, *, order_hint: str = "",

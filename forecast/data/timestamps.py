@@ -89,7 +89,11 @@ def _order_the_fields_say(text: pd.Series) -> bool | None:
 def _to_datetime(text: pd.Series, **kwargs: object) -> pd.DatetimeIndex:
     with warnings.catch_warnings():  # "could not infer format": parsed element-wise, checked by the caller
         warnings.simplefilter("ignore")
-        return pd.DatetimeIndex(pd.to_datetime(text, errors="coerce", **kwargs))
+        try:
+            return pd.DatetimeIndex(pd.to_datetime(text, errors="coerce", **kwargs))
+        except ValueError as exc:  # a bad format directive; unparsable cells are NaT
+            raise DataError(f"data.date_format {kwargs.get('format')!r}: not a date format ({exc}); use strftime "
+                            f"codes such as '%d.%m.%Y %H:%M'") from exc
 
 
 def _refuse_unparsed(stamps: pd.DatetimeIndex, raw: pd.Series, *, col: str, source: str, line: np.ndarray,
@@ -118,7 +122,11 @@ def _epoch(text: pd.Series, *, col: str, dialect: Dialect, source: str, line: np
         raise DataError(f"{source}: column {col!r} holds numbers ({text.iloc[0]} .. {text.iloc[-1]}), not dates; if "
                         f"they are Unix times pass {hints.set('epoch_unit', 's')} (or ms, us, ns), else name the "
                         f"timestamp column ({hints.timestamp})")
-    stamps = pd.DatetimeIndex(pd.to_datetime(numbers, unit=unit, utc=True)).tz_convert(dialect.tz or "UTC")
+    try:
+        stamps = pd.DatetimeIndex(pd.to_datetime(numbers, unit=unit, utc=True)).tz_convert(dialect.tz or "UTC")
+    except (ValueError, OverflowError) as exc:  # OutOfBoundsDatetime is a ValueError
+        raise DataError(f"{source}: column {col!r}: the numbers {text.iloc[0]} .. {text.iloc[-1]} are no dates as "
+                        f"{_UNIT_WORDS[unit]} since 1970; set data.epoch_unit to their unit (s, ms, us, ns)") from exc
     detected = () if dialect.epoch_unit else (f"Unix times in {_UNIT_WORDS[unit]} "
                                               f"(read as {dialect.tz or 'UTC'})",)
     return Parsed(stamps, replace(dialect, epoch_unit=unit), detected)

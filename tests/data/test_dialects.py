@@ -327,3 +327,18 @@ def test_the_settled_dialect_is_in_the_spec(tmp_path: Path) -> None:
     assert DataSpec.from_dict({k: v for k, v in spec.to_dict().items() if k != "dialect"}).dialect == Dialect()
     sun_to_thu = pd.date_range("2024-01-05", periods=6, freq=offset("C-SunMonTueWedThu"))
     assert list(sun_to_thu.day_name().str[:3]) == ["Sun", "Mon", "Tue", "Wed", "Thu", "Sun"]
+
+
+def test_a_separator_that_splits_nothing_names_the_right_one(tmp_path: Path) -> None:
+    csv = tmp_path / "eu.csv"
+    etth1().to_csv(csv, sep=";", decimal=",", index=False)
+    with pytest.raises(DataError) as err:
+        read_panel(csv, dialect=Dialect(sep=","))
+    assert str(err.value) == (f"{csv}: no timestamp column 'date' (columns: date;HUFL;HULL;MUFL;MULL;LUFL;LULL;OT); "
+                              f"the header line holds semicolons: pass data.sep=semicolon")
+
+
+def test_a_bad_date_format_is_one_line() -> None:
+    with pytest.raises(DataError) as err:
+        read_panel(ETTH1, dialect=Dialect(date_format="%Q"))
+    assert str(err.value).startswith("data.date_format '%Q': not a date format (")
