@@ -342,3 +342,17 @@ def test_a_bad_date_format_is_one_line() -> None:
     with pytest.raises(DataError) as err:
         read_panel(ETTH1, dialect=Dialect(date_format="%Q"))
     assert str(err.value).startswith("data.date_format '%Q': not a date format (")
+
+
+def test_many_series_in_local_time_each_place_their_repeated_hour(tmp_path: Path) -> None:
+    index = berlin_hours("2021-10-30", "2021-11-01")
+    parts = [hourly(index, list(index.strftime("%d/%m/%Y %H:%M"))).assign(store=s) for s in ("a", "b")]
+    frame = pd.concat(parts).sort_index(kind="stable").reset_index(drop=True)  # interleaved: a, b, a, b ...
+    csv = tmp_path / "stores.csv"
+    frame.to_csv(csv, index=False)
+    panel = read_panel(csv, id_col="store", dialect=Dialect(tz="Europe/Berlin"))
+    assert panel.ids == ["a", "b"] and panel.dialect.dayfirst is True
+    for s in panel.series:
+        assert s.index.equals(index.rename("date"))
+
+
