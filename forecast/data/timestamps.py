@@ -177,10 +177,11 @@ def _naive(text: pd.Series, groups: Sequence[np.ndarray], *, col: str, dialect: 
         return Parsed(parses[False], replace(dialect, dayfirst=said), detected)
     if len(good) == 1:
         first = good[0]
-        example = text.iloc[int(np.argmax([len(t) for t in text[:50]]))]
+        differ = np.asarray(parses[False] != parses[True]) | np.asarray(parses[False].isna() | parses[True].isna())
+        i = int(np.argmax(differ))  # the first cell the two orders read apart
         return Parsed(parses[first], replace(dialect, dayfirst=first),
-                      (f"{'day' if first else 'month'}-first dates (e.g. {example}: the only order giving increasing "
-                       f"timestamps)",))
+                      (f"{'day' if first else 'month'}-first dates ({text.iloc[i]} is {parses[first][i]}: the only "
+                       f"order giving increasing timestamps)",))
     if len(good) == 2:
         raise DataError(f"{source}: the dates in column {col!r} ({text.iloc[0]} .. {text.iloc[-1]}) increase read "
                         f"day-first and month-first; pass {hints.set('dayfirst', 'true')} or "
