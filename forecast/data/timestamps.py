@@ -190,9 +190,10 @@ def _naive(text: pd.Series, groups: Sequence[np.ndarray], *, col: str, dialect: 
     if not full:
         _refuse_unparsed(parses[False], text, col=col, source=source, line=line, how="", hints=hints)
     first = full[0]
+    flip = hints.set("dayfirst", str(not first).lower())
     return Parsed(parses[first], replace(dialect, dayfirst=first),
                   order_hint=f" (dates read {'day' if first else 'month'}-first; if they are "
-                             f"{'month' if first else 'day'}-first pass {hints.set('dayfirst', str(not first).lower())})")
+                             f"{'month' if first else 'day'}-first pass {flip})")
 
 
 def _localize(parsed: Parsed, groups: Sequence[np.ndarray], *, col: str, source: str, line: np.ndarray) -> Parsed:

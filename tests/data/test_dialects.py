@@ -356,3 +356,15 @@ def test_many_series_in_local_time_each_place_their_repeated_hour(tmp_path: Path
         assert s.index.equals(index.rename("date"))
 
 
+
+
+def test_an_unsorted_file_names_the_order_it_was_read_in(tmp_path: Path) -> None:
+    frame = etth1()
+    frame["date"] = pd.to_datetime(frame["date"]).dt.strftime("%d/%m/%Y %H:%M")
+    csv = tmp_path / "unsorted.csv"
+    frame.iloc[[0, 1, 2, 5, 4, 3, *range(6, len(frame))]].to_csv(csv, index=False)
+    with pytest.raises(DataError) as err:
+        read_panel(csv)
+    assert str(err.value) == (f"{csv}: line 6: timestamp 2016-07-01 04:00:00 comes before the previous row's "
+                              f"2016-07-01 05:00:00; sort the file by 'date' (dates read day-first; if they are "
+                              f"month-first pass data.dayfirst=false)")
