@@ -76,9 +76,9 @@ class Dialect:
         fields["na_values"] = tuple(fields.get("na_values") or ())
         return cls(**fields)
 
-    def read_csv_options(self, sep: str) -> dict[str, Any]:
-        """``pd.read_csv`` keywords of the text options, with the separator settled."""
-        return {"sep": sep, "decimal": self.decimal or ".", "thousands": self.thousands}
+    def number_options(self) -> dict[str, Any]:
+        """``pd.read_csv`` keywords of the number marks and missing-value codes (besides the empty cell)."""
+        return {"decimal": self.decimal or ".", "thousands": self.thousands, "na_values": list(self.na_values)}
 
     def for_pandas_csv(self) -> "Dialect":
         """This dialect for a CSV written by ``DataFrame.to_csv`` (comma-separated, ``.`` decimals)."""

@@ -19,6 +19,8 @@ time zone) is its :class:`~forecast.data.dialect.Dialect`; what the reader detec
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -182,14 +184,21 @@ def _not_numbers(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect) ->
     return out
 
 
-def _pandas_numbers(path: Path, raw: pd.DataFrame, columns: Sequence[str], *, sep: str, header: bool,
-                    dialect: Dialect) -> pd.DataFrame:
-    """The value columns as ``pd.read_csv`` reads them with the dialect's marks and missing-value codes."""
-    positions = [list(raw.columns).index(c) for c in columns]
-    typed = pd.read_csv(path, header=0 if header else None, usecols=positions, keep_default_na=False,
-                        na_values=list(dialect.na_values) + _PANDAS_MISSING, **dialect.read_csv_options(sep))
-    typed.columns = [str(raw.columns[p]) for p in sorted(positions)]
-    return typed[list(columns)]
+def _pandas_numbers(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect) -> pd.DataFrame:
+    """The value columns as ``pd.read_csv`` reads them with the dialect's marks and missing-value codes: each
+    column's cells, one a line (the cells of any source: a CSV, a Parquet file or a DataFrame)."""
+    out = {}
+    for col in columns:
+        cells = raw[col].str.strip()
+        if (cells == "").all():
+            out[col] = pd.Series(np.nan, index=raw.index)
+            continue
+        options = dialect.number_options()
+        read = pd.read_csv(io.StringIO("\n".join(cells)), header=None, sep="\x1f", quoting=csv.QUOTE_NONE,
+                           skip_blank_lines=False, keep_default_na=False, decimal=options["decimal"],
+                           thousands=options["thousands"], na_values=options["na_values"] + _PANDAS_MISSING)
+        out[col] = read[0].set_axis(raw.index)
+    return pd.DataFrame(out, index=raw.index)
 
 
 def _first_unreadable(text: pd.Series, dialect: Dialect) -> int:
@@ -204,8 +213,7 @@ def _first_unreadable(text: pd.Series, dialect: Dialect) -> int:
 
 
 def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndarray, fill: FillMethod | None,
-            hints: Hints, *, sep: str = ",", header: bool = True,
-            dialect: Dialect = Dialect()) -> tuple[np.ndarray, str]:
+            hints: Hints, *, sep: str = ",", dialect: Dialect = Dialect()) -> tuple[np.ndarray, str]:
     """The numeric cells, (N, C) float64; missing and infinite ones NaN (refused unless ``fill``).
 
     Numbers are pandas' read with the dialect's decimal and thousands marks (detected where the cells make
@@ -220,7 +228,7 @@ def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndar
     if decimal in (None, ".") and thousands is None and not dialect.na_values:
         typed = None
     else:
-        typed = _pandas_numbers(path, raw, columns, sep=sep, header=header, dialect=marks)
+        typed = _pandas_numbers(raw, columns, marks)
     for c, col in enumerate(columns):
         text = raw[col].str.strip()
         if typed is not None:
@@ -360,7 +368,7 @@ def read_panel(path: str | Path, *, timestamp_col: str | None = "date", columns:
         for name, rows in groups:
             _order(stamps[rows], path, line[rows], timestamp_col, "" if name is None else f" of series {name}",
                    order_hint=order_hint, hints=hints)
-    values, marks = _values(raw, columns, path, line, fill, hints, sep=sep, header=header, dialect=dialect)
+    values, marks = _values(raw, columns, path, line, fill, hints, sep=sep, dialect=dialect)
     detected += [marks] if marks else []
 
     found: list[tuple[str | None, Gap]] = []  # the gaps of every series
