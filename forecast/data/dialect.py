@@ -80,9 +80,9 @@ class Dialect:
         """``pd.read_csv`` keywords of the number marks and missing-value codes (besides the empty cell)."""
         return {"decimal": self.decimal or ".", "thousands": self.thousands, "na_values": list(self.na_values)}
 
-    def for_pandas_csv(self) -> "Dialect":
-        """This dialect for a CSV written by ``DataFrame.to_csv`` (comma-separated, ``.`` decimals)."""
-        return replace(self, sep=",", decimal=None, thousands=None)
+    def for_frame(self) -> "Dialect":
+        """This dialect for a DataFrame's cells (numbers as Python writes them): the time options only."""
+        return replace(self, sep=None, decimal=None, thousands=None)
 
 
 def _mark(key: str, value: Any) -> str | None:

@@ -37,6 +37,7 @@ from forecast.data.regular import (HOLIDAY_RUN, Gap, add_missing_rows, describe_
 from forecast.data.timestamps import find_timestamp_column, parse_timestamps
 
 FillMethod = Literal["ffill", "interpolate"]
+DATAFRAME = "<DataFrame>"  # how messages (and a run's config.yaml) name data given as a DataFrame
 STEP = "step"  # the index name of a series without timestamps
 _MISSING = ("", "nan", "na", "null")
 _PANDAS_MISSING = ["na", "Na", "NULL", "null", "nan", "NaN", "NA", "N/A", "n/a", ""]  # read_csv's na_values
@@ -115,8 +116,21 @@ def _separator(path: Path, dialect: Dialect) -> str:
         return ","
 
 
-def _read_raw(path: Path, header: bool, hints: Hints, sep: str = ",") -> tuple[pd.DataFrame, int]:
-    """Every cell as a string, columns named from the header (or ``0 … n-1``); also the first data line."""
+def _frame_cells(frame: pd.DataFrame) -> pd.DataFrame:
+    """A DataFrame's cells as the CSV reader gives them: strings, missing ones empty; a named index (a
+    DatetimeIndex ``date``, say) becomes the first column."""
+    if any(name is not None for name in frame.index.names):
+        frame = frame.reset_index()
+    cells = frame.astype(object).where(frame.notna(), "").astype(str)
+    cells.columns = [str(c) for c in cells.columns]
+    return cells.reset_index(drop=True)
+
+
+def _read_raw(path: Path | pd.DataFrame, header: bool, hints: Hints, sep: str = ",") -> tuple[pd.DataFrame, int]:
+    """Every cell as a string, columns named from the header (or ``0 … n-1``); also the first data line.
+    A DataFrame is not read: its column names are its header."""
+    if isinstance(path, pd.DataFrame):
+        return _frame_cells(path), 2
     require_file(path)
     try:
         raw = pd.read_csv(path, dtype=str, keep_default_na=False, header=0 if header else None, sep=sep)
@@ -296,7 +310,7 @@ def read_panel(path: str | Path, *, timestamp_col: str | None = "date", columns:
     """Read ``path`` and validate it.
 
     Args:
-        path: CSV file.
+        path: CSV file, or a DataFrame of the same columns (named ``<DataFrame>`` in messages).
         timestamp_col: the timestamp column; None reads rows as consecutive steps (no calendar). A file
             without it but with one column named date, timestamp, time, ds or datetime (any case) uses that.
         columns: the numeric columns required, in this order; ``None`` takes every other column.
@@ -315,9 +329,13 @@ def read_panel(path: str | Path, *, timestamp_col: str | None = "date", columns:
         DataError: missing/unreadable file, missing columns, unparsable, duplicate, unsorted or
             unevenly spaced timestamps, gaps, non-numeric, missing or infinite values.
     """
-    path = Path(path)
-    sep = _separator(path, dialect)
+    if isinstance(path, pd.DataFrame):  # cells as Python writes them: only the time options apply
+        sep, dialect = ",", dialect.for_frame()
+    else:
+        path = Path(path)
+        sep = _separator(path, dialect)
     raw, first_line = _read_raw(path, header, hints, sep)
+    path = Path(DATAFRAME) if isinstance(path, pd.DataFrame) else path
     names = list(raw.columns)
     detected = [f"{SEP_NAMES[sep]}-separated columns"] if dialect.sep is None and sep != "," else []
     if timestamp_col is not None and timestamp_col not in names:

@@ -12,7 +12,7 @@ import pytest
 from hydra import compose, initialize_config_dir
 
 from forecast.api import load
-from forecast.cli.runtime import CONF_DIR, register_resolvers
+from forecast.runtime import CONF_DIR, register_resolvers
 from tests.conftest import ETTH1, tiny_model
 from tests.predict.tiny import LABEL_LEN, PRED_LEN, SEQ_LEN, predict
 
@@ -107,7 +107,7 @@ def trained(root: Path, name: str) -> tuple[Path, Path]:
     """The CSV of case ``name`` and the run trained on it (once per session)."""
     if name in _RUNS:
         return _RUNS[name]
-    from forecast.cli.pipeline import train
+    from forecast.training.pipeline import train
 
     write, options, _, _ = CASES[name]
     run_dir = root / name
