@@ -36,6 +36,7 @@ from forecast.training.conformal import calibrate, store_in_checkpoint, validati
 from forecast.training.floors import Floors, evaluate_floors, standing
 from forecast.training.monitor import RunMonitor
 from forecast.training.per_series import panel_metrics
+from forecast.training.precision import apply_precision
 from forecast.training.recipe import RECIPE_KEY
 from forecast.training.recipe_checkpoint import RecipeCheckpoint
 from forecast.training.resume import (ResumeState, check_resumable, finished_steps, last_checkpoint, merge_log,
@@ -139,6 +140,7 @@ def compose(cfg: DictConfig, *, frame: pd.DataFrame | None = None) -> ComposedRu
         torch.set_num_threads(int(cfg.threads))
     L.seed_everything(cfg.seed, workers=True, verbose=False)
     run_dir = Path(cfg.paths.output_dir)
+    apply_precision(cfg)  # trainer.precision=auto -> bf16-mixed or 32-true, once, before config.yaml
     check_types(cfg.trainer, "trainer")
     datamodule = instantiate(cfg.data, **({} if frame is None else {"path": frame}))
     datamodule.setup("fit")
@@ -229,6 +231,7 @@ def run_metrics(run: ComposedRun, evaluation: Evaluation) -> dict[str, Any]:
         "n_params": count_parameters(net),
         "n_trainable_params": sum(p.numel() for p in net.parameters() if p.requires_grad),
         "seed": int(cfg.seed),
+        "precision": str(OmegaConf.select(cfg, "trainer.precision", default="32-true")),
         "tag": cfg.get("tag"),
         "model": describe_composition(cfg.model),
         "data": Path(str(cfg.data.path)).stem,
@@ -266,7 +269,7 @@ def write(run: ComposedRun, evaluation: Evaluation, metrics: dict[str, Any], sta
     vs_floors = standing(metrics["test/mse"], run.floors.test_mse())
     print(f"test/mse {metrics['test/mse']:.4f} ({vs_floors})  test/mae {metrics['test/mae']:.4f}  "
           f"test/mae_orig {metrics['test/mae_orig']:.4f}  ({metrics['test_windows']} test windows, "
-          f"{metrics['epochs']} epochs, {metrics['wall_seconds']:.0f} s)")
+          f"{metrics['epochs']} epochs, {metrics['wall_seconds']:.0f} s, {metrics['precision']})")
     print(f"run dir:    {run_dir}")
     print(f"checkpoint: {evaluation.best}")
 
