@@ -4,6 +4,8 @@ test span, and how candidate calibrations compare on the same windows.
     python studies/interval_runs.py OUT_DIR            # the runs (ETT and five real series, two seeds)
     python studies/interval_coverage.py OUT_DIR        # backtests them; writes OUT_DIR/interval_coverage.csv
 
+Each finished run is scored once (OUT_DIR/scored/<run>.json); the tables are printed from every run scored.
+
 For every run: a rolling backtest of its validation and test spans (every window), the model's and the
 ridge floor's forecasts, scaled. The validation errors calibrate, the test windows score. Methods, each
 applied to the model and to the ridge floor from that forecaster's own validation errors:
@@ -146,14 +148,17 @@ def causes(name: str, seed: int, metrics: dict, bt: dict[str, dict[str, np.ndarr
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path, help="the OUT_DIR of studies/interval_runs.py")
+    parser.add_argument("--only", nargs="*", default=None, help="run names to score (default: all finished)")
     args = parser.parse_args()
-    rows, cause_rows = [], []
+    cache = args.out / "scored"
+    cache.mkdir(exist_ok=True)
     for run_dir in sorted((args.out / "runs").iterdir()):
-        if not (run_dir / "metrics.json").is_file():
+        done = cache / f"{run_dir.name}.json"
+        if done.is_file() or not (run_dir / "metrics.json").is_file() or (args.only and run_dir.name not in args.only):
             continue
         name, seed = run_dir.name.rsplit("-s", 1)
         metrics, bt = backtests(run_dir)
-        cause_rows += causes(name, int(seed), metrics, bt)
+        rows = []
         origins = bt["test"]["origins"]
         for who in ("model", "ridge"):
             val_err = np.abs(bt["val"][who] - bt["val"]["actual"])
@@ -162,7 +167,13 @@ def main() -> None:
                 for method, widths in method_widths(val_err, test_err, origins, level).items():
                     rows.append({"data": name, "seed": int(seed), "forecaster": who, "level": level,
                                  "method": method, **score(test_err, widths, level)})
-        print(f"{run_dir.name}: done", file=sys.stderr, flush=True)
+        done.write_text(json.dumps({"rows": rows, "causes": causes(name, int(seed), metrics, bt)}))
+        print(f"{run_dir.name}: scored", file=sys.stderr, flush=True)
+    rows, cause_rows = [], []
+    for done in sorted(cache.glob("*.json")):
+        scored = json.loads(done.read_text())
+        rows += scored["rows"]
+        cause_rows += scored["causes"]
     table = pd.DataFrame(rows)
     table.to_csv(args.out / "interval_coverage.csv", index=False)
     pd.DataFrame(cause_rows).to_csv(args.out / "interval_causes.csv", index=False)

@@ -305,6 +305,10 @@ def format_intervals(scores: dict[str, dict[str, Any]]) -> str:
     for row, values in rows:
         lines.append(f"{row:>11} " + " ".join(f"{values[n]['coverage']:>12.3f} {_cell(values[n]['width'])} "
                                               f"{_cell(values[n]['interval_score'])}" for n in names))
+    rate = scores[names[0]]["rate"]
+    lines.append(f"(half-widths tracked through the windows from their validation calibration, rate {rate:g}; score: "
+                 f"interval score, lower is better; split: untracked; floors: their own validation calibration, "
+                 f"tracked)")
     return "\n".join(lines)
 
 
