@@ -100,7 +100,8 @@ def aci_widths(errors: np.ndarray, origins: np.ndarray, calib: np.ndarray, level
     return out
 
 
-def method_widths(val_err: np.ndarray, test_err: np.ndarray, origins: np.ndarray, level: float) -> dict[str, np.ndarray]:
+def method_widths(val_err: np.ndarray, test_err: np.ndarray, origins: np.ndarray,
+                  level: float) -> dict[str, np.ndarray]:
     """``{method: half-widths}``, each (P, C) or (W, P, C), of one forecaster at one level."""
     split = conformal_quantiles(val_err, [level])[0]
     late = conformal_quantiles(val_err[len(val_err) // 2:], [level])[0]

@@ -1,5 +1,6 @@
 """Train the runs the interval-coverage study (studies/interval_coverage.py) scores: the default model on
-ETTh1, ETTh2 and five real series from statsmodels / pmdarima, two seeds each, short trainings.
+ETTh1, ETTh2 and six real series from pmdarima / statsmodels / matplotlib's sample data, two seeds each,
+short trainings.
 
     python studies/interval_runs.py OUT_DIR [--epochs 1] [--seeds 2021 1]
 
@@ -44,6 +45,10 @@ def write_series(out: Path) -> dict[str, list[str]]:
     temps = nino.drop(columns="YEAR").to_numpy().reshape(-1)  # rows: years, columns: JAN .. DEC
     frames["elnino"] = pd.DataFrame({"date": pd.date_range(f"{int(nino.YEAR.iloc[0])}-01-01", periods=len(temps),
                                                            freq="MS"), "temp": temps})
+    from matplotlib import cbook
+
+    goog = cbook.get_sample_data("goog.npz")["price_data"]  # daily Google prices 2004-08-19 .. 2008-10-14
+    frames["goog"] = pd.DataFrame({"date": pd.bdate_range("2004-08-19", periods=len(goog)), "close": goog["adj_close"]})
     for name, frame in frames.items():
         frame.to_csv(out / f"{name}.csv", index=False)
     csv = lambda name, *o: ["data=csv", f"data.path={(out / (name + '.csv')).resolve()}", *o]  # noqa: E731
@@ -55,6 +60,7 @@ def write_series(out: Path) -> dict[str, list[str]]:
         "sunspots": csv("sunspots", "data.target=sunspots", "data.features=S"),
         "co2": csv("co2", "data.target=co2", "data.features=S", "data.fill=interpolate"),
         "elnino": csv("elnino", "data.target=temp", "data.features=S"),
+        "goog": csv("goog", "data.target=close", "data.features=S"),
     }
 
 
@@ -80,7 +86,8 @@ def main() -> None:
                 import shutil
                 shutil.rmtree(run_dir)
             run = forecast.train(None, [*overrides, f"seed={seed}", "threads=1", "plot=false",
-                                        f"trainer.max_epochs={args.epochs}", f"trainer.limit_train_batches={args.batches}",
+                                        f"trainer.max_epochs={args.epochs}",
+                                        f"trainer.limit_train_batches={args.batches}",
                                         "trainer.enable_progress_bar=false",
                                         "logger=none", "callbacks.lr_monitor=null"], run_dir=run_dir)
             m = run.metrics
