@@ -53,7 +53,7 @@ def backtests(run_dir: Path) -> tuple[dict, dict[str, dict[str, np.ndarray]]]:
     from forecast.predict.span import resolve_spans
 
     metrics = json.loads((run_dir / "metrics.json").read_text())
-    fc = forecast.load(run_dir).forecaster
+    fc = forecast.load(run_dir).trained
     spec = fc.spec
     data = fc.config["data"]
     panel = fc.read(data["path"], fill=data.get("fill"))

@@ -18,7 +18,7 @@ from torch.utils.data import DataLoader, DistributedSampler
 from forecast.data.errors import DataError
 from forecast.data.hints import TRAIN
 from forecast.data.known_future import check_future_columns, with_known
-from forecast.data.reader import FillMethod, Series, read_panel
+from forecast.data.reader import DATAFRAME, FillMethod, Series, read_panel
 from forecast.data.spec import DataSpec, Features, Scaler
 from forecast.data.splits import SPLITS, RowRange, fits_every_split, n_windows, split_ranges
 from forecast.data.time_features import n_continuous_features, time_marks
@@ -71,7 +71,8 @@ class ForecastDataModule(L.LightningDataModule):
     note.
 
     Args:
-        path: CSV file: numeric columns, with a timestamp column unless ``timestamp_col`` is None.
+        path: CSV file: numeric columns, with a timestamp column unless ``timestamp_col`` is None; or a
+            DataFrame of the same columns (:func:`forecast.api.train` passes one), named ``<DataFrame>``.
         target: the target column (``OT`` for ETT).
         features: ``M`` all columns to all, ``S`` target to target, ``MS`` all columns to target.
         timestamp_col: timestamp column name; None reads rows as consecutive steps (no calendar features).
@@ -108,7 +109,8 @@ class ForecastDataModule(L.LightningDataModule):
     validation and test.
     """
 
-    def __init__(self, *, path: str, target: str = "OT", features: Features = "M", timestamp_col: str | None = "date",
+    def __init__(self, *, path: str | Path | pd.DataFrame, target: str = "OT", features: Features = "M",
+                 timestamp_col: str | None = "date",
                  columns: Sequence[str] | None = None, seq_len: int = 96, label_len: int = 48, pred_len: int = 24,
                  freq: str | None = None, borders: Sequence[int] | None = None,
                  ratios: Sequence[float] = (0.7, 0.1, 0.2), scale: bool = True, batch_size: int = 32,
@@ -124,7 +126,7 @@ class ForecastDataModule(L.LightningDataModule):
         _check_setting("eval_batch_size", eval_batch_size, int, "an integer", none=True)
         for key, value in (("scale", scale), ("header", header), ("fill_missing_dates", fill_missing_dates)):
             _check_setting(key, value, bool, "true or false")
-        _check_setting("path", path, (str, Path), "a file path")
+        _check_setting("path", path, (str, Path, pd.DataFrame), "a file path")
         _check_setting("freq", freq, str, "a pandas frequency such as h, 15min, D", none=True)
         _check_setting("borders", borders, Sequence, "a list [train_end, val_end, test_end]", none=True)
         _check_setting("ratios", ratios, Sequence, "a list [train, val, test] of fractions")
@@ -140,7 +142,8 @@ class ForecastDataModule(L.LightningDataModule):
         if min(seq_len, pred_len) < 1 or not 0 <= label_len <= seq_len:
             raise DataError(f"need seq_len >= 1, pred_len >= 1 and 0 <= label_len <= seq_len; got seq_len={seq_len}, "
                             f"label_len={label_len}, pred_len={pred_len}")
-        self.path = Path(path)
+        self.frame = path if isinstance(path, pd.DataFrame) else None
+        self.path = Path(DATAFRAME) if self.frame is not None else Path(path)
         self.target, self.features, self.timestamp_col = _name(target), features, _name(timestamp_col)
         self.columns = [str(c) for c in columns] if columns is not None else None
         self.seq_len, self.label_len, self.pred_len = seq_len, label_len, pred_len
@@ -178,7 +181,8 @@ class ForecastDataModule(L.LightningDataModule):
         elif self.columns is not None:
             wanted = [c for c in self.columns if c not in self.future_columns]
             wanted += ([self.target] if self.target not in wanted else []) + self.future_columns
-        panel = read_panel(self.path, timestamp_col=self.timestamp_col, columns=wanted, id_col=self.id_col,
+        source = self.path if self.frame is None else self.frame
+        panel = read_panel(source, timestamp_col=self.timestamp_col, columns=wanted, id_col=self.id_col,
                            header=self.header, fill=self.fill, freq=self.freq,
                            fill_missing_dates=self.fill_missing_dates, hints=TRAIN)
         for note in panel.notes:

@@ -46,7 +46,7 @@ def test_coverage_is_nominal_on_exchangeable_errors(noise_run: tuple[Path, Path]
         got = summary["intervals"][level]
         assert abs(got["coverage"] - a) < 3 * math.sqrt(a * (1 - a) / n_test), got["coverage"]
         # the split interval also varies with its calibration draw
-        calib = forecast.load(run).forecaster.conformal["n"] * 2
+        calib = forecast.load(run).trained.conformal["n"] * 2
         assert abs(got["split"]["coverage"] - a) < 3 * math.sqrt(a * (1 - a) * (1 / n_test + 1 / calib)), got["split"]
         floor = got["floors"]["naive_mean"]
         assert floor["coverage"] == pytest.approx(got["coverage"], abs=1e-3)
