@@ -1,4 +1,4 @@
-"""The default against its floors on real series from packages, under the evidence keep rule (docs/results.md §11).
+"""The default against its floors on real series from packages, under the evidence keep rule (docs/results.md §12).
 
     python studies/keep_rule.py OUT_DIR [--seeds 2021 1 2] [--series taylor msft ...] [--floors-only]
 

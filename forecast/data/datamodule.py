@@ -15,10 +15,11 @@ import torch.distributed as dist
 from lightning.pytorch.overrides.distributed import UnrepeatedDistributedSampler
 from torch.utils.data import DataLoader, DistributedSampler
 
+from forecast.data.dialect import dialect_from_settings
 from forecast.data.errors import DataError
 from forecast.data.hints import TRAIN
 from forecast.data.known_future import check_future_columns, with_known
-from forecast.data.reader import FillMethod, Series, read_panel
+from forecast.data.reader import DATAFRAME, FillMethod, Series, read_panel
 from forecast.data.spec import DataSpec, Features, Scaler
 from forecast.data.splits import SPLITS, RowRange, fits_every_split, n_windows, split_ranges
 from forecast.data.time_features import n_continuous_features, time_marks
@@ -71,7 +72,8 @@ class ForecastDataModule(L.LightningDataModule):
     note.
 
     Args:
-        path: CSV file: numeric columns, with a timestamp column unless ``timestamp_col`` is None.
+        path: CSV file: numeric columns, with a timestamp column unless ``timestamp_col`` is None; or a
+            DataFrame of the same columns (:func:`forecast.api.train` passes one), named ``<DataFrame>``.
         target: the target column (``OT`` for ETT).
         features: ``M`` all columns to all, ``S`` target to target, ``MS`` all columns to target.
         timestamp_col: timestamp column name; None reads rows as consecutive steps (no calendar features).
@@ -102,21 +104,29 @@ class ForecastDataModule(L.LightningDataModule):
             horizon are known when forecasting. They leave the input and target channels and enter the
             time marks, scaled with their training rows; a single name counts as a list of one. Not with
             ``id_col``.
+        sep, decimal, thousands, na_values, dayfirst, date_format, epoch_unit, tz: how the file is written
+            (:class:`~forecast.data.dialect.Dialect`; None detects where the file makes it clear).
 
     The loaders bring their own distributed samplers (run the trainer with
     ``use_distributed_sampler=False``): shuffled shards for training, unpadded shards for
     validation and test.
     """
 
-    def __init__(self, *, path: str, target: str = "OT", features: Features = "M", timestamp_col: str | None = "date",
+    def __init__(self, *, path: str | Path | pd.DataFrame, target: str = "OT", features: Features = "M",
+                 timestamp_col: str | None = "date",
                  columns: Sequence[str] | None = None, seq_len: int = 96, label_len: int = 48, pred_len: int = 24,
                  freq: str | None = None, borders: Sequence[int] | None = None,
                  ratios: Sequence[float] = (0.7, 0.1, 0.2), scale: bool = True, batch_size: int = 32,
                  eval_batch_size: int | None = None, num_workers: int = 0, fill: FillMethod | None = None,
                  train_stride: int = 1, seed: int = 0, header: bool = True, id_col: str | None = None,
                  scaler: Scaler = "series", fill_missing_dates: bool = False, eval_stride: int = 1,
-                 future_columns: Sequence[str] | str | None = None) -> None:
+                 future_columns: Sequence[str] | str | None = None, sep: str | None = None,
+                 decimal: str | None = None, thousands: str | None = None,
+                 na_values: Sequence[str] | str | None = None, dayfirst: bool | None = None,
+                 date_format: str | None = None, epoch_unit: str | None = None, tz: str | None = None) -> None:
         super().__init__()
+        self.dialect = dialect_from_settings(sep=sep, decimal=decimal, thousands=thousands, na_values=na_values,
+                                             dayfirst=dayfirst, date_format=date_format, epoch_unit=epoch_unit, tz=tz)
         for key, value in (("seq_len", seq_len), ("label_len", label_len), ("pred_len", pred_len),
                            ("batch_size", batch_size), ("num_workers", num_workers), ("train_stride", train_stride),
                            ("eval_stride", eval_stride), ("seed", seed)):
@@ -124,7 +134,7 @@ class ForecastDataModule(L.LightningDataModule):
         _check_setting("eval_batch_size", eval_batch_size, int, "an integer", none=True)
         for key, value in (("scale", scale), ("header", header), ("fill_missing_dates", fill_missing_dates)):
             _check_setting(key, value, bool, "true or false")
-        _check_setting("path", path, (str, Path), "a file path")
+        _check_setting("path", path, (str, Path, pd.DataFrame), "a file path")
         _check_setting("freq", freq, str, "a pandas frequency such as h, 15min, D", none=True)
         _check_setting("borders", borders, Sequence, "a list [train_end, val_end, test_end]", none=True)
         _check_setting("ratios", ratios, Sequence, "a list [train, val, test] of fractions")
@@ -140,7 +150,8 @@ class ForecastDataModule(L.LightningDataModule):
         if min(seq_len, pred_len) < 1 or not 0 <= label_len <= seq_len:
             raise DataError(f"need seq_len >= 1, pred_len >= 1 and 0 <= label_len <= seq_len; got seq_len={seq_len}, "
                             f"label_len={label_len}, pred_len={pred_len}")
-        self.path = Path(path)
+        self.frame = path if isinstance(path, pd.DataFrame) else None
+        self.path = Path(DATAFRAME) if self.frame is not None else Path(path)
         self.target, self.features, self.timestamp_col = _name(target), features, _name(timestamp_col)
         self.columns = [str(c) for c in columns] if columns is not None else None
         self.seq_len, self.label_len, self.pred_len = seq_len, label_len, pred_len
@@ -178,9 +189,10 @@ class ForecastDataModule(L.LightningDataModule):
         elif self.columns is not None:
             wanted = [c for c in self.columns if c not in self.future_columns]
             wanted += ([self.target] if self.target not in wanted else []) + self.future_columns
-        panel = read_panel(self.path, timestamp_col=self.timestamp_col, columns=wanted, id_col=self.id_col,
+        source = self.path if self.frame is None else self.frame
+        panel = read_panel(source, timestamp_col=self.timestamp_col, columns=wanted, id_col=self.id_col,
                            header=self.header, fill=self.fill, freq=self.freq,
-                           fill_missing_dates=self.fill_missing_dates, hints=TRAIN)
+                           fill_missing_dates=self.fill_missing_dates, hints=TRAIN, dialect=self.dialect)
         for note in panel.notes:
             print(f"note: {note}", file=sys.stderr)
         read = list(panel.series[0].frame.columns)
@@ -204,7 +216,7 @@ class ForecastDataModule(L.LightningDataModule):
             if self.id_col is not None and self.scaler == "series" else []
         future_mean, future_std = self._fit_scaler([k[:sl.ranges["train"].end] for k, sl in zip(known, self.slices)])
         floats = lambda a: tuple(float(x) for x in a)  # noqa: E731
-        self.spec = DataSpec(timestamp_col=self.timestamp_col, input_columns=tuple(inputs),
+        self.spec = DataSpec(timestamp_col=panel.timestamp_col, input_columns=tuple(inputs),
                              target_columns=tuple(targets), features=self.features, freq=panel.freq,
                              seq_len=self.seq_len, label_len=self.label_len, pred_len=self.pred_len,
                              mean=floats(mean), scale=floats(std), header=self.header, id_col=self.id_col,
@@ -213,7 +225,7 @@ class ForecastDataModule(L.LightningDataModule):
                              series_mean=tuple(floats(m) for m, _ in per_series),
                              series_scale=tuple(floats(d) for _, d in per_series),
                              future_columns=tuple(self.future_columns), future_mean=floats(future_mean),
-                             future_scale=floats(future_std))
+                             future_scale=floats(future_std), dialect=panel.dialect)
         scaled = np.concatenate([self.spec.scale_inputs(v, s.series_id) for v, s in zip(values, kept)])
         scaled = np.ascontiguousarray(scaled.astype(np.float32))  # (N, C_in), every series one after another
         self.index = kept[0].index.append([s.index for s in kept[1:]]) if len(kept) > 1 else kept[0].index

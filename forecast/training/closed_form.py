@@ -128,7 +128,8 @@ def validation_losses(pl_module: L.LightningModule, datamodule: Any) -> np.ndarr
     """
     was_training = pl_module.training
     pl_module.eval()
-    device = pl_module.device
+    # in ``setup`` the weights may not be on the trainer's device yet
+    device = next(pl_module.parameters(), torch.empty(0)).device
     losses = window_losses({"model": lambda *marks: pl_module.net(*(m.to(device) for m in marks))},
                            datamodule.ordered_dataloader("val"))["model"]
     pl_module.train(was_training)

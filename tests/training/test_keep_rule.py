@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from forecast.cli.pipeline import train
+from forecast.training.pipeline import train
 from tests.conftest import compose_train, tiny_run_overrides
 
 N_ROWS = 1000

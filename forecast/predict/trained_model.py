@@ -1,0 +1,266 @@
+"""A trained model plus everything it needs about its data, rebuilt from a checkpoint alone.
+
+The checkpoint's recipe gives the columns, the frequency, the window sizes and the *training-rows*
+scaler; inputs are scaled with it (never refitted on the new file, the reference's
+``Dataset_Pred`` bug) and forecasts are unscaled with it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+import torch
+from torch import Tensor, nn
+
+from forecast.data.dialect import Dialect
+from forecast.data.errors import DataError
+from forecast.data.hints import PREDICT
+from forecast.data.known_future import with_known
+from forecast.data.reader import DATAFRAME, STEP, FillMethod, Panel, Series, read_panel
+from forecast.data.spec import DataSpec
+from forecast.data.time_features import future_index, time_marks
+from forecast.data.windows import WindowDataset, as_tensor
+from forecast.predict.checkpoint import resolve_checkpoint, resolve_device
+from forecast.predict.future import check_future_given, known_columns
+from forecast.predict.validate import check_length
+from forecast.training.conformal import CONFORMAL_KEY, check_levels, half_widths, label
+from forecast.training.floors import RIDGE, ridge_from_state
+from forecast.training.recipe import FLOORS_KEY, RECIPE_KEY, load_checkpoint, load_model
+
+FROM_CHECKPOINT = "<the training timestamp column>"  # TrainedModel.read's default timestamp column
+
+
+@dataclass
+class TrainedModel:
+    """A model in eval mode with its data spec and training config.
+
+    Attributes:
+        model: ``model(x_enc, x_mark_enc, x_mark_dec) -> (B, pred_len, C_out)`` scaled.
+        spec: columns, frequency, window sizes and scaler of the training data.
+        config: the resolved training configuration.
+        checkpoint: the ``.ckpt`` file loaded.
+        device: where the model runs.
+        ridge_floor: the run's ridge floor rebuilt from the checkpoint (on CPU, eval mode), for the
+            backtest; None for a checkpoint that stores none.
+        conformal: the interval calibration (``forecast.training.conformal``); None for a checkpoint
+            that holds none.
+    """
+
+    model: nn.Module
+    spec: DataSpec
+    config: dict[str, Any]
+    checkpoint: Path
+    device: torch.device
+    ridge_floor: nn.Module | None = None
+    conformal: dict[str, Any] | None = None
+
+    @classmethod
+    def load(cls, path: str | Path, *, device: str = "cpu") -> "TrainedModel":
+        """Load a ``.ckpt`` file or a run directory's best checkpoint.
+
+        Raises:
+            DataError: no checkpoint, a corrupt or foreign file, or a recipe that no longer builds.
+        """
+        dev = resolve_device(device)
+        ckpt_path = resolve_checkpoint(path)
+        ckpt = load_checkpoint(ckpt_path)
+        recipe = ckpt[RECIPE_KEY]
+        stored = (recipe.get(FLOORS_KEY) or {}).get(RIDGE)
+        try:
+            model, spec = load_model(ckpt)
+            ridge = None if stored is None else ridge_from_state(recipe["model_dims"], stored)
+        except Exception as exc:  # noqa: BLE001 - any rebuild failure means the checkpoint is unusable
+            first = str(exc).splitlines()[0] if str(exc) else ""
+            raise DataError(f"{ckpt_path}: cannot rebuild the model from the checkpoint's recipe "
+                            f"({type(exc).__name__}: {first[:200]}); was it written by another version?") from exc
+        model.to(dev)
+        return cls(model=model, spec=spec, config=recipe.get("config", {}), checkpoint=ckpt_path, device=dev,
+                   ridge_floor=ridge, conformal=recipe.get(CONFORMAL_KEY))
+
+    @property
+    def target(self) -> str:
+        """The column to plot: the training target when predicted, else the last predicted column."""
+        target = (self.config.get("data") or {}).get("target")
+        target = None if target is None else str(target)
+        return target if target in self.spec.target_columns else self.spec.target_columns[-1]
+
+    # ------------------------------------------------------------------------------------- reading
+    def read(self, path: str | Path | pd.DataFrame, *, fill: FillMethod | None = None,
+             timestamp_col: str | None = FROM_CHECKPOINT,
+             header: bool | None = None, fill_missing_dates: bool = False, min_rows: int | None = None,
+             what: str | None = None, dialect: Dialect | None = None) -> Panel:
+        """Read and validate a CSV (or a DataFrame) against the training data's columns, frequency and series.
+
+        Args:
+            path: the CSV, or a DataFrame of its columns (a named index counts as a column).
+            fill: fill missing (empty, NaN, infinite) cells instead of refusing them.
+            timestamp_col: the file's timestamp column (default: the training one); None reads the
+                rows as consecutive steps, for a model trained without calendar features.
+            header: whether the file has a header row (default: as the training file).
+            fill_missing_dates: add the rows missing from the timestamps, filled by ``fill``.
+            min_rows: rows each series needs (default ``seq_len``).
+            what: what needs ``min_rows``, for the message.
+            dialect: how the file is written (default: as the training file, the checkpoint's).
+
+        Returns:
+            The panel of usable series (one without an id column). Of many series, those shorter
+            than ``min_rows`` and, with per-series scalers, those not trained on are left out with a
+            note in ``notes``.
+
+        Raises:
+            DataError: any problem with the file (one line naming the file, line and column), or no
+                usable series.
+        """
+        spec = self.spec
+        source = DATAFRAME if isinstance(path, pd.DataFrame) else str(path)
+        ts = spec.timestamp_col if timestamp_col == FROM_CHECKPOINT else timestamp_col
+        if ts is None and spec.freq is not None:
+            raise DataError(f"{source}: the model was trained with calendar features at frequency {spec.freq!r}, so "
+                            f"it needs the file's timestamps; pass --timestamp-col NAME")
+        columns = list(spec.input_columns) + list(spec.future_columns)  # the known inputs' history too
+        panel = read_panel(path, timestamp_col=ts, columns=columns, id_col=spec.id_col,
+                           header=spec.header if header is None else header, fill=fill, freq=spec.freq,
+                           model_freq=spec.freq is not None, fill_missing_dates=fill_missing_dates, hints=PREDICT,
+                           dialect=spec.dialect if dialect is None else dialect)
+        needed = spec.seq_len if min_rows is None else min_rows
+        what = what or f"the model's input window (seq_len {spec.seq_len})"
+        if spec.id_col is None:
+            check_length(len(panel.series[0].frame), needed, source=source, what=what)
+            return panel
+        return self._usable(panel, needed, what, source=source)
+
+    def _usable(self, panel: Panel, needed: int, what: str, *, source: str) -> Panel:
+        """The panel without the series too short for ``what`` or without a scaler; refused when none is left."""
+        short = [s for s in panel.series if len(s.frame) < needed]
+        unknown = [s for s in panel.series if len(s.frame) >= needed and not self.spec.has_scaler(s.series_id)]
+        kept = tuple(s for s in panel.series if len(s.frame) >= needed and self.spec.has_scaler(s.series_id))
+        notes = list(panel.notes)
+        if short:
+            notes.append(f"{source}: skipping {len(short)} of {len(panel.series)} series with fewer than {needed} rows "
+                         f"({what}): {_names(short)}")
+        if unknown:
+            notes.append(f"{source}: skipping {len(unknown)} series the model was not trained on (each series has "
+                         f"its own scaler; train with data.scaler=global to forecast new series): {_names(unknown)}")
+        if not kept:
+            longest = max(panel.series, key=lambda s: len(s.frame))
+            reason = (f"{what} needs at least {needed} rows and the longest, {longest.series_id}, has "
+                      f"{len(longest.frame)}" if short else "the model was trained on none of them")
+            raise DataError(f"{source}: no series to forecast among {len(panel.series)}: {reason}"
+                            f"{'; pass a longer file' if short else ''}")
+        return replace(panel, series=kept, notes=tuple(notes))
+
+    def scaled(self, series: Series) -> np.ndarray:
+        """Inputs scaled with the checkpoint's scaler (the series' own, if scaled per series), float32, (N, C_in)."""
+        values = series.frame[list(self.spec.input_columns)].to_numpy(dtype=np.float64)
+        return np.ascontiguousarray(self.spec.scale_inputs(values, series.series_id).astype(np.float32))
+
+    def marks(self, series: Series, future: np.ndarray | None = None, index: pd.Index | None = None) -> np.ndarray:
+        """Time marks of the series' rows, then of ``index`` (the horizon) if given, float32.
+
+        The known-future columns come from the series itself, then from ``future`` ((P, K) original
+        units) over the horizon.
+
+        Shapes: -> (N [+ P], M), M = n_time_features + K + 5.
+        """
+        known = known_columns(series, self.spec)  # (N, K)
+        stamps = series.index
+        if index is not None:
+            stamps = stamps.append(index)
+            extra = np.zeros((len(index), 0)) if future is None else self.spec.scale_future(future)
+            known = np.concatenate([known, extra])
+        return with_known(time_marks(stamps, self.spec.freq), known)
+
+    def unscale(self, values: np.ndarray, series_id: str | None = None) -> np.ndarray:
+        """Scaled targets (..., C_out) -> original units, float64."""
+        return self.spec.unscale_targets(torch.from_numpy(np.asarray(values)).double(), series_id).numpy()
+
+    # ----------------------------------------------------------------------------------- predicting
+    @torch.inference_mode()
+    def predict(self, x_enc: Tensor, x_mark_enc: Tensor, x_mark_dec: Tensor) -> Tensor:
+        """One forward pass. Shapes: (B, S, C_in), (B, S, M), (B, L+P, M) -> (B, P, C_out) scaled, on CPU."""
+        self.model.eval()
+        dev = self.device
+        return self.model(x_enc.to(dev), x_mark_enc.to(dev), x_mark_dec.to(dev)).float().cpu()
+
+    def half_widths(self, levels: Sequence[float]) -> dict[float, np.ndarray]:
+        """``{level: (P, C_out) conformal half-width, scaled}`` for validated ``levels``.
+
+        Raises:
+            DataError: bad levels, or a checkpoint without calibration.
+        """
+        return half_widths(self.conformal, check_levels(levels), source=str(self.checkpoint))
+
+    def forecast(self, panel: Panel, *, intervals: Sequence[float] = (), future: np.ndarray | None = None,
+                 option: str = "future=") -> pd.DataFrame:
+        """Forecast the ``pred_len`` steps after each series' last row, all series in one forward pass.
+
+        Args:
+            panel: the series to forecast.
+            intervals: conformal interval levels in (0, 1); each adds ``<col>_lo_80``, ``<col>_hi_80``
+                (for 0.8) after each forecast column, in original units.
+            future: the known-future columns over the horizon, (P, K) original units
+                (:func:`~forecast.predict.future.read_future`); required exactly when the model was
+                trained with ``data.future_columns`` (a file of one series).
+            option: how the caller names ``future`` in messages (``--future FILE``).
+
+        Returns:
+            Frame with the id column (many series), the timestamp column (or ``step``: the row
+            numbers that follow the file's) then the predicted columns (each followed by its
+            intervals, narrowest level first), in original units.
+
+        Raises:
+            DataError: bad levels, intervals from a checkpoint without calibration, or ``future``
+                given to a model without known-future columns (or missing for one with them).
+        """
+        widths = self.half_widths(intervals) if intervals else {}
+        spec = self.spec
+        check_future_given(spec, future is not None, option=option, source=str(self.checkpoint))
+        xs, marks, futures = [], [], []
+        for series in panel.series:
+            xs.append(as_tensor(self.scaled(series)[-spec.seq_len:]))  # (S, C_in)
+            tail = Series(frame=series.frame.iloc[-spec.seq_len:], series_id=series.series_id)
+            horizon = future_index(tail.index[-1], panel.freq, spec.pred_len)
+            marks.append(as_tensor(self.marks(tail, future, horizon)))  # (S + P, M)
+            futures.append(horizon)
+        mark = torch.stack(marks)  # (N_series, S + P, M)
+        pred = self.predict(torch.stack(xs), mark[:, :spec.seq_len], mark[:, spec.seq_len - spec.label_len:])
+        frames = []
+        for series, future, p in zip(panel.series, futures, pred):  # p: (P, C_out)
+            frame = self._with_intervals(p.numpy().astype(np.float64), widths, series.series_id)
+            frame.insert(0, series.frame.index.name or spec.timestamp_col or STEP, future)
+            if panel.id_col is not None:
+                frame.insert(0, panel.id_col, series.series_id)
+            frames.append(frame)
+        return pd.concat(frames, ignore_index=True)
+
+    def _with_intervals(self, pred: np.ndarray, widths: dict[float, np.ndarray],
+                        series_id: str | None) -> pd.DataFrame:
+        """One series' forecast (P, C_out) scaled, with each column's intervals, in original units."""
+        data: dict[str, np.ndarray] = {}
+        centre = self.unscale(pred, series_id)  # (P, C_out)
+        bounds = {a: (self.unscale(pred - w, series_id), self.unscale(pred + w, series_id)) for a, w in widths.items()}
+        for c, col in enumerate(self.spec.target_columns):
+            data[col] = centre[:, c]
+            for a, (lo, hi) in bounds.items():
+                data[f"{col}_lo_{label(a)}"], data[f"{col}_hi_{label(a)}"] = lo[:, c], hi[:, c]
+        return pd.DataFrame(data)
+
+    def windows(self, series: Series, *, start: int, end: int, stride: int = 1) -> WindowDataset:
+        """Every ``stride``-th window of a series whose rows lie in ``[start, end)`` (start includes the look-back)."""
+        spec = self.spec
+        x = as_tensor(self.scaled(series))  # (N, C_in)
+        y = x[:, spec.target_index].contiguous()  # (N, C_out)
+        marks = as_tensor(self.marks(series))  # (N, M): the known-future columns are the file's own
+        if stride < 1:
+            raise DataError(f"--every must be >= 1, got {stride}")
+        return WindowDataset(x, y, marks, start=start, end=end, seq_len=spec.seq_len, label_len=spec.label_len,
+                             pred_len=spec.pred_len, stride=stride)
+
+
+def _names(series: list[Series], limit: int = 10) -> str:
+    ids = [str(s.series_id) for s in series]
+    return ", ".join(ids[:limit]) + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
