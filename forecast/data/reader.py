@@ -165,19 +165,27 @@ def _sep_hint(names: Sequence[str], hints: Hints) -> str:
     return f"the header line holds {SEP_NAMES[held[0]]}s: pass {hints.set('sep', SEP_NAMES[held[0]])}" if held else ""
 
 
+DST_MONTHS = (3, 4, 9, 10, 11)  # the months in which clocks go back, north and south of the equator
+
+
+def _could_be_dst_repeat(stamp: pd.Timestamp) -> bool:
+    """Whether a repeated naive timestamp falls where clocks go back: a night hour of a DST month."""
+    return stamp.month in DST_MONTHS and stamp.hour <= 3
+
+
 def _order(stamps: pd.DatetimeIndex, path: Path, line: np.ndarray, col: str, who: str, *, order_hint: str = "",
            hints: Hints = TRAIN) -> None:
     """Refuse duplicate or decreasing timestamps of one series (``line`` maps its rows to file lines).
 
-    ``order_hint`` (the date order read) ends an "unsorted" refusal; a duplicate naive timestamp names the
-    time zone setting, which places the hour repeated when clocks go back.
+    ``order_hint`` (the date order read) ends an "unsorted" refusal; a duplicate naive timestamp at a night
+    hour of a month in which clocks go back names the time zone setting, which places the repeated hour.
     """
     dup = np.flatnonzero(np.asarray(stamps.duplicated()))
     if dup.size:
         r = int(dup[0])
         first = int(np.flatnonzero(stamps == stamps[r])[0])
-        local = "" if stamps.tz is not None else (f"; if the file is in local time with daylight saving, pass "
-                                                  f"{hints.set('tz', 'Europe/Berlin')} (its zone)")
+        local = "" if stamps.tz is not None or not _could_be_dst_repeat(stamps[r]) else (
+            f"; if the file is in local time with daylight saving, pass {hints.set('tz', 'Europe/Berlin')} (its zone)")
         raise DataError(f"{path}: line {line[r]}: duplicate timestamp {stamps[r]}{who} (also on line {line[first]}); "
                         f"remove or aggregate duplicates{local}")
     back = np.flatnonzero(np.diff(stamps.asi8) < 0)
