@@ -25,12 +25,14 @@ from forecast.core.calendar import count_parameters
 from forecast.core.forecaster import build_forecaster, check_types, describe_composition
 from forecast.data.errors import DataError
 from forecast.io import atomic_path, write_json
+from forecast.training.budget import apply_plan, describe_budget, log_plan, windows_line
 from forecast.training.closed_form import ClosedFormStart
 from forecast.training.compile import maybe_compile
 from forecast.training.conformal import calibrate, store_in_checkpoint, validation_scores
 from forecast.training.floors import evaluate_floors, standing
 from forecast.training.monitor import RunMonitor
 from forecast.training.per_series import panel_metrics
+from forecast.training.progress import StepProgressBar
 from forecast.training.recipe import RECIPE_KEY
 from forecast.training.recipe_checkpoint import RecipeCheckpoint
 from forecast.training.resume import (ResumeState, check_resumable, finished_steps, last_checkpoint, merge_log,
@@ -88,8 +90,10 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     L.seed_everything(cfg.seed, workers=True, verbose=False)
     run_dir = Path(cfg.paths.output_dir)
     check_types(cfg.trainer, "trainer")
+    check_types(cfg.train, "train")
     datamodule = instantiate(cfg.data)
     datamodule.setup("fit")
+    trainer_plan = apply_plan(instantiate(cfg.train), datamodule)
     spec = datamodule.spec
     if cfg.data.get("freq") is None and spec.freq is not None:  # record the inferred frequency, so what
         with open_dict(cfg):  # derives from it (a floor's season, ${period_for:${data.freq}}) sees it
@@ -116,14 +120,17 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     callbacks += [closed_form, monitor, RecipeCheckpoint(config=resolved, spec=spec, model_dims=dims,
                                                          floors=floors.checkpoint_state()),
                   ResumeState(run_dir=run_dir, command=resume_command(run_dir))]
+    if cfg.trainer.get("enable_progress_bar", True):
+        callbacks.append(StepProgressBar())
     trainer: L.Trainer = instantiate(cfg.trainer, callbacks=callbacks, logger=loggers or False,
-                                     default_root_dir=str(run_dir))
+                                     default_root_dir=str(run_dir), **trainer_plan)
     if resume_from is not None and trainer.is_global_zero:
         # before the CSV logger starts: it deletes logs/metrics.csv
         set_aside_log(run_dir, finished_steps(resume_from))
     trainable = any(p.requires_grad for p in net.parameters())
     best = None
     if trainable:
+        log_plan(trainer, datamodule)
         trainer.fit(task, datamodule=datamodule, ckpt_path=None if resume_from is None else str(resume_from))
         checkpoint = trainer.checkpoint_callback
         best = checkpoint.best_model_path if checkpoint is not None and checkpoint.best_model_path else None
@@ -161,7 +168,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         "seq_len": spec.seq_len, "label_len": spec.label_len, "pred_len": spec.pred_len,
         "checkpoint": best,
         "run_dir": str(run_dir),
-        "test_windows": len(datamodule.datasets["test"]),
+        **datamodule.describe_windows(),
+        **describe_budget(trainer, datamodule),
         "floors": floors.metrics,
         "floor_seconds": floors.seconds,
         **describe_backends(cfg, net),
@@ -181,8 +189,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         last_checkpoint(run_dir).unlink(missing_ok=True)  # finished: nothing left to resume
         vs_floors = standing(metrics["test/mse"], floors.test_mse())
         print(f"test/mse {metrics['test/mse']:.4f} ({vs_floors})  test/mae {metrics['test/mae']:.4f}  "
-              f"test/mae_orig {metrics['test/mae_orig']:.4f}  ({metrics['test_windows']} test windows, "
-              f"{metrics['epochs']} epochs, {metrics['wall_seconds']:.0f} s)")
+              f"test/mae_orig {metrics['test/mae_orig']:.4f}  ({windows_line(metrics)}, "
+              f"{metrics['epochs']} rounds, {metrics['steps']} steps, {metrics['wall_seconds']:.0f} s)")
         print(f"run dir:    {run_dir}")
         print(f"checkpoint: {best}")
     return metrics

@@ -25,8 +25,8 @@ class ClosedFormStart(L.Callback):
     ``ckpt_path``) overwrites the result with the same values, since the fit is deterministic.
 
     With ``keep_start`` and a closed-form part in a model that also trains (a floor residual), the
-    model as the fit left it (the start) is validated before training and competes with every epoch:
-    when no epoch's ``val/loss`` is below the start's, :meth:`on_fit_end` writes the start to
+    model as the fit left it (the start) is validated before training on the windows every round's
+    validation scores, and competes with every round: when no round's ``val/loss`` is below the start's, :meth:`on_fit_end` writes the start to
     ``checkpoints/start.ckpt`` and :attr:`best_path` names it. A resumed run fits and validates the
     start again, to the same numbers.
 
@@ -36,7 +36,8 @@ class ClosedFormStart(L.Callback):
 
     Attributes:
         fit_seconds: seconds of the closed-form fit; None when the model has no closed-form part.
-        start_loss: the start's ``val/loss`` (MSE over every validation window); None when not a candidate.
+        start_loss: the start's ``val/loss`` (MSE over the validation windows every round scores); None when
+            not a candidate.
         best_path: ``start.ckpt`` when the start was kept, else None.
     """
 
@@ -74,7 +75,7 @@ class ClosedFormStart(L.Callback):
         trained = checkpoint.best_model_score if checkpoint is not None else trainer.callback_metrics.get("val/loss")
         if trained is not None and self.start_loss > float(trained):
             return
-        log.info("no epoch beat the closed-form start on val/loss (%.4f); keeping the start", self.start_loss)
+        log.info("no round beat the closed-form start on val/loss (%.4f); keeping the start", self.start_loss)
         pl_module.load_state_dict(self._start_state)
         self.best_path = str(self.checkpoint_dir / "start.ckpt")
         trainer.save_checkpoint(self.best_path)
@@ -82,14 +83,15 @@ class ClosedFormStart(L.Callback):
 
 @torch.no_grad()
 def validation_mse(pl_module: L.LightningModule, datamodule: Any) -> float:
-    """MSE of ``pl_module`` over every validation window, in eval mode, as the task's ``val/loss``.
+    """MSE of ``pl_module`` over the validation windows scored every round, in eval mode, as the task's
+    ``val/loss`` while fitting.
 
     Every process reads every window (not its shard), so the number is the same under DDP.
     """
     was_training = pl_module.training
     pl_module.eval()
     mse = MeanSquaredError().to(pl_module.device)
-    for batch in datamodule.ordered_dataloader("val"):
+    for batch in datamodule.round_val_dataloader():
         batch = batch._replace(**{k: v.to(pl_module.device) for k, v in batch._asdict().items()})
         mse.update(pl_module(batch).reshape(-1), batch.y.reshape(-1))
     pl_module.train(was_training)
