@@ -92,7 +92,10 @@ def train(cfg: DictConfig) -> dict[str, Any]:
     check_types(cfg.trainer, "trainer")
     check_types(cfg.train, "train")
     datamodule = instantiate(cfg.data)
+    read_started = time.perf_counter()
     datamodule.setup("fit")
+    read_seconds = time.perf_counter() - read_started
+    log.info("read %s in %.2f s", cfg.data.path, read_seconds)
     trainer_plan = apply_plan(instantiate(cfg.train), datamodule)
     spec = datamodule.spec
     if cfg.data.get("freq") is None and spec.freq is not None:  # record the inferred frequency, so what
@@ -135,11 +138,13 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         checkpoint = trainer.checkpoint_callback
         best = checkpoint.best_model_path if checkpoint is not None and checkpoint.best_model_path else None
         best = closed_form.best_path or best
+    eval_started = time.perf_counter()
     val_metrics = trainer.validate(task, datamodule=datamodule, ckpt_path=best, verbose=False)[0]
     if not trainable:  # parameter-free or closed-form: no fit, so no ModelCheckpoint; save one (with recipe)
         best = str(run_dir / "checkpoints" / "best.ckpt")
         trainer.save_checkpoint(best)
     test_metrics = trainer.test(task, datamodule=datamodule, ckpt_path=best, verbose=False)[0]
+    eval_seconds = time.perf_counter() - eval_started
     run_stats = monitor.summary(task.device)  # peak memory of fitting, validation and test only
     calibration = None
     if trainer.is_global_zero and best is not None and len(datamodule.datasets["val"]):
@@ -156,6 +161,8 @@ def train(cfg: DictConfig) -> dict[str, Any]:
         else (closed_form.fit_seconds or 0.0),
         "resumed_after_epochs": monitor.restored_epochs,
         "fit_seconds": closed_form.fit_seconds,
+        "read_seconds": read_seconds,
+        "eval_seconds": eval_seconds,
         "start/val_loss": closed_form.start_loss,
         "kept_start": closed_form.best_path is not None,
         "n_params": count_parameters(net),

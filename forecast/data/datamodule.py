@@ -53,6 +53,18 @@ def _name(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
+def _moments(rows: np.ndarray, scale: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and std (ddof 0) of training rows, (C,) each, as ``StandardScaler`` gives them: a constant
+    column (variance within rounding of 0) gets std 1; ``scale`` False gives 0 and 1."""
+    if not scale or rows.shape[1] == 0:
+        return np.zeros(rows.shape[1]), np.ones(rows.shape[1])
+    n, eps = len(rows), np.finfo(np.float64).eps
+    mean, var = rows.mean(axis=0), rows.var(axis=0)
+    std = np.sqrt(var)
+    std[var <= n * eps * var + (n * mean * eps) ** 2] = 1.0
+    return mean, std
+
+
 def _rank_world() -> tuple[int, int]:
     """This process and the number of processes (0, 1 without DDP)."""
     return (dist.get_rank(), dist.get_world_size()) if _distributed() else (0, 1)
@@ -194,13 +206,17 @@ class ForecastDataModule(L.LightningDataModule):
                             f"set data.target")
         targets = [self.target] if self.features in ("S", "MS") else inputs
         kept = self._usable(panel.series)
-        values = [s.frame[inputs].to_numpy(dtype=np.float64) for s in kept]  # (N_s, C_in) each
-        known = [s.frame[self.future_columns].to_numpy(dtype=np.float64) for s in kept]  # (N_s, K) each
+        names = list(kept[0].frame.columns)
+        at_inputs, at_known = [names.index(c) for c in inputs], [names.index(c) for c in self.future_columns]
+        tables = [s.frame.to_numpy(dtype=np.float64) for s in kept]  # (N_s, columns read) each
+        values = [t[:, at_inputs] for t in tables]  # (N_s, C_in) each
+        known = [t[:, at_known] for t in tables]  # (N_s, K) each
+        del tables
         offsets = np.cumsum([0] + [len(v) for v in values])
         self.slices = [SeriesRows(s.series_id, int(o), len(v), self._ranges(len(v)))
                        for s, o, v in zip(kept, offsets, values)]
         mean, std = self._fit_scaler([v[:sl.ranges["train"].end] for v, sl in zip(values, self.slices)])
-        per_series = [self._fit_scaler([v[:sl.ranges["train"].end]]) for v, sl in zip(values, self.slices)] \
+        per_series = [_moments(v[:sl.ranges["train"].end], self.scale) for v, sl in zip(values, self.slices)] \
             if self.id_col is not None and self.scaler == "series" else []
         future_mean, future_std = self._fit_scaler([k[:sl.ranges["train"].end] for k, sl in zip(known, self.slices)])
         floats = lambda a: tuple(float(x) for x in a)  # noqa: E731
@@ -214,13 +230,19 @@ class ForecastDataModule(L.LightningDataModule):
                              series_scale=tuple(floats(d) for _, d in per_series),
                              future_columns=tuple(self.future_columns), future_mean=floats(future_mean),
                              future_scale=floats(future_std))
-        scaled = np.concatenate([self.spec.scale_inputs(v, s.series_id) for v, s in zip(values, kept)])
-        scaled = np.ascontiguousarray(scaled.astype(np.float32))  # (N, C_in), every series one after another
+        # (N, C_in) float32, every series one after another, scaled with its own statistics or the pooled ones
+        scaled = np.empty((int(offsets[-1]), len(inputs)), dtype=np.float32)
+        for i, (v, sl) in enumerate(zip(values, self.slices)):
+            m, d = per_series[i] if per_series else (self.spec.mean, self.spec.scale)
+            scaled[sl.offset: sl.offset + sl.rows] = (v - np.asarray(m)) / np.asarray(d)
+        del values
         self.index = kept[0].index.append([s.index for s in kept[1:]]) if len(kept) > 1 else kept[0].index
         x = as_tensor(scaled)
-        y = as_tensor(np.ascontiguousarray(scaled[:, self.spec.target_index]))  # (N, C_out)
-        marks = as_tensor(np.concatenate([with_known(time_marks(s.index, panel.freq), self.spec.scale_future(k))
-                                          for s, k in zip(kept, known)]))  # (N, M): calendar and known-future
+        target_index = self.spec.target_index
+        # every input a target (features M): the targets are the inputs themselves, not a second copy
+        y = x if target_index == list(range(len(inputs))) else as_tensor(np.ascontiguousarray(scaled[:, target_index]))
+        calendar = time_marks(self.index, panel.freq)  # (N, n_time_features + 5), elementwise in the timestamps
+        marks = as_tensor(with_known(calendar, self.spec.scale_future(np.concatenate(known))))  # (N, M)
 
         def windows(split: str, stride: int) -> WindowIndex:
             return WindowIndex(x, y, marks, starts=[sl.offset + sl.ranges[split].start for sl in self.slices],

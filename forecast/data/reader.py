@@ -90,11 +90,38 @@ def looks_like_data(cells: Sequence[str]) -> bool:
     return any(numbers) and all(n or bool(_DATE.match(c)) for n, c in zip(numbers, cells))
 
 
+def read_table(path: Path, header: bool) -> pd.DataFrame:
+    """Every cell of a CSV or Parquet file as a string (Parquet by its ``.parquet``/``.pq`` suffix).
+
+    CSV is parsed by pyarrow's multithreaded reader when pyarrow is installed, else by pandas' C parser;
+    Parquet columns are read as they are stored and then written as text, so both are validated alike.
+    """
+    if path.suffix.lower() in (".parquet", ".pq"):
+        try:
+            frame = pd.read_parquet(path)
+        except ImportError as exc:
+            raise DataError(f"{path}: reading Parquet needs pyarrow; pip install pyarrow") from exc
+        except (OSError, ValueError) as exc:
+            raise DataError(f"{path}: cannot read as Parquet ({str(exc).splitlines()[0]})") from exc
+        return frame.astype(str) if len(frame.columns) else frame
+    try:
+        import pyarrow  # noqa: F401
+        engine = "pyarrow"
+    except ImportError:
+        engine = "c"
+    if engine == "pyarrow":
+        try:
+            return pd.read_csv(path, dtype=str, keep_default_na=False, header=0 if header else None, engine=engine)
+        except (ValueError, pd.errors.ParserError):
+            pass  # what pyarrow refuses (ragged rows, odd quoting), the C parser reports in its own words
+    return pd.read_csv(path, dtype=str, keep_default_na=False, header=0 if header else None)
+
+
 def _read_raw(path: Path, header: bool, hints: Hints) -> tuple[pd.DataFrame, int]:
     """Every cell as a string, columns named from the header (or ``0 … n-1``); also the first data line."""
     require_file(path)
     try:
-        raw = pd.read_csv(path, dtype=str, keep_default_na=False, header=0 if header else None)
+        raw = read_table(path, header)
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         raise DataError(f"{path}: cannot read as CSV ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__}); "
                         f"expected a comma-separated file{' with a header row' if header else ''}") from exc
