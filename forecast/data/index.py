@@ -26,6 +26,12 @@ def window_count(rows: int, seq_len: int, pred_len: int, stride: int) -> int:
     return 0 if span < 0 else span // stride + 1
 
 
+def _sliding(rows: Tensor, length: int) -> Tensor:
+    """Every run of ``length`` consecutive rows as a view. Shapes: (N, C) -> (N - length + 1, length, C)."""
+    n, c = rows.shape
+    return rows.as_strided((max(0, n - length + 1), length, c), (rows.stride(0), rows.stride(0), rows.stride(1)))
+
+
 class WindowIndex(Dataset[Batch]):
     """Windows of one split over many series: ``len`` ids, ``index[i]`` one window, ``index[ids]`` a batch.
 
@@ -55,9 +61,11 @@ class WindowIndex(Dataset[Batch]):
         counts = np.array([window_count(int(e - s), seq_len, pred_len, stride)
                            for s, e in zip(self.starts, self.ends)], dtype=np.int64)  # (S,)
         self.win_offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)  # (S + 1,)
-        self._enc = torch.arange(seq_len)  # (seq_len,)
-        self._dec = torch.arange(seq_len - label_len, seq_len + pred_len)  # (label_len + pred_len,)
-        self._tgt = torch.arange(seq_len, seq_len + pred_len)  # (pred_len,)
+        # every window of each length as a strided view (no copy): view[o] is rows [o, o + length)
+        self._enc = _sliding(inputs, seq_len)  # (N - seq_len + 1, seq_len, C_in)
+        self._enc_marks = _sliding(marks, seq_len)  # (N - seq_len + 1, seq_len, M)
+        self._dec_marks = _sliding(marks, label_len + pred_len)  # (N - label_len - pred_len + 1, label+pred, M)
+        self._tgt = _sliding(targets, pred_len)  # (N - pred_len + 1, pred_len, C_out)
 
     def __len__(self) -> int:
         return int(self.win_offsets[-1])
@@ -96,12 +104,12 @@ class WindowIndex(Dataset[Batch]):
 
     def gather(self, ids: np.ndarray) -> Batch:
         """The windows ``ids`` as one batch (shapes as in :class:`Batch`)."""
-        o = torch.from_numpy(self.origins(ids))[:, None]  # (B, 1)
-        enc, dec, tgt = o + self._enc, o + self._dec, o + self._tgt  # (B, seq_len), (B, label+pred), (B, pred)
-        return Batch(x_enc=self.inputs[enc],  # (B, seq_len, C_in)
-                     x_mark_enc=self.marks[enc],  # (B, seq_len, M)
-                     x_mark_dec=self.marks[dec],  # (B, label_len + pred_len, M)
-                     y=self.targets[tgt])  # (B, pred_len, C_out)
+        o = torch.from_numpy(self.origins(ids))  # (B,)
+        end = o + self.seq_len
+        return Batch(x_enc=self._enc.index_select(0, o),  # (B, seq_len, C_in)
+                     x_mark_enc=self._enc_marks.index_select(0, o),  # (B, seq_len, M)
+                     x_mark_dec=self._dec_marks.index_select(0, end - self.label_len),  # (B, label_len + pred_len, M)
+                     y=self._tgt.index_select(0, end))  # (B, pred_len, C_out)
 
     @property
     def parts(self) -> list[WindowDataset]:
