@@ -3,7 +3,7 @@
 Each cell generates a file (daily and weekly cycles, a factor shared by every series, AR(1) noise), then runs
 ``forecast-train`` with the default settings in a subprocess of its own and reads back, from the run's
 ``metrics.json`` and log: read time (parse and validate the file), floor time, training time, evaluation time
-(final validation and test), wall time and the process's peak RSS (``ru_maxrss`` of that process, from ``wait4``).
+(final validation and test), wall and CPU time (user + system, all threads) and the process's peak RSS (``ru_maxrss`` of that process, from ``wait4``).
 
     python benchmarks/bench_scale.py --grid reduced --threads 2 --out docs/performance/scale.csv
     python benchmarks/bench_scale.py --grid full     # rows 1e4..1e7, series 1..1e4, channels 1..1e3
@@ -135,7 +135,8 @@ def run_cell(name: str, path: Path, settings: list[str], run_dir: Path, threads:
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"{name}: forecast-train failed; see {run_dir.parent / (run_dir.name + '.log')}")
     metrics = json.loads((run_dir / "metrics.json").read_text())
-    return {"wall_s": round(wall, 1), "peak_rss_mb": round(usage.ru_maxrss / 1024),
+    return {"wall_s": round(wall, 1), "cpu_s": round(usage.ru_utime + usage.ru_stime, 1),
+            "peak_rss_mb": round(usage.ru_maxrss / 1024),
             "read_s": round(metrics["read_seconds"], 1), "floors_s": round(metrics["floor_seconds"], 1),
             "train_s": round(metrics["train_seconds_per_epoch"] * metrics["epochs"], 1),
             "eval_s": round(metrics["eval_seconds"], 1), "steps": metrics["steps"],
