@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 
 import pytest
-from hydra.utils import instantiate
+from hydra.utils import get_object, instantiate
 from omegaconf import OmegaConf
 
 from forecast.attention.base import AttentionBackend
 from forecast.cli.runtime import CONF_DIR
-from forecast.core.forecaster import build_forecaster, describe_composition
+from forecast.core.forecaster import Forecaster, build_forecaster, describe_composition
 from tests.conftest import ETTH1, ETTH2, compose_train
 
-DIMS = {"enc_in": 7, "c_out": 7, "n_time_features": 4, "seq_len": 96, "label_len": 48, "pred_len": 24,
+DIMS = {"enc_in": 7, "c_out": 7, "n_time_features": 4, "n_future": 0, "seq_len": 96, "label_len": 48, "pred_len": 24,
         "target_index": list(range(7))}
 
 
@@ -109,3 +110,29 @@ def test_dlinear_brings_its_learning_rate_and_the_command_line_still_wins(tmp_pa
 def test_presets_compose_what_they_document(model: str, composition: str, tmp_path: Path) -> None:
     cfg = compose_train([f"model={model}"], tmp_path)
     assert describe_composition(cfg.model) == composition
+
+
+@pytest.mark.parametrize("name", options("ridge"))
+def test_ridge_part_options_compose_and_build_into_the_floor(name: str, tmp_path: Path) -> None:
+    key = {"random_features": "features", "huber": "huber"}[name]
+    cfg = compose_train(["model=linear", f"+ridge@model.{key}={name}"], tmp_path)
+    dims = dict(DIMS, seq_len=cfg.data.seq_len, label_len=cfg.data.label_len, pred_len=cfg.data.pred_len)
+    floor = build_forecaster(cfg.model, dims)
+    assert type(getattr(floor, key)).__name__ == describe_composition(cfg.model[key])
+
+
+@pytest.mark.parametrize("name", options("model"))
+def test_every_forecaster_of_a_model_takes_the_data_sizes_as_one_dims(name: str, tmp_path: Path) -> None:
+    def targets(node: object) -> list[str]:
+        if not isinstance(node, dict):
+            return []
+        own = [node["_target_"]] if "_target_" in node and not str(node["_target_"]).startswith("forecast.attention")\
+            else []
+        return own + [t for key, value in node.items() if not key.endswith("_attention") for t in targets(value)]
+
+    model = OmegaConf.to_container(compose_train([f"model={name}"], tmp_path).model, resolve=True)
+    forecasters = [t for t in targets(model) if issubclass(get_object(t), Forecaster)]
+    assert forecasters
+    for target in forecasters:
+        parameters = inspect.signature(get_object(target)).parameters
+        assert "dims" in parameters and not set(parameters) & set(DIMS), target

@@ -2,33 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Sequence
-
 from torch import Tensor
 
-from forecast.core.forecaster import Forecaster
+from forecast.core.forecaster import DataDims, Forecaster
 
 
 class Baseline(Forecaster):
-    """Stores the window sizes and the target channels every baseline needs.
+    """Stores the window sizes and the target channels every baseline needs; the marks are not read.
 
-    The constructor takes the data sizes every forecaster is built from, so a baseline with no options
-    of its own needs no constructor; the sizes a baseline does not use are accepted and ignored.
+    A baseline with no options of its own needs no constructor.
 
     Args:
-        enc_in: input channels (unused).
-        c_out: number of predicted channels (must match ``target_index``).
-        n_time_features: time-feature columns (unused).
-        n_future: known-future mark columns (unused: this forecaster reads no marks).
-        seq_len: input window length.
-        label_len: start-token length (unused).
-        pred_len: horizon.
-        target_index: positions of the predicted channels among the inputs (all of them for ``M``).
+        dims: the data's sizes; ``target_index`` must name ``c_out`` channels.
     """
 
-    def __init__(self, *, enc_in: int, c_out: int, n_time_features: int, seq_len: int, label_len: int,
-                 pred_len: int, target_index: Sequence[int], n_future: int = 0) -> None:
+    def __init__(self, *, dims: DataDims) -> None:
         super().__init__()
+        seq_len, pred_len, c_out, target_index = dims["seq_len"], dims["pred_len"], dims["c_out"], dims["target_index"]
         if min(seq_len, pred_len) < 1:
             raise ValueError(f"seq_len and pred_len must be >= 1, got {seq_len} and {pred_len}")
         if len(target_index) != c_out:

@@ -3,36 +3,36 @@
 from __future__ import annotations
 
 import logging
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping
 
 import torch
 from torch import Tensor, nn
 
 from forecast.baselines.base import Baseline
-from forecast.baselines.linear import RidgeFloor
+from forecast.baselines.ridge import RidgeFloor
 from forecast.baselines.mean import WindowMean
 from forecast.baselines.naive import Naive
 from forecast.baselines.seasonal_naive import SeasonalNaive
-from forecast.core.forecaster import ForecasterFactory
+from forecast.core.forecaster import DataDims, ForecasterFactory
 
 log = logging.getLogger("forecast")
 RIDGE = "ridge"
 
 
-def candidate_floors(dims: Mapping[str, Any], period: int | None,
+def candidate_floors(dims: DataDims, period: int | None,
                      ridge: ForecasterFactory = RidgeFloor) -> dict[str, nn.Module]:
     """The floors, unfitted: ``naive``, ``mean``, ``seasonal_naive`` (left out when ``period`` is None
-    or longer than ``seq_len``) and ``ridge`` (``ridge(**dims)``, alpha 1 by default).
+    or longer than ``seq_len``) and ``ridge`` (``ridge(dims=dims)``, alpha 1 by default).
 
     Args:
-        dims: the data sizes (:class:`~forecast.core.forecaster.DataDims`).
+        dims: the data's sizes.
         period: the season length in steps.
         ridge: factory of the ridge floor, with its options.
     """
-    floors: dict[str, nn.Module] = {"naive": Naive(**dims), "mean": WindowMean(**dims)}
+    floors: dict[str, nn.Module] = {"naive": Naive(dims=dims), "mean": WindowMean(dims=dims)}
     if period is not None and 1 <= period <= int(dims["seq_len"]):
-        floors["seasonal_naive"] = SeasonalNaive(**dims, period=period)
-    floors[RIDGE] = ridge(**dims)
+        floors["seasonal_naive"] = SeasonalNaive(dims=dims, period=period)
+    floors[RIDGE] = ridge(dims=dims)
     return floors
 
 
@@ -66,26 +66,14 @@ class BestFloor(Baseline):
     a regression fitted on the training months; on a series with a daily shape the ridge wins.
 
     Args:
-        enc_in: input channels.
-        c_out: predicted channels.
-        n_time_features: time-feature columns (unused).
-        n_future: known-future mark columns (unused: this forecaster reads no marks).
-        seq_len: input window length.
-        label_len: start-token length (unused).
-        pred_len: horizon.
-        target_index: positions of the predicted channels among the inputs.
+        dims: the data's sizes.
         ridge: factory of the ridge candidate, with its options (``RidgeFloor`` at alpha 1 when None).
         period: season length of the seasonal-naive candidate in steps; None leaves it out
             (``forecast/conf/model/best_floor.yaml`` derives it from ``data.freq``).
     """
 
-    def __init__(self, *, enc_in: int, c_out: int, n_time_features: int, seq_len: int, label_len: int,
-                 pred_len: int, target_index: Sequence[int], n_future: int = 0, ridge: ForecasterFactory | None = None,
-                 period: int | None = None) -> None:
-        super().__init__(enc_in=enc_in, c_out=c_out, n_time_features=n_time_features, seq_len=seq_len,
-                         label_len=label_len, pred_len=pred_len, target_index=target_index, n_future=n_future)
-        dims = dict(enc_in=enc_in, c_out=c_out, n_time_features=n_time_features, seq_len=seq_len,
-                    label_len=label_len, pred_len=pred_len, target_index=target_index, n_future=n_future)
+    def __init__(self, *, dims: DataDims, ridge: ForecasterFactory | None = None, period: int | None = None) -> None:
+        super().__init__(dims=dims)
         self.candidates = nn.ModuleDict(candidate_floors(dims, period, ridge or RidgeFloor))
         self.names = list(self.candidates)
         self.register_buffer("choice", torch.tensor(self.names.index(RIDGE)))

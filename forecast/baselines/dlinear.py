@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Sequence
-
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
 from forecast.baselines.base import Baseline
+from forecast.core.forecaster import DataDims
 
 
 class MovingAverageDecomposition(nn.Module):
@@ -74,23 +73,14 @@ class DLinear(Baseline):
     is used.
 
     Args:
-        enc_in: input channels (unused).
-        c_out: predicted channels.
-        n_time_features: time-feature columns (unused).
-        n_future: known-future mark columns (unused: this forecaster reads no marks).
-        seq_len: input window length.
-        label_len: start-token length (unused).
-        pred_len: horizon.
-        target_index: positions of the predicted channels among the inputs.
+        dims: the data's sizes.
         kernel_size: moving-average window of the decomposition.
         individual: one pair of linear maps per channel instead of one shared pair.
     """
 
-    def __init__(self, *, enc_in: int, c_out: int, n_time_features: int, seq_len: int, label_len: int,
-                 pred_len: int, target_index: Sequence[int], n_future: int = 0, kernel_size: int = 25,
-                 individual: bool = False) -> None:
-        super().__init__(enc_in=enc_in, c_out=c_out, n_time_features=n_time_features, seq_len=seq_len,
-                         label_len=label_len, pred_len=pred_len, target_index=target_index, n_future=n_future)
+    def __init__(self, *, dims: DataDims, kernel_size: int = 25, individual: bool = False) -> None:
+        super().__init__(dims=dims)
+        seq_len, pred_len, c_out = self.seq_len, self.pred_len, len(self.target_index)
         self.decomposition = MovingAverageDecomposition(kernel_size=kernel_size)
         self.seasonal = TimeLinear(seq_len=seq_len, pred_len=pred_len, channels=c_out, individual=individual)
         self.trend = TimeLinear(seq_len=seq_len, pred_len=pred_len, channels=c_out, individual=individual)

@@ -10,7 +10,7 @@ from forecast.baselines.base import Baseline
 class Naive(Baseline):
     """Repeats the last input value of each target channel (no parameters).
 
-    Constructor arguments: see :class:`Baseline`.
+    Args: see :class:`Baseline`.
     """
 
     def forward(self, x_enc: Tensor, x_mark_enc: Tensor | None = None, x_mark_dec: Tensor | None = None) -> Tensor:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Sequence
-
 from pandas.tseries import offsets
 from pandas.tseries.frequencies import to_offset
 from torch import Tensor
 
 from forecast.baselines.base import Baseline
 from forecast.core.errors import ConfigError
+from forecast.core.forecaster import DataDims
 
 # Steps per day of the sub-daily offsets; the season of sub-daily data is one day.
 _PER_DAY = {offsets.Hour: 24, offsets.Minute: 1440, offsets.Second: 86400}
@@ -47,14 +46,7 @@ class SeasonalNaive(Baseline):
     The forecast of horizon step ``t`` (0-based) is the input at ``seq_len - period + (t mod period)``.
 
     Args:
-        enc_in: input channels (unused).
-        c_out: predicted channels.
-        n_time_features: time-feature columns (unused).
-        n_future: known-future mark columns (unused: this forecaster reads no marks).
-        seq_len: input window length (must be >= period).
-        label_len: start-token length (unused).
-        pred_len: horizon.
-        target_index: positions of the predicted channels among the inputs.
+        dims: the data's sizes; ``seq_len`` must be >= period.
         period: season length in steps. ``forecast/conf/model/seasonal_naive.yaml`` derives it from
             ``data.freq`` (``${period_for:${data.freq}}``); it is None when ``data.freq`` is null
             (inferred), and then this raises asking for ``model.period``.
@@ -63,10 +55,9 @@ class SeasonalNaive(Baseline):
         ConfigError: no period, a period < 1, or a period longer than the input window.
     """
 
-    def __init__(self, *, enc_in: int, c_out: int, n_time_features: int, seq_len: int, label_len: int,
-                 pred_len: int, target_index: Sequence[int], n_future: int = 0, period: int | None = None) -> None:
-        super().__init__(enc_in=enc_in, c_out=c_out, n_time_features=n_time_features, seq_len=seq_len,
-                         label_len=label_len, pred_len=pred_len, target_index=target_index, n_future=n_future)
+    def __init__(self, *, dims: DataDims, period: int | None = None) -> None:
+        super().__init__(dims=dims)
+        seq_len = self.seq_len
         if period is None:
             raise ConfigError("seasonal_naive needs a season length: data.freq is null (inferred) or has no "
                              "default season; set model.period=<steps>, e.g. model.period=24 for hourly data")

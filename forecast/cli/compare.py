@@ -4,7 +4,7 @@ Examples::
 
     forecast-compare multirun/2025-01-01/12-00-00 [MORE_DIRS...] --out reports/etth1
     forecast-compare outputs/2025-01-01/12-00-00 --out reports/one_run
-    forecast-compare docs/long-inputs/runs --labels docs/long-inputs/labels.yaml --out docs/long-inputs
+    forecast-compare outputs/long --labels docs/long-inputs/labels.yaml --out docs/long-inputs
 
 Rows are attention backend (or baseline model) x dataset x horizon, mean ± std over seeds; the best
 error per (dataset, horizon) is bold. Exit status 2 with one error line on bad input (nothing written).

@@ -21,7 +21,7 @@ from lightning.pytorch.callbacks import LearningRateMonitor
 from omegaconf import DictConfig, OmegaConf, open_dict
 
 from forecast.attention.base import AttentionBackend
-from forecast.core.calendar import count_parameters
+from forecast.core.parameters import count_parameters
 from forecast.core.forecaster import build_forecaster, check_types, describe_composition
 from forecast.data.errors import DataError
 from forecast.io import atomic_path, write_json

@@ -1,4 +1,5 @@
-"""What models, wrappers and baselines share: the forecaster contract, the calendar profile, config errors.
+"""What models, wrappers and baselines share: the forecaster contract, parameter counting, config errors.
 
-Nothing here imports ``forecast.models`` or ``forecast.baselines``, so both build on it without a cycle.
+Nothing here imports ``forecast.models``, ``forecast.wrappers`` or ``forecast.baselines``, so all three
+build on it without a cycle.
 """

@@ -1,11 +1,11 @@
 """The contract every forecaster keeps: models, add-on wrappers and baselines alike.
 
-A forecaster is built from the data's sizes (:class:`DataDims`, the keywords of
-``ForecastDataModule.model_dims()``) plus its own options, and maps a window to the horizon:
-``forward(x_enc, x_mark_enc, x_mark_dec) -> (B, P, C_out)``. A wrapper takes the factory of another
-forecaster (``net``) and keeps the same contract, so wrappers nest in any order that makes sense; a
-config builds the nest top-down by ``_target_`` with ``_partial_: true`` on every inner node, and
-:func:`build_forecaster` completes it with the data's sizes.
+A forecaster is built from the data's sizes, one argument ``dims`` (:class:`DataDims`, what
+``ForecastDataModule.model_dims()`` returns), plus its own options, and maps a window to the horizon:
+``forward(x_enc, x_mark_enc, x_mark_dec) -> (B, P, C_out)``. A wrapper (``forecast.wrappers``) takes the
+factory of another forecaster (``net``) and keeps the same contract, so wrappers nest in any order that
+makes sense; a config builds the nest top-down by ``_target_`` with ``_partial_: true`` on every inner
+node, and :func:`build_forecaster` completes it with ``dims=``.
 """
 
 from __future__ import annotations
@@ -23,7 +23,9 @@ from forecast.core.errors import ConfigError
 
 
 class DataDims(TypedDict):
-    """The data-derived constructor arguments of every forecaster.
+    """The data's sizes: the ``dims`` argument of every forecaster, documented here once.
+
+    A forecaster reads the keys it needs and ignores the others.
 
     Keys:
         enc_in: input channels (C_in).
@@ -36,7 +38,8 @@ class DataDims(TypedDict):
         seq_len: input window length.
         label_len: start-token length (T).
         pred_len: horizon (P).
-        target_index: positions of the predicted channels among the inputs.
+        target_index: positions of the predicted channels among the inputs (all of them for ``M``;
+            a forecaster that emits ``c_out`` channels directly, as the Informer, does not read it).
     """
 
     enc_in: int
@@ -84,7 +87,7 @@ class Forecaster(nn.Module):
 
 
 ForecasterFactory = Callable[..., Forecaster]
-"""Builds a forecaster from :class:`DataDims` keywords (a Hydra ``_partial_`` node, or a class)."""
+"""Builds a forecaster when called with ``dims=`` (:class:`DataDims`): a Hydra ``_partial_`` node, or a class."""
 
 
 def build_forecaster(config: Any, dims: Mapping[str, Any]) -> nn.Module:
@@ -92,13 +95,13 @@ def build_forecaster(config: Any, dims: Mapping[str, Any]) -> nn.Module:
 
     Args:
         config: a Hydra node or plain dict with ``_target_``; nested forecasters carry ``_partial_: true``.
-        dims: :class:`DataDims` keywords.
+        dims: the data's sizes (:class:`DataDims`).
 
     Raises:
         ConfigError: a setting of the wrong type (:func:`check_types`).
     """
     check_types(config)
-    return instantiate(config, _partial_=True)(**dims)
+    return instantiate(config, _partial_=True)(dims=DataDims(**dims))
 
 
 def check_types(config: Any, prefix: str = "model") -> None:

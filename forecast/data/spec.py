@@ -72,7 +72,7 @@ class DataSpec:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "DataSpec":
-        """Inverse of :meth:`to_dict` (checkpoints from before a field existed get its default)."""
+        """Inverse of :meth:`to_dict` (a field missing from ``d`` gets its default)."""
         fields = dict(d)
         for key in ("input_columns", "target_columns", "mean", "scale", "series_ids", "future_columns", "future_mean",
                     "future_scale"):

@@ -1,8 +1,7 @@
 """Informer (Zhou et al., AAAI 2021): distilling encoder + generative decoder, swappable attention.
 
 The paper's architecture only. Instance normalisation, channel independence, the calendar profile
-and a residual over a closed-form floor are wrappers around any forecaster (``forecast.models``:
-``instance_norm``, ``channel_independent``, ``calendar_residual``, ``floor_residual``).
+and a residual over a closed-form floor are wrappers around any forecaster (``forecast.wrappers``).
 """
 
 from __future__ import annotations
@@ -13,7 +12,7 @@ from torch import Tensor, nn
 
 from forecast.attention.base import AttentionBackend
 from forecast.core.errors import ConfigError
-from forecast.core.forecaster import Forecaster
+from forecast.core.forecaster import DataDims, Forecaster
 from forecast.models.decoder import Decoder, DecoderLayer
 from forecast.models.embedding import DataEmbedding, Embed
 from forecast.models.encoder import DistilConv, Encoder, EncoderLayer, EncoderStack
@@ -29,18 +28,12 @@ AttentionFactory = Callable[[], AttentionBackend]
 class Informer(Forecaster):
     """Informer encoder-decoder forecaster; one forward pass emits the whole horizon.
 
+    The decoder input has the encoder's ``enc_in`` channels; both embeddings map the known-future
+    columns of the marks, so the encoder sees their history and the decoder their values over the
+    start token and the horizon.
+
     Args:
-        enc_in: input channels (C_in); the decoder input has the same channels.
-        c_out: predicted channels (C_out).
-        n_time_features: continuous time-feature columns of the marks (``timeF``).
-        n_future: known-future columns of the marks (``data.future_columns``): both embeddings map them,
-            so the encoder sees their history and the decoder their values over the start token and
-            the horizon.
-        seq_len: encoder input length.
-        label_len: start-token length.
-        pred_len: horizon.
-        target_index: positions of the predicted channels among the inputs (unused: the decoder's
-            projection emits the C_out predicted channels).
+        dims: the data's sizes.
         encoder_attention: factory of the encoder self-attention backend (called once per layer).
         decoder_attention: factory of the decoder (causal) self-attention backend.
         cross_attention: factory of the decoder-to-encoder attention backend.
@@ -66,14 +59,16 @@ class Informer(Forecaster):
             decoder self-attention).
     """
 
-    def __init__(self, *, enc_in: int, c_out: int, n_time_features: int, seq_len: int, label_len: int,
-                 pred_len: int, target_index: Sequence[int], encoder_attention: AttentionFactory,
-                 decoder_attention: AttentionFactory, cross_attention: AttentionFactory, d_model: int = 512,
-                 n_heads: int = 8, e_layers: int = 2, d_layers: int = 1, d_ff: int = 2048, dropout: float = 0.05,
-                 activation: Activation = "gelu", embed: Embed = "timeF", distil: bool = True, mix: bool = False,
-                 stack_layers: Sequence[int] | None = None,
-                 patch_len: int | None = None, patch_stride: int | None = None, n_future: int = 0) -> None:
+    def __init__(self, *, dims: DataDims, encoder_attention: AttentionFactory, decoder_attention: AttentionFactory,
+                 cross_attention: AttentionFactory, d_model: int = 512, n_heads: int = 8, e_layers: int = 2,
+                 d_layers: int = 1, d_ff: int = 2048, dropout: float = 0.05, activation: Activation = "gelu",
+                 embed: Embed = "timeF", distil: bool = True, mix: bool = False,
+                 stack_layers: Sequence[int] | None = None, patch_len: int | None = None,
+                 patch_stride: int | None = None) -> None:
         super().__init__()
+        enc_in, c_out, n_time_features = dims["enc_in"], dims["c_out"], dims["n_time_features"]
+        seq_len, label_len, pred_len = dims["seq_len"], dims["label_len"], dims["pred_len"]
+        n_future = dims["n_future"]
         if label_len > seq_len:
             raise ConfigError(f"label_len ({label_len}) cannot exceed seq_len ({seq_len})")
         self.seq_len, self.label_len, self.pred_len = seq_len, label_len, pred_len

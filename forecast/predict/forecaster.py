@@ -44,9 +44,9 @@ class Forecaster:
         checkpoint: the ``.ckpt`` file loaded.
         device: where the model runs.
         ridge_floor: the run's ridge floor rebuilt from the checkpoint (on CPU, eval mode), for the
-            backtest; None for a checkpoint written before floors were stored.
+            backtest; None for a checkpoint that stores none.
         conformal: the interval calibration (``forecast.training.conformal``); None for a checkpoint
-            written before intervals existed.
+            that holds none.
     """
 
     model: nn.Module

@@ -79,7 +79,7 @@ def run_backtest(forecaster: Forecaster, panel: Panel, spans: Sequence[RowRange]
             "n_time_features": n_continuous_features(spec.freq), "n_future": len(spec.future_columns),
             "seq_len": spec.seq_len,
             "label_len": spec.label_len, "pred_len": spec.pred_len, "target_index": spec.target_index}
-    naive, window_mean, ridge = Naive(**dims), WindowMean(**dims), forecaster.ridge_floor
+    naive, window_mean, ridge = Naive(dims=dims), WindowMean(dims=dims), forecaster.ridge_floor
     preds, actuals, last, mean, floor = [], [], [], [], []
     with torch.inference_mode():
         for batch in DataLoader(ConcatDataset(sets), batch_size=batch_size, shuffle=False):

@@ -43,7 +43,7 @@ def render_report(rows: Sequence[Row], sources: Sequence[str | Path], plots: Seq
         "model name for baselines; look-back = `seq_len`. `train s/epoch` is the closed-form fit time "
         "for the ridge floor and 0 for parameter-free baselines. `best floor`: the lowest test MSE "
         "of the closed-form floors (naive, mean, seasonal naive, ridge) that forecast-train scored on the "
-        "row's own test windows, with its name; empty for runs written before floors were scored.\n",
+        "row's own test windows, with its name; empty for runs without floors.\n",
         to_markdown(rows),
         *render_lookback(rows),
         *render_searches(searches),

@@ -67,7 +67,7 @@ class Run:
 
     def best_floor(self) -> tuple[str, float] | None:
         """The floor with the lowest test MSE among the run's ``floors`` and that MSE; None for a run
-        without floors (written before forecast-train scored them)."""
+        without floors."""
         floors = self.metrics.get("floors")
         scores = {str(name): float(m["test/mse"]) for name, m in floors.items()
                   if isinstance(m, dict) and isinstance(m.get("test/mse"), (int, float))} \

@@ -10,10 +10,7 @@ from typing import Sequence
 
 from forecast.core.standing import LEVEL, relative_change
 from forecast.report.collect import unique
-from forecast.report.table import Row, Stat
-
-#: the floors of every run's metrics.json, in the order their rows are listed
-FLOORS = ("ridge", "seasonal_naive", "naive", "mean")
+from forecast.report.table import FLOORS, Row, Stat
 #: the cost table's metrics: (metrics.json key, column title, decimals)
 COST = (("train_seconds_per_epoch", "s/epoch", 1), ("inference_ms_per_batch", "ms/batch", 0),
         ("peak_memory_mb", "peak MB", 0))
@@ -21,9 +18,7 @@ COST = (("train_seconds_per_epoch", "s/epoch", 1), ("inference_ms_per_batch", "m
 
 def floor_mse(row: Row, name: str) -> float:
     """Mean test MSE of floor ``name`` over the row's runs (NaN when none scored it)."""
-    values = [float(m["test/mse"]) for r in row.runs
-              for m in [(r.metrics.get("floors") or {}).get(name)] if isinstance(m, dict) and "test/mse" in m]
-    return sum(values) / len(values) if values else math.nan
+    return row.floors.get(name, math.nan)
 
 
 def floor_by_length(rows: Sequence[Row], name: str) -> dict[int, float]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import math
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
@@ -24,6 +24,8 @@ COLUMNS: tuple[tuple[str, str, int, bool], ...] = (
 
 # The best floor's column (its test MSE and name) follows the error columns.
 FLOOR_AFTER, FLOOR_TITLE = "test/mae_orig", "best floor (test MSE)"
+#: the floors of every run's metrics.json, in the order the look-back tables list them
+FLOORS = ("ridge", "seasonal_naive", "naive", "mean")
 
 
 @dataclass(frozen=True)
@@ -49,7 +51,11 @@ class Stat:
 
 @dataclass(frozen=True)
 class Row:
-    """One table row: a label on a dataset/horizon/look-back, over ``len(runs)`` seeds."""
+    """One table row: a label on a dataset/horizon/look-back, over ``len(runs)`` seeds.
+
+    ``floors``: each floor's test MSE (mean over the runs that scored it), by name. A row read back
+    from ``results.csv`` (:func:`read_csv`) has no ``runs``; its seeds are ``csv_seeds``.
+    """
 
     dataset: str
     features: str
@@ -58,6 +64,8 @@ class Row:
     seq_len: int
     runs: tuple[Run, ...]
     stats: dict[str, Stat]
+    floors: dict[str, float] = field(default_factory=dict)
+    csv_seeds: tuple[int, ...] = ()
 
     @property
     def group(self) -> tuple[str, str, int]:
@@ -66,7 +74,7 @@ class Row:
 
     @property
     def seeds(self) -> list[int]:
-        return [r.seed for r in self.runs]
+        return [r.seed for r in self.runs] if self.runs else list(self.csv_seeds)
 
     def best_floor(self) -> tuple[str, Stat] | None:
         """The best floor of the row's runs (:meth:`Run.best_floor`): its name (``a/b`` when seeds
@@ -94,9 +102,17 @@ def aggregate(runs: Sequence[Run]) -> list[Row]:
     for run in runs:
         groups.setdefault(run.row_key, []).append(run)
     rows = [Row(dataset=k[0], features=k[1], pred_len=k[2], label=k[3], seq_len=k[4], runs=tuple(g),
-                stats={key: Stat.of([r.value(key) for r in g]) for key, *_ in COLUMNS})
+                stats={key: Stat.of([r.value(key) for r in g]) for key, *_ in COLUMNS},
+                floors={name: mse for name in FLOORS for mse in [_floor_mean(g, name)] if not math.isnan(mse)})
             for k, g in groups.items()]
     return sorted(rows, key=lambda r: (*r.group, _nan_last(r.stats["test/mse"].mean), r.label, r.seq_len))
+
+
+def _floor_mean(runs: Sequence[Run], name: str) -> float:
+    """Mean test MSE of floor ``name`` over ``runs`` (NaN when none scored it)."""
+    values = [float(m["test/mse"]) for r in runs
+              for m in [(r.metrics.get("floors") or {}).get(name)] if isinstance(m, dict) and "test/mse" in m]
+    return sum(values) / len(values) if values else math.nan
 
 
 def _nan_last(value: float) -> float:
@@ -143,7 +159,7 @@ def write_csv(rows: Sequence[Row], target: Path) -> None:
     fields = ["dataset", "features", "pred_len", "label", "seq_len", "n_seeds", "seeds"]
     for key, *_ in COLUMNS:
         fields += [f"{key}_mean", f"{key}_std"]
-    fields += ["best_floor", "best_floor_test/mse"]
+    fields += ["best_floor", "best_floor_test/mse"] + [f"floor_{name}_test/mse" for name in FLOORS]
     with target.open("w", newline="") as fh:
         writer = csv.writer(fh)
         writer.writerow(fields)
@@ -155,4 +171,39 @@ def write_csv(rows: Sequence[Row], target: Path) -> None:
                 line += ["" if math.isnan(s.mean) else repr(s.mean), "" if math.isnan(s.std) else repr(s.std)]
             floor = row.best_floor()
             line += ["", ""] if floor is None else [floor[0], repr(floor[1].mean)]
+            line += [repr(row.floors[name]) if name in row.floors else "" for name in FLOORS]
             writer.writerow(line)
+
+
+def read_csv(source: Path) -> list[Row]:
+    """The rows of a ``results.csv`` written by :func:`write_csv`, without their runs: enough for the
+    look-back tables (:func:`forecast.report.lookback.render_lookback`) of a study whose run
+    directories are not at hand.
+
+    Raises:
+        ValueError: a column :func:`write_csv` writes is missing, or a number does not parse (naming the line).
+    """
+    def number(text: str) -> float:
+        return math.nan if text == "" else float(text)
+
+    with Path(source).open(newline="") as fh:
+        reader = csv.DictReader(fh)
+        needed = ["dataset", "features", "pred_len", "label", "seq_len", "seeds"] + [
+            f"{key}_{part}" for key, *_ in COLUMNS for part in ("mean", "std")]
+        missing = [name for name in needed if name not in (reader.fieldnames or [])]
+        if missing:
+            raise ValueError(f"{source}: no column {', '.join(missing)}; write it with forecast-compare")
+        rows = []
+        for line_no, line in enumerate(reader, start=2):
+            try:
+                rows.append(Row(
+                    dataset=line["dataset"], features=line["features"], pred_len=int(line["pred_len"]),
+                    label=line["label"], seq_len=int(line["seq_len"]), runs=(),
+                    stats={key: Stat(number(line[f"{key}_mean"]), number(line[f"{key}_std"]))
+                           for key, *_ in COLUMNS},
+                    floors={name: float(line[f"floor_{name}_test/mse"]) for name in FLOORS
+                            if line.get(f"floor_{name}_test/mse")},
+                    csv_seeds=tuple(int(s) for s in line["seeds"].split())))
+            except ValueError as err:
+                raise ValueError(f"{source}: line {line_no}: {err}") from None
+    return rows

@@ -115,7 +115,7 @@ def half_widths(entry: dict[str, Any] | None, levels: Sequence[float], *, source
     """``{level: (P, C_out) half-width, scaled}`` from a recipe's ``conformal`` entry.
 
     Raises:
-        DataError: the checkpoint has no calibration (written before intervals existed).
+        DataError: the checkpoint has no calibration (``entry`` is None).
     """
     if entry is None:
         raise DataError(f"{source}: the checkpoint has no interval calibration (written before --intervals "

@@ -21,8 +21,9 @@ import torch
 from torch import Tensor, nn
 
 from forecast.baselines.best_floor import RIDGE, candidate_floors, floor_errors
-from forecast.baselines.linear import RidgeFloor
+from forecast.baselines.ridge import RidgeFloor
 from forecast.baselines.seasonal_naive import period_for
+from forecast.core.forecaster import DataDims
 from forecast.core.standing import LEVEL, relative_change
 
 RIDGE_ALPHA = 1.0
@@ -54,20 +55,20 @@ class Floors:
         return {RIDGE: {k: v.detach().cpu().clone() for k, v in self.ridge_state.items()}}
 
 
-def build_floors(dims: Mapping[str, Any], freq: str | None) -> dict[str, nn.Module]:
+def build_floors(dims: DataDims, freq: str | None) -> dict[str, nn.Module]:
     """The floors, unfitted (:func:`~forecast.baselines.best_floor.candidate_floors`), the seasonal
     naive's period from ``freq``, the ridge at alpha 1."""
     return candidate_floors(dims, period_for(freq), functools.partial(RidgeFloor, alpha=RIDGE_ALPHA))
 
 
-def ridge_from_state(dims: Mapping[str, Any], state: Mapping[str, Tensor]) -> RidgeFloor:
+def ridge_from_state(dims: DataDims, state: Mapping[str, Tensor]) -> RidgeFloor:
     """The ridge floor rebuilt from a stored ``state_dict`` (eval mode)."""
-    ridge = RidgeFloor(**dims, alpha=RIDGE_ALPHA)
+    ridge = RidgeFloor(dims=dims, alpha=RIDGE_ALPHA)
     ridge.load_state_dict(dict(state))
     return ridge.eval()
 
 
-def evaluate_floors(datamodule: Any, dims: dict[str, Any], freq: str | None) -> Floors:
+def evaluate_floors(datamodule: Any, dims: DataDims, freq: str | None) -> Floors:
     """Fit the ridge floor on every training window, then score every floor on every validation and test window.
 
     The global random state is left as it was (iterating a DataLoader draws a seed from it), so a

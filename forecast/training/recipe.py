@@ -18,8 +18,8 @@ from forecast.data.errors import DataError
 from forecast.data.spec import DataSpec
 
 RECIPE_KEY = "forecast_recipe"
-# the model format this code rebuilds: 2 is a nest of forecasters (forecast/conf/model/*.yaml by _target_) around
-# a plain Informer; format 1 was an Informer with RevIN, skip and cycle options of its own
+# the model format this code rebuilds: a nest of forecasters (forecast/conf/model/*.yaml by _target_) around a
+# plain Informer; load_checkpoint refuses any other format (a recipe without one is format 1)
 RECIPE_FORMAT = 2
 FLOORS_KEY = "floors"  # in the recipe: {"ridge": the ridge floor's state_dict}
 
@@ -28,8 +28,8 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     """Load a checkpoint written by ``forecast-train``.
 
     Raises:
-        DataError: missing file, unreadable/corrupt file, a checkpoint without our recipe, or one written
-            before the current model format.
+        DataError: missing file, unreadable/corrupt file, a checkpoint without our recipe, or one of
+            another model format than ``RECIPE_FORMAT``.
     """
     path = Path(path)
     if not path.is_file():

@@ -1,7 +1,7 @@
 """Peak live tensor bytes of a computation, counted with a TorchDispatchMode.
 
 Deterministic and fast enough for unit tests; blind to scratch memory inside fused kernels (use
-``scripts/bench_attention.py``, one process per measurement, for those).
+``benchmarks/bench_attention.py``, one process per measurement, for those).
 """
 
 from __future__ import annotations

@@ -8,7 +8,8 @@ import torch
 from sklearn.linear_model import Ridge
 
 from forecast.baselines.dlinear import DLinear, MovingAverageDecomposition
-from forecast.baselines.linear import RidgeFloor, RidgeStats
+from forecast.baselines.ridge import RidgeFloor
+from forecast.baselines.ridge.stats import RidgeStats
 from forecast.baselines.mean import WindowMean
 from forecast.baselines.naive import Naive
 from forecast.baselines.seasonal_naive import SeasonalNaive, period_for
@@ -16,7 +17,7 @@ from forecast.data.batch import Batch
 
 
 def dims(seq_len: int, pred_len: int, target_index: list[int], enc_in: int = 3) -> dict:
-    return {"enc_in": enc_in, "c_out": len(target_index), "n_time_features": 4, "seq_len": seq_len,
+    return {"enc_in": enc_in, "c_out": len(target_index), "n_time_features": 4, "n_future": 0, "seq_len": seq_len,
             "label_len": 0, "pred_len": pred_len, "target_index": target_index}
 
 
@@ -27,20 +28,20 @@ def window() -> torch.Tensor:
 
 
 def test_naive_repeats_the_last_value_of_every_channel() -> None:
-    out = Naive(**dims(6, 4, [0, 1, 2]))(window(), None, None)
+    out = Naive(dims=dims(6, 4, [0, 1, 2]))(window(), None, None)
     assert out.shape == (2, 4, 3)
     assert torch.equal(out[1, :, 2], torch.full((4,), 125.0))
     assert torch.equal(out[0, 3], torch.tensor([5.0, 15.0, 25.0]))
 
 
 def test_mean_is_the_window_mean_and_ms_selects_the_target_channel() -> None:
-    out = WindowMean(**dims(6, 3, [2]))(window(), None, None)  # MS: target is input channel 2
+    out = WindowMean(dims=dims(6, 3, [2]))(window(), None, None)  # MS: target is input channel 2
     assert out.shape == (2, 3, 1)
     assert torch.equal(out[:, :, 0], torch.tensor([[22.5] * 3, [122.5] * 3]))
 
 
 def test_seasonal_naive_repeats_the_last_season() -> None:
-    out = SeasonalNaive(**dims(6, 5, [1], enc_in=3), period=2)(window(), None, None)
+    out = SeasonalNaive(dims=dims(6, 5, [1], enc_in=3), period=2)(window(), None, None)
     assert out.shape == (2, 5, 1)
     assert out[0, :, 0].tolist() == [14.0, 15.0, 14.0, 15.0, 14.0]
     assert out[1, :, 0].tolist() == [114.0, 115.0, 114.0, 115.0, 114.0]
@@ -48,9 +49,9 @@ def test_seasonal_naive_repeats_the_last_season() -> None:
 
 def test_seasonal_naive_needs_a_period_that_fits_the_window() -> None:
     with pytest.raises(ValueError, match="model.period"):
-        SeasonalNaive(**dims(6, 5, [0]), period=None)
+        SeasonalNaive(dims=dims(6, 5, [0]), period=None)
     with pytest.raises(ValueError, match="seq_len"):
-        SeasonalNaive(**dims(6, 5, [0]), period=7)
+        SeasonalNaive(dims=dims(6, 5, [0]), period=7)
 
 
 @pytest.mark.parametrize(("freq", "period"), [("h", 24), ("15min", 96), ("D", 7), ("B", 5), ("W", 52),
@@ -60,9 +61,9 @@ def test_period_for_frequency(freq: str | None, period: int | None) -> None:
 
 
 def test_baselines_take_no_attention_arguments() -> None:
-    assert Naive(**dims(6, 2, [0]))(window(), None, None).shape == (2, 2, 1)
+    assert Naive(dims=dims(6, 2, [0]))(window(), None, None).shape == (2, 2, 1)
     with pytest.raises(TypeError, match="encoder_attention"):
-        Naive(**dims(6, 2, [0]), encoder_attention=object())
+        Naive(dims=dims(6, 2, [0]), encoder_attention=object())
 
 
 def test_decomposition_sums_back_to_the_input_and_averages_with_replicate_padding() -> None:
@@ -77,7 +78,7 @@ def test_decomposition_sums_back_to_the_input_and_averages_with_replicate_paddin
 @pytest.mark.parametrize("individual", [False, True])
 def test_dlinear_shapes_and_channel_independence(individual: bool) -> None:
     torch.manual_seed(0)
-    model = DLinear(**dims(48, 12, [0, 2]), individual=individual)
+    model = DLinear(dims=dims(48, 12, [0, 2]), individual=individual)
     x = torch.randn(4, 48, 3)
     out = model(x, None, None)
     assert out.shape == (4, 12, 2)
@@ -105,7 +106,7 @@ def test_ridge_closed_form_equals_sklearn(fit_intercept: bool) -> None:
 def test_ridge_floor_fits_the_relative_design_of_every_channel_and_forecasts_with_it() -> None:
     torch.manual_seed(0)
     seq_len, pred_len = 8, 3
-    model = RidgeFloor(**dims(seq_len, pred_len, [0, 1, 2]))
+    model = RidgeFloor(dims=dims(seq_len, pred_len, [0, 1, 2]))
     assert not any(p.requires_grad for p in model.parameters())
     series = torch.cumsum(torch.randn(200, 3), dim=0)
     starts = range(0, 200 - seq_len - pred_len + 1)

@@ -12,7 +12,8 @@ from forecast.cli.pipeline import train
 from forecast.data.batch import Batch
 from tests.conftest import compose_train, tiny_run_overrides
 
-SIZES = dict(enc_in=2, c_out=2, n_time_features=0, seq_len=24, label_len=0, pred_len=6, target_index=[0, 1])
+SIZES = dict(enc_in=2, c_out=2, n_time_features=0, n_future=0, seq_len=24, label_len=0, pred_len=6,
+             target_index=[0, 1])
 
 
 def windows(series: torch.Tensor, start: int, end: int) -> list[Batch]:
@@ -33,7 +34,7 @@ def test_the_floor_with_the_lowest_validation_mse_forecasts(kind: str, expected:
     else:  # a 12-step cycle with noise: the ridge sees it, the last value does not
         series = torch.sin(2 * torch.pi * t / 12) + 0.05 * torch.randn(600, 2, generator=gen, dtype=torch.float64)
     series = series.float()
-    model = BestFloor(**SIZES, period=None)
+    model = BestFloor(dims=SIZES, period=None)
     assert model.names == ["naive", "mean", "ridge"] and model.chosen == "ridge"  # until validation speaks
     model.fit_closed_form(windows(series, 0, 70))
     validation = windows(series, 70, 600)
@@ -45,9 +46,9 @@ def test_the_floor_with_the_lowest_validation_mse_forecasts(kind: str, expected:
 
 
 def test_the_choice_is_kept_in_the_state(tmp_path: Path) -> None:
-    model = BestFloor(**SIZES, period=12)
+    model = BestFloor(dims=SIZES, period=12)
     model.choice.fill_(model.names.index("seasonal_naive"))
-    restored = BestFloor(**SIZES, period=12)
+    restored = BestFloor(dims=SIZES, period=12)
     restored.load_state_dict(model.state_dict())
     assert restored.chosen == "seasonal_naive"
 

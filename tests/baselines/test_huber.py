@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 from sklearn.linear_model import Ridge
 
+from forecast.baselines.ridge.huber import Huber
 from forecast.core.errors import ConfigError
 from tests.baselines.test_random_features import relative_rows, relative_targets
-from tests.baselines.test_ridge_lookbacks import PRED_LEN, SEQ_LEN, batches, floor, informer, windows
+from tests.baselines.test_ridge_lookbacks import PRED_LEN, SEQ_LEN, batches, floor, informer, train_floor, windows
 
 
 def huber_reference(rows: np.ndarray, target: np.ndarray, *, lookbacks: list[int], alpha: float, quantile: float,
@@ -36,7 +38,7 @@ def huber_reference(rows: np.ndarray, target: np.ndarray, *, lookbacks: list[int
 def test_the_huber_fit_is_ridge_reweighted_by_each_rows_error_against_the_quantile(lookbacks: list[int]) -> None:
     x, y = (t.double() for t in windows())
     y = y + 5 * (torch.rand(y.shape, generator=torch.Generator().manual_seed(1)) > 0.97)  # spikes in 3% of steps
-    model = floor(alpha=2.0, lookbacks=lookbacks, huber_quantile=0.8, huber_steps=2).double()
+    model = floor(alpha=2.0, lookbacks=lookbacks, huber=Huber(quantile=0.8, steps=2)).double()
     model.fit_closed_form(batches(x, y))
     rows, last = relative_rows(x)  # (N*C, L)
     expected = huber_reference(rows.numpy(), relative_targets(y, last), lookbacks=lookbacks, alpha=2.0,
@@ -56,7 +58,7 @@ def test_spiked_horizons_pull_the_least_squares_map_more_than_the_huber_one() ->
     clean = x[:, -1:, [0, 2]] + change * torch.arange(1, PRED_LEN + 1)[None, :, None]  # (N, P, 2)
     spiked = (torch.rand(3000, 1, 1, generator=gen) < 0.03) * 30 * torch.randn(3000, 1, 2, generator=gen)
     errors = {}
-    for name, model in {"least squares": floor(), "huber": floor(huber_quantile=0.9)}.items():
+    for name, model in {"least squares": floor(), "huber": floor(huber=Huber(quantile=0.9))}.items():
         model.fit_closed_form(batches(x[:2000], (clean + spiked)[:2000]))
         errors[name] = float((model(x[2000:]) - clean[2000:]).pow(2).mean())
     assert errors["huber"] < 0.01 * errors["least squares"], errors  # 1e-6 against 0.09
@@ -64,8 +66,8 @@ def test_spiked_horizons_pull_the_least_squares_map_more_than_the_huber_one() ->
 
 def test_the_floor_residual_takes_the_same_huber_fit() -> None:
     x, y = windows()
-    model = informer(lookbacks=[4, 16], huber_quantile=0.7, huber_steps=2)
-    reference = floor(lookbacks=[4, 16], huber_quantile=0.7, huber_steps=2)
+    model = informer(lookbacks=[4, 16], huber=Huber(quantile=0.7, steps=2))
+    reference = floor(lookbacks=[4, 16], huber=Huber(quantile=0.7, steps=2))
     model.fit_closed_form(batches(x, y))
     reference.fit_closed_form(batches(x, y))
     torch.testing.assert_close(model.floor.weight, reference.weight, rtol=0, atol=0)
@@ -73,13 +75,22 @@ def test_the_floor_residual_takes_the_same_huber_fit() -> None:
 
 
 @pytest.mark.parametrize("kwargs,message", [
-    ({"huber_quantile": 1.0}, "huber_quantile must be between 0 and 1 (exclusive), got 1.0"),
-    ({"huber_quantile": 0}, "huber_quantile must be between 0 and 1 (exclusive), got 0"),
-    ({"huber_quantile": 0.9, "huber_steps": 0}, "huber_steps must be at least 1, got 0"),
+    ({"quantile": 1.0}, "huber quantile must be between 0 and 1 (exclusive), got 1.0"),
+    ({"quantile": 0}, "huber quantile must be between 0 and 1 (exclusive), got 0"),
+    ({"quantile": 0.9, "steps": 0}, "huber steps must be at least 1, got 0"),
 ])
-def test_the_floor_refuses_an_impossible_huber_setting(kwargs: dict, message: str) -> None:
+def test_an_impossible_huber_setting_is_refused(kwargs: dict, message: str) -> None:
     with pytest.raises(ConfigError) as error:
-        floor(**kwargs)
+        Huber(**kwargs)
     assert str(error.value) == message
+
+
+def test_the_huber_fit_through_train(tmp_path: Path) -> None:
+    plain = train_floor(tmp_path, "plain")
+    robust = train_floor(tmp_path, "huber", "+ridge@model.huber=huber", "model.huber.quantile=0.7")
+    assert robust["n_params"] == plain["n_params"]  # the same linear map, fitted with other row weights
+    assert robust["test/mse"] != plain["test/mse"]
+    assert "huber:\n    _target_: forecast.baselines.ridge.huber.Huber\n    quantile: 0.7" in \
+        (tmp_path / "huber" / "config.yaml").read_text()
 
 

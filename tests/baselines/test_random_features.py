@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from pathlib import Path
 
@@ -10,10 +11,15 @@ import pytest
 import torch
 from sklearn.linear_model import Ridge
 
-from forecast.baselines.random_features import RandomFeatures
+from forecast.baselines.ridge.features import RandomFeatures
 from forecast.core.errors import ConfigError
 from forecast.training.recipe import load_checkpoint, load_model
 from tests.baselines.test_ridge_lookbacks import PRED_LEN, SEQ_LEN, batches, floor, informer, train_floor, windows
+
+
+def rf(n_features: int, **options: object) -> functools.partial:
+    """The factory of ``n_features`` random features with ``options``, as a config gives the floor."""
+    return functools.partial(RandomFeatures, n_features=n_features, **options)
 
 
 def relative_rows(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -33,7 +39,7 @@ def as_forecast(flat: np.ndarray, last: torch.Tensor) -> torch.Tensor:
 
 
 def test_feature_inner_products_approximate_the_gaussian_kernel() -> None:
-    features = RandomFeatures(n_in=6, n_features=40_000, gamma=0.5, seed=3).double()
+    features = RandomFeatures(seq_len=6, n_features=40_000, gamma=0.5, seed=3).double()
     features.rms.fill_(2.0)
     rows = torch.randn(8, 6, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
     phi = features(rows)  # (8, D)
@@ -43,7 +49,7 @@ def test_feature_inner_products_approximate_the_gaussian_kernel() -> None:
 
 
 def test_features_keep_float32_under_bf16_autocast() -> None:
-    features = RandomFeatures(n_in=16, n_features=256, gamma=0.5)
+    features = RandomFeatures(seq_len=16, n_features=256, gamma=0.5)
     rows = torch.randn(32, 16, generator=torch.Generator().manual_seed(0))
     with torch.autocast(device_type="cpu", dtype=torch.bfloat16):
         mixed = features(rows)
@@ -53,18 +59,18 @@ def test_features_keep_float32_under_bf16_autocast() -> None:
 
 def test_the_kernel_width_comes_from_the_training_rows() -> None:
     x, y = windows()
-    model = floor(random_features=64)
+    model = floor(features=rf(64))
     model.fit_closed_form(batches(x, y))
     rows, _ = relative_rows(x)
     assert float(model.features.rms) == pytest.approx(float(rows.pow(2).mean().sqrt()), rel=1e-6)
-    # omega and phase come from their own generator: a second model draws the same ones, rf_seed others
-    assert torch.equal(floor(random_features=64).features.omega, model.features.omega)
-    assert not torch.equal(floor(random_features=64, rf_seed=1).features.omega, model.features.omega)
+    # omega and phase come from their own generator: a second model draws the same ones, another seed others
+    assert torch.equal(floor(features=rf(64)).features.omega, model.features.omega)
+    assert not torch.equal(floor(features=rf(64, seed=1)).features.omega, model.features.omega)
 
 
 def test_the_floor_with_features_is_the_ridge_regression_on_rows_and_features() -> None:
     x, y = windows()
-    model = floor(random_features=32, rf_gamma=0.8, alpha=0.5)
+    model = floor(features=rf(32, gamma=0.8), alpha=0.5)
     model.fit_closed_form(batches(x, y))
     rows, last = relative_rows(x)  # (N*C, L)
     design = model.double().regressors(rows).numpy()  # (N*C, L + D)
@@ -80,16 +86,18 @@ def test_the_floor_with_features_is_the_ridge_regression_on_rows_and_features() 
 
 def test_with_lookbacks_each_member_regresses_on_its_steps_and_the_features_of_the_last_steps() -> None:
     x, y = windows()
-    model = floor(random_features=24, rf_gamma=0.5, rf_lookback=6, lookbacks=[4, 16], alpha=2.0)
+    model = floor(features=rf(24, gamma=0.5, lookback=6), lookbacks=[4, 16], alpha=2.0)
     model.fit_closed_form(batches(x, y))
     rows, last = relative_rows(x)  # (N*C, L)
     assert model.features.omega.shape == (6, 24)
     assert float(model.features.rms) == pytest.approx(float(rows[:, -6:].pow(2).mean().sqrt()), rel=1e-6)
-    features = model.features.double()(rows[:, -6:]).numpy()  # (N*C, D), of the last 6 steps alone
+    features = model.features.double()(rows).numpy()  # (N*C, D)
+    older_changed = torch.cat([rows[:, :-6] + 1.0, rows[:, -6:]], dim=1)
+    assert np.array_equal(model.features(older_changed).numpy(), features)  # of the last 6 steps alone
     target = relative_targets(y, last)  # (N*C, P)
     x_new, _ = windows(seed=1)
     rows_new, last_new = relative_rows(x_new)
-    features_new = model.features(rows_new[:, -6:]).numpy()
+    features_new = model.features(rows_new).numpy()
     forecasts = []
     for lookback in (4, 16):  # each member: its own last steps and the shared features
         member = Ridge(alpha=2.0, solver="cholesky").fit(np.hstack([rows[:, -lookback:], features]), target)
@@ -106,29 +114,28 @@ def test_features_fit_what_a_linear_map_cannot() -> None:
     ramp = torch.arange(1, PRED_LEN + 1)[None, :, None] / PRED_LEN  # (1, P, 1)
     y = x[:, -1:, [0, 2]] + (change ** 2 - 1)[:, None, :] * ramp  # (N, P, 2)
     errors = {}
-    for name, model in {"linear": floor(), "features": floor(random_features=500, rf_gamma=1.0)}.items():
+    for name, model in {"linear": floor(), "features": floor(features=rf(500, gamma=1.0))}.items():
         model.fit_closed_form(batches(x[:2000], y[:2000]))
         errors[name] = float((model(x[2000:]) - y[2000:]).pow(2).mean())
     assert errors["features"] < 0.6 * errors["linear"], errors  # 0.50 against 0.95
 
 
-@pytest.mark.parametrize("kwargs,message", [
-    ({"random_features": 10, "rf_lookback": 17}, "rf_lookback must be between 1 and seq_len (16), got 17"),
-    ({"random_features": 10, "rf_lookback": 0}, "rf_lookback must be between 1 and seq_len (16), got 0"),
-    ({"rf_lookback": 8}, "rf_lookback needs random_features: set both, or drop rf_lookback"),
-    ({"random_features": 0}, "random features need a count >= 1 and rf_gamma > 0, got 0 and 0.3"),
-    ({"random_features": 10, "rf_gamma": -1.0}, "random features need a count >= 1 and rf_gamma > 0, got 10 and -1.0"),
+@pytest.mark.parametrize("features,message", [
+    (rf(10, lookback=17), "the random features' lookback must be between 1 and seq_len (16), got 17"),
+    (rf(10, lookback=0), "the random features' lookback must be between 1 and seq_len (16), got 0"),
+    (rf(0), "random features need n_features >= 1 and gamma > 0, got 0 and 0.3"),
+    (rf(10, gamma=-1.0), "random features need n_features >= 1 and gamma > 0, got 10 and -1.0"),
 ])
-def test_impossible_feature_settings_are_refused(kwargs: dict, message: str) -> None:
+def test_impossible_feature_settings_are_refused(features: functools.partial, message: str) -> None:
     with pytest.raises(ConfigError) as error:
-        floor(**kwargs)
+        floor(features=features)
     assert str(error.value) == message
 
 
 def test_the_floor_residual_takes_the_same_features() -> None:
     x, y = windows()
-    model = informer(random_features=32, lookbacks=[4, 16], rf_lookback=8)
-    reference = floor(random_features=32, lookbacks=[4, 16], rf_lookback=8)
+    model = informer(features=rf(32, lookback=8), lookbacks=[4, 16])
+    reference = floor(features=rf(32, lookback=8), lookbacks=[4, 16])
     model.fit_closed_form(batches(x, y))
     reference.fit_closed_form(batches(x, y))
     marks = torch.zeros(len(x), SEQ_LEN, 4), torch.zeros(len(x), 8 + PRED_LEN, 4)
@@ -137,14 +144,14 @@ def test_the_floor_residual_takes_the_same_features() -> None:
 
 def test_features_through_train_and_back_from_the_checkpoint(tmp_path: Path) -> None:
     plain = train_floor(tmp_path, "plain")
-    metrics = train_floor(tmp_path, "rf", "model.random_features=100")
+    metrics = train_floor(tmp_path, "rf", "+ridge@model.features=random_features", "model.features.n_features=100")
     assert plain["n_params"] == 48 * 24 + 24
     assert metrics["n_params"] == (48 + 100) * 24 + 24  # W over rows and features, b; omega is drawn, not fitted
     assert metrics["test/mse"] != plain["test/mse"]
     model, _ = load_model(load_checkpoint(metrics["checkpoint"]))
     assert model.features.n_features == 100 and float(model.features.rms) != 1.0  # the fitted width came back
-    ensemble = train_floor(tmp_path, "rf_lookbacks", "model.random_features=100", "model.rf_lookback=12",
-                           "model.lookbacks=[12,48]")
+    ensemble = train_floor(tmp_path, "rf_lookbacks", "+ridge@model.features=random_features",
+                           "model.features.n_features=100", "model.features.lookback=12", "model.lookbacks=[12,48]")
     assert ensemble["n_params"] == metrics["n_params"]  # the members' weights average into one W
     assert ensemble["test/mse"] != metrics["test/mse"]
     model, _ = load_model(load_checkpoint(ensemble["checkpoint"]))

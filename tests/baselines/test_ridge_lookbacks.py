@@ -11,21 +11,21 @@ import torch
 
 from forecast.attention.full import FullAttention
 from forecast.attention.prob import ProbSparseAttention
-from forecast.baselines.linear import RidgeFloor
+from forecast.baselines.ridge import RidgeFloor
 from forecast.cli.pipeline import train
 from forecast.data.batch import Batch
 from forecast.core.errors import ConfigError
-from forecast.models.floor_residual import FloorResidual
 from forecast.models.informer import Informer
-from forecast.models.instance_norm import InstanceNorm
+from forecast.wrappers.floor_residual import FloorResidual
+from forecast.wrappers.instance_norm import InstanceNorm
 from tests.conftest import compose_train, etth1_slice
 
 SEQ_LEN, PRED_LEN = 16, 4
 
 
 def floor(seq_len: int = SEQ_LEN, **kwargs: object) -> RidgeFloor:
-    return RidgeFloor(enc_in=3, c_out=2, n_time_features=4, seq_len=seq_len, label_len=0, pred_len=PRED_LEN,
-                      target_index=[0, 2], **kwargs)
+    return RidgeFloor(dims=dict(enc_in=3, c_out=2, n_time_features=4, n_future=0, seq_len=seq_len, label_len=0,
+                                pred_len=PRED_LEN, target_index=[0, 2]), **kwargs)
 
 
 def informer(**floor_options: object) -> FloorResidual:
@@ -35,9 +35,9 @@ def informer(**floor_options: object) -> FloorResidual:
     net = functools.partial(Informer, encoder_attention=ProbSparseAttention, decoder_attention=FullAttention,
                             cross_attention=FullAttention, d_model=16, n_heads=2, d_ff=32, dropout=0.0)
     return FloorResidual(floor=functools.partial(RidgeFloor, **floor_options),
-                         net=functools.partial(InstanceNorm, net=net, restore_mean=False), enc_in=3, c_out=2,
-                         n_time_features=4, seq_len=SEQ_LEN, label_len=8, pred_len=PRED_LEN,
-                         target_index=[0, 2]).eval()
+                         net=functools.partial(InstanceNorm, net=net, restore_mean=False),
+                         dims=dict(enc_in=3, c_out=2, n_time_features=4, n_future=0, seq_len=SEQ_LEN, label_len=8,
+                                   pred_len=PRED_LEN, target_index=[0, 2])).eval()
 
 
 def windows(seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from forecast.cli.runtime import PROJECT_ROOT
 from tests.conftest import tiny_run_overrides
 
 NYSTROM_IN_DECODER = (
@@ -42,7 +41,7 @@ def test_a_failing_job_is_listed_and_the_sweep_runs_the_rest(launcher: list[str]
     [entry] = [json.loads(line) for line in (sweep_dir / "failed_jobs.jsonl").read_text().splitlines()]
     assert entry["job"] == 0 and entry["error"] == NYSTROM_IN_DECODER and "attention=nystrom" in entry["overrides"]
 
-    report = subprocess.run([sys.executable, str(PROJECT_ROOT / "scripts" / "compare.py"), str(sweep_dir),
+    report = subprocess.run([sys.executable, "-m", "forecast.cli.compare", str(sweep_dir),
                              "--out", str(tmp_path / "report")], capture_output=True, text=True, timeout=300)
     assert report.returncode == 0, report.stderr
     text = (tmp_path / "report" / "report.md").read_text()

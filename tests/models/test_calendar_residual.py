@@ -13,19 +13,20 @@ from torch.utils.data import DataLoader
 
 from forecast.attention.full import FullAttention
 from forecast.attention.prob import ProbSparseAttention
-from forecast.baselines.linear import RidgeFloor
+from forecast.baselines.ridge import RidgeFloor
 from forecast.cli.pipeline import train
 from forecast.data.datamodule import ForecastDataModule
 from forecast.data.time_features import time_marks
 from forecast.data.windows import WindowDataset, as_tensor
-from forecast.core.calendar import CalendarProfile, count_parameters
+from forecast.core.parameters import count_parameters
 from forecast.core.errors import ConfigError
 import functools
 
-from forecast.models.calendar_residual import CalendarResidual
-from forecast.models.floor_residual import FloorResidual
 from forecast.models.informer import Informer
-from forecast.models.instance_norm import InstanceNorm
+from forecast.wrappers.calendar import CalendarProfile
+from forecast.wrappers.calendar_residual import CalendarResidual
+from forecast.wrappers.floor_residual import FloorResidual
+from forecast.wrappers.instance_norm import InstanceNorm
 from forecast.training.recipe import load_checkpoint, load_model
 from tests.conftest import compose_train, etth1_slice
 
@@ -78,24 +79,13 @@ def test_fit_is_the_mean_of_each_slot_over_the_input_steps() -> None:
 
 def test_count_parameters_counts_only_the_profile_slots_training_saw() -> None:
     values, index = seasonal_series(24 * 20 + 5)
-    floor = CalendarResidual(net=RidgeFloor, period="week", enc_in=2, c_out=2, n_time_features=4, seq_len=24,
-                             label_len=0, pred_len=5, target_index=[0, 1])
+    floor = CalendarResidual(net=RidgeFloor, period="week", dims=dict(enc_in=2, c_out=2, n_time_features=4,
+                             n_future=0, seq_len=24, label_len=0, pred_len=5, target_index=[0, 1]))
     ridge_only = 24 * 5 + 5  # W and b
     assert count_parameters(floor) == ridge_only  # nothing fitted yet
     floor.fit_closed_form(loader(values, index, start=0, end=24 * 20 + 5, seq_len=24, pred_len=5))
     assert count_parameters(floor) == ridge_only + 168 * 2  # hourly: 168 slots of the week, 2 channels
     assert sum(p.numel() for p in floor.parameters()) == ridge_only + 7 * 1440 * 2
-
-
-def test_a_state_saved_before_seen_existed_loads_with_the_slots_it_filled() -> None:
-    values, index = seasonal_series(24 * 20 + 5)
-    fitted = CalendarProfile(2, "day")
-    fitted.fit(loader(values, index, start=0, end=24 * 20 + 5, seq_len=24, pred_len=5, stride=24))
-    old_state = {k: v for k, v in fitted.state_dict().items() if k != "seen"}
-    restored = CalendarProfile(2, "day")
-    restored.load_state_dict(old_state)  # strict
-    assert torch.equal(restored.seen, fitted.seen) and torch.equal(restored.profile, fitted.profile)
-    assert restored.n_fitted() == 24 * 2
 
 
 def test_a_short_window_forecasts_the_daily_shape_only_with_the_cycle() -> None:
@@ -104,8 +94,9 @@ def test_a_short_window_forecasts_the_daily_shape_only_with_the_cycle() -> None:
     train_end = 24 * 40
     errors = {}
     for cycle in (None, "day"):
-        sizes = dict(enc_in=2, c_out=2, n_time_features=4, seq_len=8, label_len=0, pred_len=16, target_index=[0, 1])
-        floor = RidgeFloor(**sizes) if cycle is None else CalendarResidual(net=RidgeFloor, period=cycle, **sizes)
+        sizes = dict(enc_in=2, c_out=2, n_time_features=4, n_future=0, seq_len=8, label_len=0, pred_len=16,
+                     target_index=[0, 1])
+        floor = RidgeFloor(dims=sizes) if cycle is None else CalendarResidual(net=RidgeFloor, period=cycle, dims=sizes)
         floor.fit_closed_form(loader(values, index, start=0, end=train_end, seq_len=8, pred_len=16))
         total, count = 0.0, 0
         for batch in loader(values, index, start=train_end - 8, end=len(values), seq_len=8, pred_len=16):
@@ -133,7 +124,8 @@ def test_the_profile_sees_training_rows_only(tmp_path: Path) -> None:
     assert not torch.equal(fitted[0], fitted[2])  # a training row changed: it did
 
 
-SIZES = dict(enc_in=3, c_out=2, n_time_features=4, seq_len=24, label_len=12, pred_len=8, target_index=[0, 2])
+SIZES = dict(enc_in=3, c_out=2, n_time_features=4, n_future=0, seq_len=24, label_len=12, pred_len=8,
+             target_index=[0, 2])
 INFORMER = functools.partial(Informer, encoder_attention=ProbSparseAttention, decoder_attention=FullAttention,
                              cross_attention=FullAttention, d_model=16, n_heads=2, d_ff=32, dropout=0.0)
 
@@ -143,12 +135,12 @@ def informer_plus(period: str | None = "day") -> CalendarResidual:
     torch.manual_seed(0)
     residual = functools.partial(FloorResidual, floor=RidgeFloor,
                                  net=functools.partial(InstanceNorm, net=INFORMER, restore_mean=False))
-    return CalendarResidual(net=residual, period=period, **SIZES).eval()
+    return CalendarResidual(net=residual, period=period, dims=SIZES).eval()
 
 
 def test_the_wrapped_net_forecasts_the_windows_without_the_profile_and_it_is_added_back() -> None:
     torch.manual_seed(0)
-    with_profile = CalendarResidual(net=functools.partial(InstanceNorm, net=INFORMER), **SIZES).eval()
+    with_profile = CalendarResidual(net=functools.partial(InstanceNorm, net=INFORMER), dims=SIZES).eval()
     with_profile.profile.profile.normal_()
     m = marks("2021-03-05 07:00", 24 + 8, "h")[None].repeat(2, 1, 1)  # (B, S + P, M)
     x = torch.randn(2, 24, 3)
@@ -167,7 +159,7 @@ def test_the_profile_is_fitted_first_then_the_floor_on_the_windows_without_it() 
                   label_len=12)
     model = informer_plus()
     rows = model.fit_closed_form(data)
-    floor = CalendarResidual(net=RidgeFloor, period="day", **SIZES)
+    floor = CalendarResidual(net=RidgeFloor, period="day", dims=SIZES)
     assert rows == floor.fit_closed_form(data) == len(data.dataset) * 2
     torch.testing.assert_close(model.profile.profile, floor.profile.profile)
     torch.testing.assert_close(model.net.floor.weight, floor.net.weight)
@@ -184,7 +176,7 @@ def test_without_a_period_the_wrapper_passes_everything_through() -> None:
     model = informer_plus(None)
     torch.manual_seed(0)
     inner = FloorResidual(floor=RidgeFloor, net=functools.partial(InstanceNorm, net=INFORMER, restore_mean=False),
-                          **SIZES).eval()
+                          dims=SIZES).eval()
     assert model.fit_closed_form(data) == inner.fit_closed_form(data)
     assert sorted(model.state_dict()) == sorted(f"net.{k}" for k in inner.state_dict())
     batch = next(iter(data))
@@ -200,8 +192,8 @@ def test_unknown_period_names_the_choices() -> None:
 def test_the_profile_refuses_data_without_timestamps() -> None:
     with pytest.raises(ConfigError, match=r"^the calendar profile reads each step's time of day from its timestamp, "
                                           r"and this data has none \(data.timestamp_col=null\); drop the profile"):
-        CalendarResidual(net=RidgeFloor, period="day", **{**SIZES, "n_time_features": 0})
-    assert CalendarResidual(net=RidgeFloor, period=None, **{**SIZES, "n_time_features": 0}).profile is None
+        CalendarResidual(net=RidgeFloor, period="day", dims={**SIZES, "n_time_features": 0})
+    assert CalendarResidual(net=RidgeFloor, period=None, dims={**SIZES, "n_time_features": 0}).profile is None
 
 
 def test_linear_profile_through_train_keeps_its_profile_in_the_checkpoint(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from torch import Tensor
 
 from forecast.models.informer import Informer
 from forecast.models.start_token import decoder_input
+from tests.dims import with_dims
 from tests.attention.configs import ATTENTION_CONFIGS, load_backend
 
 SEQ, LABEL, PRED = 64, 24, 12
@@ -24,10 +25,10 @@ def factory(path: Path):
 def make(*, decoder: Path, cross: Path, d_layers: int) -> Informer:
     torch.manual_seed(0)
     prob = Path(ATTENTION_CONFIGS[0]).with_name("prob.yaml")
-    return Informer(enc_in=3, c_out=3, n_time_features=4, seq_len=SEQ, label_len=LABEL, pred_len=PRED,
+    return Informer(**with_dims(enc_in=3, c_out=3, n_time_features=4, seq_len=SEQ, label_len=LABEL, pred_len=PRED,
                     target_index=[0, 1, 2], encoder_attention=factory(prob), decoder_attention=factory(decoder),
                     cross_attention=factory(cross), d_model=16, n_heads=2, d_ff=32, e_layers=2, d_layers=d_layers,
-                    dropout=0.0).eval()
+                    dropout=0.0)).eval()
 
 
 def whole_decoder(model: Informer, x: Tensor, mark_enc: Tensor, mark_dec: Tensor) -> Tensor:

@@ -14,9 +14,10 @@ from forecast.models.decoder import DecoderLayer
 from forecast.models.encoder import EncoderLayer
 from forecast.models.gau import GAUDecoderLayer, GAUEncoderLayer, GatedAttentionUnit
 from forecast.models.informer import Informer
+from tests.dims import with_dims
 
-SIZES = dict(enc_in=3, c_out=2, n_time_features=4, seq_len=40, label_len=16, pred_len=8, target_index=[0, 1],
-             d_model=16, n_heads=2, d_ff=32)
+SIZES = with_dims(enc_in=3, c_out=2, n_time_features=4, seq_len=40, label_len=16, pred_len=8, target_index=[0, 1],
+                  d_model=16, n_heads=2, d_ff=32)
 FLASH = partial(FlashAttention, group_size=8, query_key_dim=8)
 QUAD = partial(FlashQuadAttention, query_key_dim=8)
 

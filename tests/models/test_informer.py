@@ -15,6 +15,7 @@ from forecast.models.encoder import DistilConv
 from forecast.models.informer import Informer
 from forecast.models.multihead import MultiHeadAttention
 from forecast.models.start_token import decoder_input
+from tests.dims import with_dims
 
 FULL = functools.partial(FullAttention, dropout=0.0)
 PROB = functools.partial(ProbSparseAttention)
@@ -25,7 +26,7 @@ def make(enc_in: int = 7, c_out: int = 7, target_index=None, **kw) -> Informer:
                 target_index=target_index or list(range(c_out)), encoder_attention=PROB, decoder_attention=PROB,
                 cross_attention=FULL, d_model=32, n_heads=4, d_ff=64, e_layers=2, d_layers=1, dropout=0.0)
     args.update(kw)
-    return Informer(**args)
+    return Informer(**with_dims(**args))
 
 
 def inputs(b: int = 3, c: int = 7, seq_len: int = 96, label_len: int = 48, pred_len: int = 24):

@@ -6,14 +6,15 @@ from __future__ import annotations
 import torch
 
 from forecast.baselines.dlinear import DLinear
-from forecast.baselines.linear import RidgeFloor
-from forecast.core.calendar import CalendarProfile
+from forecast.baselines.ridge import RidgeFloor
+from forecast.wrappers.calendar import CalendarProfile
 from forecast.models.embedding import TemporalEmbedding
 from forecast.models.informer import Informer
 from forecast.attention.full import FullAttention
 
 B, S, T, P, C, N_CAL, K = 3, 16, 8, 4, 2, 4, 2
 DIMS = dict(enc_in=C, c_out=C, n_time_features=N_CAL, seq_len=S, label_len=T, pred_len=P, target_index=[0, 1])
+
 
 
 def marks(length: int, known: torch.Tensor) -> torch.Tensor:
@@ -29,7 +30,7 @@ def marks(length: int, known: torch.Tensor) -> torch.Tensor:
 
 def informer(n_future: int, embed: str = "timeF") -> Informer:
     torch.manual_seed(0)
-    return Informer(**DIMS, n_future=n_future, encoder_attention=FullAttention, decoder_attention=FullAttention,
+    return Informer(dims={**DIMS, "n_future": n_future}, encoder_attention=FullAttention, decoder_attention=FullAttention,
                     cross_attention=FullAttention, d_model=16, n_heads=2, d_ff=32, e_layers=1, d_layers=1,
                     dropout=0.0, embed=embed).eval()
 
@@ -67,7 +68,7 @@ def test_the_calendar_profile_reads_only_the_calendar_fields() -> None:
 
 def test_mark_blind_forecasters_ignore_the_known_columns() -> None:
     x = torch.randn(B, S, C)
-    for net in (RidgeFloor(**DIMS, n_future=K), DLinear(**DIMS, n_future=K)):
+    for net in (RidgeFloor(dims={**DIMS, "n_future": K}), DLinear(dims={**DIMS, "n_future": K})):
         one = net(x, marks(S, torch.randn(B, S, K)), marks(T + P, torch.randn(B, T + P, K)))
         two = net(x, marks(S, torch.randn(B, S, K)), marks(T + P, torch.randn(B, T + P, K)))
         torch.testing.assert_close(one, two)

@@ -14,6 +14,7 @@ from forecast.attention.full import FullAttention
 from forecast.attention.prob import ProbSparseAttention
 from forecast.models.informer import Informer
 from forecast.models.patch import PatchEmbedding
+from tests.dims import with_dims
 
 CONF = Path(__file__).resolve().parents[2] / "forecast" / "conf" / "attention"
 
@@ -65,7 +66,7 @@ def make(**kw) -> Informer:
                 decoder_attention=ProbSparseAttention, cross_attention=functools.partial(FullAttention),
                 d_model=32, n_heads=4, d_ff=64, e_layers=2, d_layers=1, dropout=0.0, patch_len=16, patch_stride=8)
     args.update(kw)
-    return Informer(**args)
+    return Informer(**with_dims(**args))
 
 
 def inputs(b: int = 2, seq_len: int = 96, label_len: int = 48):

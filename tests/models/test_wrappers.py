@@ -11,14 +11,14 @@ import torch
 
 from forecast.attention.full import FullAttention
 from forecast.baselines.dlinear import DLinear
-from forecast.baselines.linear import RidgeFloor
+from forecast.baselines.ridge import RidgeFloor
 from forecast.baselines.naive import Naive
 from forecast.core.errors import ConfigError
 from forecast.data.batch import Batch
-from forecast.models.channel_independent import ChannelIndependent
-from forecast.models.floor_residual import FloorResidual
 from forecast.models.informer import Informer
-from forecast.models.instance_norm import InstanceNorm
+from forecast.wrappers.channel_independent import ChannelIndependent
+from forecast.wrappers.floor_residual import FloorResidual
+from forecast.wrappers.instance_norm import InstanceNorm
 
 FULL = functools.partial(FullAttention, dropout=0.0)
 INFORMER = functools.partial(Informer, encoder_attention=FULL, decoder_attention=FULL, cross_attention=FULL,
@@ -27,8 +27,8 @@ INFORMER = functools.partial(Informer, encoder_attention=FULL, decoder_attention
 
 def dims(enc_in: int = 3, target_index: list[int] | None = None) -> dict:
     target_index = list(range(enc_in)) if target_index is None else target_index
-    return dict(enc_in=enc_in, c_out=len(target_index), n_time_features=4, seq_len=24, label_len=12, pred_len=8,
-                target_index=target_index)
+    return dict(enc_in=enc_in, c_out=len(target_index), n_time_features=4, n_future=0, seq_len=24, label_len=12,
+                pred_len=8, target_index=target_index)
 
 
 def inputs(b: int = 4, c: int = 3) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -38,18 +38,18 @@ def inputs(b: int = 4, c: int = 3) -> tuple[torch.Tensor, torch.Tensor, torch.Te
 
 def test_instance_norm_feeds_the_net_each_window_normalised_and_undoes_it_on_the_targets() -> None:
     torch.manual_seed(0)
-    model = InstanceNorm(net=INFORMER, **dims(3, [0, 2])).eval()
+    model = InstanceNorm(net=INFORMER, dims=dims(3, [0, 2])).eval()
     x, me, md = inputs()
     mean, std = x.mean(1, keepdim=True), (x.var(1, keepdim=True, unbiased=False) + 1e-5).sqrt()
     inner = model.net((x - mean) / std, me, md)  # (B, P, 2)
     torch.testing.assert_close(model(x, me, md), inner * std[..., [0, 2]] + mean[..., [0, 2]])
-    residual = InstanceNorm(net=INFORMER, restore_mean=False, **dims(3, [0, 2])).eval()
+    residual = InstanceNorm(net=INFORMER, restore_mean=False, dims=dims(3, [0, 2])).eval()
     residual.net.load_state_dict(model.net.state_dict())
     torch.testing.assert_close(residual(x, me, md), inner * std[..., [0, 2]])
 
 
 def test_instance_norm_with_affine_undoes_its_scale_and_bias() -> None:
-    model = InstanceNorm(net=INFORMER, affine=True, **dims()).eval()
+    model = InstanceNorm(net=INFORMER, affine=True, dims=dims()).eval()
     with torch.no_grad():
         model.weight.copy_(torch.tensor([2.0, 0.5, 1.5]))
         model.bias.copy_(torch.tensor([0.1, -0.2, 0.3]))
@@ -61,7 +61,7 @@ def test_instance_norm_with_affine_undoes_its_scale_and_bias() -> None:
 
 
 def test_channel_independent_forecasts_each_channel_alone_with_one_shared_net() -> None:
-    model = ChannelIndependent(net=INFORMER, **dims(3, [0, 2])).eval()
+    model = ChannelIndependent(net=INFORMER, dims=dims(3, [0, 2])).eval()
     assert model.net.enc_embedding.token.conv.in_channels == 1
     x, me, md = inputs()
     out = model(x, me, md)  # (B, P, 2)
@@ -78,9 +78,9 @@ def test_a_floor_residual_starts_exactly_at_its_floor_then_learns(net) -> None:
     x, me, md = inputs(b=16)
     y = x[:, -8:, :] + 0.1 * torch.randn(16, 8, 3)
     batches = [Batch(x, me, md, y)]
-    model = FloorResidual(floor=RidgeFloor, net=net, **dims())
+    model = FloorResidual(floor=RidgeFloor, net=net, dims=dims())
     assert model.fit_closed_form(batches) == 16 * 3
-    floor = RidgeFloor(**dims())
+    floor = RidgeFloor(dims=dims())
     floor.fit_closed_form(batches)
     torch.testing.assert_close(model.eval()(x, me, md), floor(x), rtol=0, atol=1e-5)
     model.train()
@@ -98,13 +98,13 @@ def test_a_floor_residual_starts_exactly_at_its_floor_then_learns(net) -> None:
 ])
 def test_a_floor_residual_refuses_a_net_that_cannot_start_at_zero(net, message: str) -> None:
     with pytest.raises(ConfigError, match=f"^{re.escape(message)}"):
-        FloorResidual(floor=RidgeFloor, net=net, **dims())
+        FloorResidual(floor=RidgeFloor, net=net, dims=dims())
 
 
-def test_models_and_baselines_do_not_import_each_other() -> None:
+def test_models_wrappers_and_baselines_do_not_import_each_other() -> None:
     root = pathlib.Path(__file__).resolve().parents[2] / "forecast"
-    for package, other in (("models", "baselines"), ("baselines", "models"), ("core", "models"),
-                           ("core", "baselines")):
+    parts = ("models", "wrappers", "baselines")
+    for package, other in [(a, b) for a in parts for b in parts if a != b] + [("core", p) for p in parts]:
         for path in (root / package).rglob("*.py"):
             imports = re.findall(rf"^\s*(?:from|import) forecast\.{other}\b", path.read_text(), flags=re.M)
             assert not imports, f"{path} imports forecast.{other}"

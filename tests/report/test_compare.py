@@ -1,4 +1,4 @@
-"""scripts/compare.py and forecast.report: table values, mean ± std, best marking, plots, bad input."""
+"""forecast-compare and forecast.report: table values, mean ± std, best marking, plots, bad input."""
 
 from __future__ import annotations
 
@@ -19,7 +19,6 @@ from forecast.report.build import write_report
 from forecast.report.collect import ReportError, load_runs, run_label
 from forecast.report.table import aggregate, best_cells, to_markdown
 
-SCRIPT = PROJECT_ROOT / "scripts" / "compare.py"
 
 
 def metrics(*, model: str = "Informer", enc: str = "FullAttention", mse: float, seed: int = 1, pred_len: int = 4,
@@ -124,7 +123,7 @@ def test_empty_or_missing_dir_is_one_error_line_and_nothing_written(tmp_path: Pa
     with pytest.raises(ReportError, match="no metrics.json"):
         write_report([tmp_path / "empty"], out)
     for bad in ("empty", "missing"):
-        proc = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path / bad), "--out", str(out)],
+        proc = subprocess.run([sys.executable, "-m", "forecast.cli.compare", str(tmp_path / bad), "--out", str(out)],
                               capture_output=True, text=True, cwd=PROJECT_ROOT)
         assert proc.returncode == 2
         assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("error: ")
@@ -145,7 +144,7 @@ def write_configs(root: Path, configs: list[str]) -> None:
 
 
 def config(*, cycle: str = "null", label_len: int = 48, attention: str = "FullAttention", lr: float = 1e-4) -> str:
-    return (f"model:\n  _target_: forecast.baselines.linear.RidgeFloor\n  cycle: {cycle}\n"
+    return (f"model:\n  _target_: forecast.baselines.ridge.RidgeFloor\n  cycle: {cycle}\n"
             f"  encoder_attention:\n    _target_: forecast.attention.{attention}\n"
             f"data:\n  path: /somewhere/ETTh1.csv\n  seq_len: 96\n  pred_len: 4\n  label_len: {label_len}\n  seed: 1\n"
             f"task:\n  optimizer:\n    lr: {lr}\nseed: 1\npaths:\n  output_dir: /tmp/x\n")

@@ -1,29 +1,17 @@
 """``forecast-compare --labels``: display names for report rows, and the long-input doc's tables taken from
-the report (``scripts/long_inputs_doc.py``)."""
+the report (``studies/long_inputs_doc.py``)."""
 
 from __future__ import annotations
 
 import csv
-import importlib.util
 from pathlib import Path
 
 import pytest
 
 from forecast.cli.compare import run
-from forecast.cli.runtime import PROJECT_ROOT
 from forecast.report.collect import ReportError, load_runs
 from forecast.report.labels import read_labels, relabel
 from tests.report.test_compare import metrics, write_runs
-
-SYNC = PROJECT_ROOT / "scripts" / "long_inputs_doc.py"
-
-
-def load_sync():
-    spec = importlib.util.spec_from_file_location("long_inputs_doc", SYNC)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
 
 @pytest.fixture
 def sweep(tmp_path: Path) -> Path:
@@ -92,66 +80,3 @@ def test_a_bad_labels_file_is_one_line_naming_it(tmp_path: Path, text: str | Non
     with pytest.raises(ReportError) as err:
         read_labels(path)
     assert str(err.value) == message.format(path=path)
-
-
-REPORT = """# Forecast comparison
-
-## By look-back
-
-### ETTh1 M, horizon 96
-
-| model / backend | MSE @ 96 | MSE @ 720 |
-|---|---:|---:|
-| Full (SDPA) | 0.500 | **0.400** |
-
-| model / backend | s/epoch @ 96 | s/epoch @ 720 |
-|---|---:|---:|
-| Full (SDPA) | 1.0 | 2.0 |
-
-## Figures
-"""
-DOC = """# Long inputs
-
-### ETTh1, horizon 96
-
-| model / backend | MSE @ 96 |
-|---|---:|
-| Full (SDPA) | 0.500 |
-
-| model / backend | s/epoch @ 96 |
-|---|---:|
-| Full (SDPA) | 1.0 |
-
-The reading stays.
-"""
-
-
-def test_the_doc_takes_each_sections_two_tables_from_the_report_and_keeps_its_text(tmp_path: Path,
-                                                                                    capsys) -> None:
-    doc, report = tmp_path / "doc.md", tmp_path / "report.md"
-    doc.write_text(DOC)
-    report.write_text(REPORT)
-    sync = load_sync()
-    assert sync.main(["--doc", str(doc), "--report", str(report), "--check"]) == 1
-    assert capsys.readouterr().err == (f"{doc}: the tables under '### ETTh1, horizon 96' differ from {report}; "
-                                       "run python scripts/long_inputs_doc.py\n")
-    assert doc.read_text() == DOC
-    assert sync.main(["--doc", str(doc), "--report", str(report)]) == 0
-    tables = REPORT.split("horizon 96\n\n")[1].split("\n## Figures")[0]
-    assert doc.read_text() == "# Long inputs\n\n### ETTh1, horizon 96\n\n" + tables + "\nThe reading stays.\n"
-    assert sync.main(["--doc", str(doc), "--report", str(report), "--check"]) == 0
-
-
-def test_a_report_section_the_doc_lacks_is_an_error_and_the_doc_is_unchanged(tmp_path: Path, capsys) -> None:
-    doc, report = tmp_path / "doc.md", tmp_path / "report.md"
-    doc.write_text(DOC)
-    report.write_text(REPORT.replace("ETTh1 M", "ETTh2 M"))
-    assert load_sync().main(["--doc", str(doc), "--report", str(report)]) == 2
-    assert capsys.readouterr().err == ("error: the doc has no two tables under '### ETTh2, horizon 96'; "
-                                       "add the heading and two tables\n")
-    assert doc.read_text() == DOC
-
-
-def test_the_long_input_doc_shows_the_reports_tables() -> None:
-    # docs/long-inputs.md copies its results tables from docs/long-inputs/report.md
-    assert load_sync().main(["--check"]) == 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,7 @@ import pytest
 from forecast.report.build import write_report
 from forecast.report.collect import load_runs
 from forecast.report.lookback import floor_by_length, render_lookback
-from forecast.report.table import aggregate
+from forecast.report.table import aggregate, read_csv, write_csv
 from tests.report.test_compare import metrics, with_floors, write_runs
 
 
@@ -76,3 +77,27 @@ def test_a_row_level_with_the_ridge_floor_gets_no_mark(tmp_path: Path) -> None:
     text = "\n".join(render_lookback(aggregate(load_runs([write_runs(tmp_path / "s", runs)]))))
     assert "| FloorResidual | **0.427** | **0.427** |" in text  # level: bold at 3 decimals, no ✓
     assert "| DLinear | **0.427** ✓ | **0.427** ✓ |" in text
+
+
+def test_results_csv_alone_gives_the_same_look_back_tables(tmp_path: Path) -> None:
+    # a study keeps results.csv, not its run directories: the tables rendered from it are the runs' own
+    rows = aggregate(load_runs([long_sweep(tmp_path / "s")]))
+    write_csv(rows, tmp_path / "results.csv")
+    back = read_csv(tmp_path / "results.csv")
+    assert [(r.label, r.seq_len, r.seeds) for r in back] == [(r.label, r.seq_len, r.seeds) for r in rows]
+    assert render_lookback(back) == render_lookback(rows)
+    assert floor_by_length(back, "naive") == pytest.approx({720: 1.5, 2880: 1.2})
+
+
+def test_a_results_csv_without_a_column_or_with_a_bad_number_names_it(tmp_path: Path) -> None:
+    path = tmp_path / "results.csv"
+    path.write_text("dataset,label\nETTh1,Full\n")
+    with pytest.raises(ValueError, match=r"results.csv: no column features, pred_len, seq_len, seeds, test/mse_mean"):
+        read_csv(path)
+    write_csv(aggregate(load_runs([long_sweep(tmp_path / "s")])), path)
+    lines = list(csv.reader(path.open()))
+    lines[3][lines[0].index("seq_len")] = "seven"
+    with path.open("w", newline="") as fh:
+        csv.writer(fh).writerows(lines)
+    with pytest.raises(ValueError, match=r"results.csv: line 4: invalid literal for int\(\) with base 10: 'seven'"):
+        read_csv(path)

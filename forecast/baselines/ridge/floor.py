@@ -1,0 +1,163 @@
+"""The ridge floor: closed-form ridge regression from the input window to the horizon."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable, Sequence
+
+import torch
+from torch import Tensor, nn
+
+from forecast.baselines.base import Baseline
+from forecast.baselines.ridge.ensemble import LookbackEnsemble
+from forecast.baselines.ridge.features import RandomFeatures
+from forecast.baselines.ridge.huber import Huber
+from forecast.baselines.ridge.stats import RidgeStats
+from forecast.core.forecaster import DataDims
+
+FeatureFactory = Callable[..., RandomFeatures]
+"""Builds the feature map when called with ``seq_len=`` (a Hydra ``_partial_`` node, or a class)."""
+
+
+class RidgeFloor(Baseline):
+    """One ridge regression shared by all target channels, on values relative to the window's last value.
+
+    ``forecast = last + (window - last) @ W + b``: fitted in closed form (``fit_closed_form``) on every
+    training window, all channels stacked as rows; ``W`` and ``b`` are frozen parameters (saved in the
+    checkpoint, counted in ``n_params``, never touched by an optimiser).
+
+    Three optional parts change the fit, each its own piece:
+
+    * ``lookbacks``: a look-back ensemble (:class:`~forecast.baselines.ridge.ensemble.LookbackEnsemble`),
+      one ridge on the last L steps per L, averaged into one ``W``.
+    * ``features``: D random Fourier features appended to each row
+      (:class:`~forecast.baselines.ridge.features.RandomFeatures`); ``W`` has ``seq_len + D`` rows, and
+      the same solve fits the linear map plus a Gaussian-kernel ridge correction. Every member of a
+      look-back ensemble regresses on its own steps and all the features.
+    * ``huber``: a robust fit (:class:`~forecast.baselines.ridge.huber.Huber`), rounds of reweighted
+      least squares after the first solve.
+
+    Args:
+        dims: the data's sizes.
+        alpha: L2 penalty on W (each look-back's).
+        fit_intercept: fit an unpenalised bias per horizon step.
+        lookbacks: the look-backs of the ensemble, each at most ``seq_len``; None for ``seq_len`` alone.
+        features: factory of the feature map (called with ``seq_len=``); None for a linear map only.
+        huber: the Huber reweighting; None for plain least squares.
+
+    Raises:
+        ConfigError: a look-back outside 1..seq_len, or a feature map the window cannot feed.
+    """
+
+    def __init__(self, *, dims: DataDims, alpha: float = 1.0, fit_intercept: bool = True,
+                 lookbacks: Sequence[int] | None = None, features: FeatureFactory | None = None,
+                 huber: Huber | None = None) -> None:
+        super().__init__(dims=dims)
+        self.alpha, self.fit_intercept = float(alpha), fit_intercept
+        self.ensemble = LookbackEnsemble(lookbacks, seq_len=self.seq_len)
+        self.features = None if features is None else features(seq_len=self.seq_len)
+        self.huber = huber
+        n_rows = self.seq_len + (0 if self.features is None else self.features.n_features)
+        self.weight = nn.Parameter(torch.zeros(n_rows, self.pred_len), requires_grad=False)
+        self.bias = nn.Parameter(torch.zeros(self.pred_len), requires_grad=False)
+
+    @property
+    def lookbacks(self) -> list[int]:
+        """The look-backs of the ensemble (``[seq_len]`` for one plain ridge)."""
+        return self.ensemble.lookbacks
+
+    def design(self, x_enc: Tensor) -> tuple[Tensor, Tensor]:
+        """Regression rows of a batch: one per (window, target channel).
+
+        Shapes:
+            x_enc: (B, seq_len, C_in).
+            returns: rows (B * C_out, seq_len) relative to the last value, last values (B, 1, C_out).
+        """
+        x = self.targets(x_enc)  # (B, L, C)
+        last = x[:, -1:, :]  # (B, 1, C)
+        rows = (x - last).transpose(1, 2).reshape(-1, self.seq_len)  # (B*C, L)
+        return rows, last
+
+    def regressors(self, rows: Tensor) -> Tensor:
+        """What W multiplies: the rows, with their random features if any.
+
+        Shapes: (N, seq_len) -> (N, seq_len + D).
+        """
+        if self.features is None:
+            return rows
+        return torch.cat([rows, self.features(rows)], dim=1)
+
+    @torch.no_grad()
+    def fit_closed_form(self, batches: Iterable[Any]) -> int:
+        """Fit the features' kernel width (if any), then W and b on every window of ``batches``, then
+        the Huber rounds (if any).
+
+        Args:
+            batches: ``Batch`` tuples (``x_enc``, ``y``), re-iterable (a DataLoader) when there are
+                random features or a Huber fit: one pass per closed-form part, two per reweighting round.
+
+        Returns:
+            The number of regression rows (windows x channels).
+        """
+        if self.features is not None:
+            self.features.fit(self.design(batch.x_enc.cpu())[0] for batch in batches)
+        stats = self.statistics(batches)
+        self.solve(stats)
+        for _ in range(0 if self.huber is None else self.huber.steps):
+            errors = torch.cat([self.row_errors(*self.regression(batch)) for batch in batches])  # (N,)
+            self.solve(self.statistics(batches, huber_threshold=self.huber.threshold(errors)))
+        return stats.n
+
+    def regression(self, batch: Any) -> tuple[Tensor, Tensor]:
+        """A batch's regressors and targets, relative to each window's last value, in float64.
+
+        Shapes: x_enc (B, seq_len, C_in), y (B, P, C_out) -> (B*C_out, seq_len + D), (B*C_out, P).
+        """
+        rows, last = self.design(batch.x_enc.cpu())
+        target = (batch.y.cpu() - last).transpose(1, 2).reshape(-1, self.pred_len)  # (B*C, P)
+        return self.regressors(rows.double()), target.double()
+
+    def row_errors(self, regressors: Tensor, target: Tensor) -> Tensor:
+        """Each row's root-mean-square error over the horizon under the current W and b.
+
+        Shapes: regressors (N, seq_len + D), target (N, P) -> (N,).
+        """
+        fit = regressors @ self.weight.double() + self.bias.double()  # (N, P)
+        return (fit - target).pow(2).mean(dim=1).sqrt()
+
+    @torch.no_grad()
+    def statistics(self, batches: Iterable[Any], huber_threshold: float | None = None) -> RidgeStats:
+        """The least-squares statistics of every window of ``batches``.
+
+        With ``huber_threshold``, each row counts as many times as the Huber reweighting says for its
+        error under the current W and b: one round of the Huber fit.
+        """
+        stats = RidgeStats(n_in=self.weight.shape[0], n_out=self.pred_len)
+        for batch in batches:
+            regressors, target = self.regression(batch)  # (B*C, seq_len + D), (B*C, P)
+            weight = None
+            if huber_threshold is not None:
+                weight = self.huber.weights(self.row_errors(regressors, target), huber_threshold)  # (B*C,)
+            stats.update(regressors, target, weight)
+        return stats
+
+    @torch.no_grad()
+    def solve(self, stats: RidgeStats) -> None:
+        """Set W and b to the ensemble's ridge solution of ``stats`` at this model's ``alpha``."""
+        weight, bias = self.ensemble.solve(stats, alpha=self.alpha, fit_intercept=self.fit_intercept)
+        self.weight.copy_(weight.to(self.weight))
+        self.bias.copy_(bias.to(self.bias))
+
+    def forward(self, x_enc: Tensor, x_mark_enc: Tensor | None = None, x_mark_dec: Tensor | None = None) -> Tensor:
+        """Forecast.
+
+        Shapes:
+            x_enc: (B, seq_len, C_in); the marks are ignored.
+            returns: (B, pred_len, C_out).
+        """
+        rows, last = self.design(x_enc)  # (B*C, L), (B, 1, C)
+        out = self.regressors(rows) @ self.weight + self.bias  # (B*C, P)
+        return out.reshape(x_enc.shape[0], -1, self.pred_len).transpose(1, 2) + last  # (B, P, C)
+
+    def extra_repr(self) -> str:
+        return (f"{super().extra_repr()}, alpha={self.alpha}, fit_intercept={self.fit_intercept}, "
+                f"lookbacks={self.lookbacks}, huber={self.huber}")

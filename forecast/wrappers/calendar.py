@@ -1,0 +1,126 @@
+"""Calendar profile: the training mean of each time-of-day (or time-of-week) slot, per channel.
+
+A closed-form cousin of CycleNet's residual cycle forecasting (Lin et al., NeurIPS 2024): the profile
+is removed from the input window and restored on the forecast, so the model forecasts what the
+calendar does not explain. The slot of a step comes from the integer calendar fields that every mark
+row carries (``forecast.data.time_features``: ``[..., weekday, hour, minute]`` last), so the profile
+lines up with any file of the same frequency, not with row numbers, and needs no extra input.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Iterator, Literal, Sequence
+
+import torch
+from torch import Tensor, nn
+
+from forecast.data.time_features import CALENDAR_FIELDS
+from forecast.core.errors import ConfigError
+
+Period = Literal["day", "week"]
+# positions of the calendar fields, counted from the end of a mark row (they come last)
+_WEEKDAY, _HOUR, _MINUTE = (CALENDAR_FIELDS.index(f) - len(CALENDAR_FIELDS) for f in ("weekday", "hour", "minute"))
+MINUTES_PER_DAY = 24 * 60
+_SLOTS = {"day": MINUTES_PER_DAY, "week": 7 * MINUTES_PER_DAY}
+
+
+class CalendarProfile(nn.Module):
+    """Per-channel mean of each calendar slot over the training windows, fitted in closed form.
+
+    Slots are minutes of the day (``day``) or of the week (``week``), so hourly data uses 24 (or 168)
+    of them and 15-minute data 96 (or 672). The profile is a frozen parameter (saved in the checkpoint,
+    never touched by an optimiser); ``seen`` marks the slots training filled, and only those count in
+    ``n_params`` (:meth:`unused_parameters`). A slot that training never saw keeps 0, the training
+    mean on the scaled data.
+
+    Args:
+        n_channels: input channels (C_in).
+        period: ``day`` or ``week``.
+
+    Raises:
+        ConfigError: an unknown period.
+    """
+
+    def __init__(self, n_channels: int, period: Period) -> None:
+        super().__init__()
+        if period not in _SLOTS:
+            raise ConfigError(f"period must be day or week, got {period!r}")
+        self.period = period
+        self.profile = nn.Parameter(torch.zeros(_SLOTS[period], n_channels), requires_grad=False)
+        self.register_buffer("seen", torch.zeros(_SLOTS[period], dtype=torch.bool))
+
+    def n_fitted(self) -> int:
+        """Values the profile holds for the slots training saw (slots seen x channels)."""
+        return int(self.seen.sum()) * self.profile.shape[1]
+
+    def unused_parameters(self) -> int:
+        """Values of the slots training never saw: left out of ``n_params``
+        (:func:`~forecast.core.parameters.count_parameters`)."""
+        return self.profile.numel() - self.n_fitted()
+
+    def slots(self, marks: Tensor) -> Tensor:
+        """Calendar slot of every step.
+
+        Shapes: marks (..., M) with the calendar fields ``[..., weekday, hour, minute]`` last -> (...,) int64.
+        """
+        weekday, hour, minute = marks[..., _WEEKDAY], marks[..., _HOUR], marks[..., _MINUTE]
+        slot = hour * 60 + minute
+        if self.period == "week":
+            slot = slot + weekday * MINUTES_PER_DAY
+        return slot.round().long()
+
+    def forward(self, marks: Tensor) -> Tensor:
+        """The profile at each step. Shapes: marks (B, L, M) -> (B, L, C_in)."""
+        return self.profile[self.slots(marks)]
+
+    def at_horizon(self, x_mark_dec: Tensor, pred_len: int, target_index: Sequence[int]) -> Tensor:
+        """The profile of the target channels over the horizon, the last ``pred_len`` rows of the decoder marks.
+
+        Shapes: x_mark_dec (B, T + P, M) -> (B, P, C_out).
+        """
+        horizon = x_mark_dec[:, x_mark_dec.shape[1] - pred_len:]  # (B, P, M)
+        return self(horizon)[..., list(target_index)]
+
+    @torch.no_grad()
+    def fit(self, batches: Iterable[Any]) -> int:
+        """Set the profile to the mean of each slot over every input step of ``batches``.
+
+        Args:
+            batches: ``Batch`` tuples (``x_enc``, ``x_mark_enc``) of the training windows.
+
+        Returns:
+            The number of slots seen.
+        """
+        n_slots, n_channels = self.profile.shape
+        sums = torch.zeros(n_slots, n_channels, dtype=torch.float64)
+        counts = torch.zeros(n_slots, dtype=torch.float64)
+        for batch in batches:
+            slot = self.slots(batch.x_mark_enc.cpu()).reshape(-1)  # (B*L,)
+            values = batch.x_enc.cpu().reshape(-1, n_channels).double()  # (B*L, C_in)
+            sums.index_add_(0, slot, values)
+            counts.index_add_(0, slot, torch.ones_like(slot, dtype=torch.float64))
+        self.profile.copy_((sums / counts.clamp(min=1)[:, None]).to(self.profile))
+        self.seen.copy_(counts > 0)
+        return int(self.seen.sum())
+
+    def residuals(self, batches: Iterable[Any], target_index: Sequence[int]) -> "Residuals":
+        """``batches`` with the profile removed from inputs and targets, re-iterable (closed-form fits)."""
+        return Residuals(self, batches, target_index)
+
+    def extra_repr(self) -> str:
+        return f"period={self.period}, slots={self.profile.shape[0]}, channels={self.profile.shape[1]}"
+
+
+class Residuals:
+    """Batches with a calendar profile removed from ``x_enc`` and ``y``; every pass re-reads ``batches``.
+
+    Shapes: x_enc (B, S, C_in) and y (B, P, C_out) keep their shapes.
+    """
+
+    def __init__(self, profile: CalendarProfile, batches: Iterable[Any], target_index: Sequence[int]) -> None:
+        self.profile, self.batches, self.index = profile, batches, list(target_index)
+
+    def __iter__(self) -> Iterator[Any]:
+        for batch in self.batches:
+            horizon = self.profile.at_horizon(batch.x_mark_dec, batch.y.shape[1], self.index)  # (B, P, C_out)
+            yield batch._replace(x_enc=batch.x_enc - self.profile(batch.x_mark_enc), y=batch.y - horizon)

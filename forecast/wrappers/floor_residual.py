@@ -1,0 +1,52 @@
+"""A learned residual over a closed-form floor: training starts exactly at the floor."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from torch import Tensor
+
+from forecast.core.errors import ConfigError
+from forecast.core.forecaster import DataDims, ForecasterFactory
+from forecast.wrappers.base import Wrapper
+
+
+class FloorResidual(Wrapper):
+    """``floor(window) + net(window)``: the floor is fitted in closed form, the net learns what it misses.
+
+    The net's output is zeroed when it is built (:meth:`~forecast.core.forecaster.Forecaster.zero_output_`),
+    so before any gradient step the forecast is the floor's, exactly; with ``keep_start`` the training
+    layer keeps that start unless an epoch beats it on validation.
+
+    Args:
+        floor: factory of the floor, any forecaster with a closed-form fit (e.g.
+            ``forecast.baselines.ridge.RidgeFloor`` with its own options).
+        net: factory of the residual forecaster; it must be able to start from a zero forecast (an
+            Informer, or an ``InstanceNorm(restore_mean=False)`` around one).
+        dims: the data's sizes, given to both.
+    """
+
+    def __init__(self, *, floor: ForecasterFactory, net: ForecasterFactory, dims: DataDims) -> None:
+        super().__init__()
+        self.floor = floor(dims=dims)
+        self.net = net(dims=dims)
+        self.net.zero_output_()
+
+    def fit_closed_form(self, batches: Iterable[Any]) -> int | None:
+        """Fit the floor, then any closed-form part of the net; returns the rows of the last fit."""
+        rows = self.floor.fit_closed_form(batches)
+        inner = self.net.fit_closed_form(batches)
+        return rows if inner is None else inner
+
+    def select_on_validation(self, batches: Iterable[Any]) -> None:
+        """The floor's choice on validation (a ``BestFloor`` picks its floor), then the net's."""
+        self.floor.select_on_validation(batches)
+        self.net.select_on_validation(batches)
+
+    def forward(self, x_enc: Tensor, x_mark_enc: Tensor, x_mark_dec: Tensor) -> Tensor:
+        """Shapes: x_enc (B, seq_len, C_in), x_mark_enc (B, seq_len, M), x_mark_dec (B, T + P, M) -> (B, P, C_out)."""
+        return self.floor(x_enc, x_mark_enc, x_mark_dec) + self.net(x_enc, x_mark_enc, x_mark_dec)
+
+    def zero_output_(self) -> None:
+        raise ConfigError("a floor residual forecasts the floor plus the net, so it cannot start from zero; "
+                          "nest the floor residual outermost")
