@@ -118,6 +118,8 @@ class ForecastDataModule(L.LightningDataModule):
             sample when there are more (None: every one).
         eval_max_windows: most windows the final validation and test score: a file with more scores them
             at the smallest stride (above ``eval_stride``) that stays under it (None: every window).
+        fit_max_windows: most training windows the closed-form fits (the floors, a floor inside the model)
+            take: a file with more fits them on every k-th window of each series (None: every window).
 
     Windows are integer ids over one float32 copy of the values (:class:`~forecast.data.index.WindowIndex`);
     a batch is one gather. The loaders bring their own distributed sharding (run the trainer with
@@ -136,14 +138,16 @@ class ForecastDataModule(L.LightningDataModule):
                  id_col: Column | None = None, scaler: Scaler = "series", fill_missing_dates: bool = False,
                  eval_stride: int = 1,
                  future_columns: Annotated[Sequence[str] | str | None, "a list of column names"] = None,
-                 val_max_windows: int | None = 4096, eval_max_windows: int | None = 20_000) -> None:
+                 val_max_windows: int | None = 4096, eval_max_windows: int | None = 20_000,
+                 fit_max_windows: int | None = 200_000) -> None:
         super().__init__()
         check_settings(ForecastDataModule.__init__, {k: v for k, v in locals().items() if k not in ("self", "__class__")})
         if min(seq_len, pred_len) < 1 or not 0 <= label_len <= seq_len:
             raise DataError(f"need seq_len >= 1, pred_len >= 1 and 0 <= label_len <= seq_len; got seq_len={seq_len}, "
                             f"label_len={label_len}, pred_len={pred_len}")
         for key, value in (("batch_size", batch_size), ("train_stride", train_stride), ("eval_stride", eval_stride),
-                           ("val_max_windows", val_max_windows), ("eval_max_windows", eval_max_windows)):
+                           ("val_max_windows", val_max_windows), ("eval_max_windows", eval_max_windows),
+                           ("fit_max_windows", fit_max_windows)):
             if value is not None and value < 1:
                 raise DataError(f"data.{key} must be at least 1, got {value}; set data.{key}=<a positive integer>")
         self.path = Path(path)
@@ -164,6 +168,7 @@ class ForecastDataModule(L.LightningDataModule):
         self.header, self.id_col, self.scaler = header, _name(id_col), scaler
         self.fill_missing_dates = fill_missing_dates
         self.val_max_windows, self.eval_max_windows = val_max_windows, eval_max_windows
+        self.fit_max_windows = fit_max_windows
         self.round_cap: int | None = None  # set_round_cap: most steps in a training round (None: an epoch)
         self._stream: WindowStream | None = None  # the training stream of the running fit
         self._resume_drawn = 0  # its cursor in the checkpoint a fit resumes from
@@ -251,8 +256,10 @@ class ForecastDataModule(L.LightningDataModule):
 
         self.datasets["train"] = windows("train", self.train_stride)
         # closed-form fits (floors, a floor inside the model) are cheap: they take every training window
-        # whatever stride the gradient steps use
-        self.every_train_window = self.datasets["train"] if self.train_stride == 1 else windows("train", 1)
+        # whatever stride the gradient steps use, up to fit_max_windows (then every k-th of each series)
+        every = self.datasets["train"] if self.train_stride == 1 else windows("train", 1)
+        fit_stride = stride_under_cap(every, self.fit_max_windows)
+        self.every_train_window = every if fit_stride == 1 else every.with_stride(fit_stride)
         self.round_val = windows("val", self.eval_stride)
         self.round_val_ids = fixed_sample(len(self.round_val), self.val_max_windows, self.seed)
         for split in ("val", "test"):
@@ -359,8 +366,8 @@ class ForecastDataModule(L.LightningDataModule):
     def ordered_dataloader(self, split: str) -> StreamLoader:
         """The windows of ``split`` once, in order, at the eval batch size, on every process (not its shard):
         closed-form fits, the floors, choices and calibrations made on the whole split. For ``train``
-        every window (``train_stride`` thins the gradient steps only); for ``val`` and ``test`` the
-        windows the final metrics score (every ``eval_strides[split]``-th)."""
+        every window up to ``fit_max_windows`` (``train_stride`` thins the gradient steps only); for ``val``
+        and ``test`` the windows the final metrics score (every ``eval_strides[split]``-th)."""
         data = self.every_train_window if split == "train" else self.datasets[split]
         return self._loader(data, np.arange(len(data)), shard=False)
 
@@ -391,6 +398,7 @@ class ForecastDataModule(L.LightningDataModule):
     def describe_windows(self) -> dict[str, Any]:
         """What the metrics score, for ``metrics.json``: windows and strides of each split."""
         return {"train_windows": len(self.datasets["train"]), "train_stride": self.train_stride,
+                "fit_windows": len(self.every_train_window), "fit_stride": self.every_train_window.stride,
                 "round_val_windows": len(self.round_val_ids), "val_windows": len(self.datasets["val"]),
                 "val_stride": self.eval_strides["val"], "test_windows": len(self.datasets["test"]),
                 "test_stride": self.eval_strides["test"]}
