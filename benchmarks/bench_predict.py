@@ -25,11 +25,11 @@ import json, sys, time
 t0 = time.perf_counter()
 import torch
 t1 = time.perf_counter()
-from forecast.predict.forecaster import Forecaster
+from forecast.predict.trained_model import TrainedModel
 from forecast.predict.output import write_csv
 t2 = time.perf_counter()
 torch.set_num_threads(int(sys.argv[3]))
-fc = Forecaster.load(sys.argv[1])
+fc = TrainedModel.load(sys.argv[1])
 t3 = time.perf_counter()
 panel = fc.read(sys.argv[2])
 t4 = time.perf_counter()

@@ -2,7 +2,8 @@
 """Cost per element of a dropout mask on this CPU, beside a multiply, at 1 and 2 threads.
 
 On CPUs other than Intel's, ATen draws ``bernoulli_`` (and so ``F.dropout``) with its serial default
-generator; this prints what that costs against an elementwise multiply (docs/performance.md §3).
+generator; this prints what that costs against the model's lane-mask dropout
+(``forecast.models.dropout``) and an elementwise multiply (docs/performance.md §3).
 
     python benchmarks/bench_rng.py --shape 32 96 2048 --repeats 5
 """
@@ -19,6 +20,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout's root, for ``benchmarks``
 
 from benchmarks.train_step import time_calls  # noqa: E402
+from forecast.models.dropout import dropout, keep_mask  # noqa: E402
 
 
 def main() -> None:
@@ -30,6 +32,8 @@ def main() -> None:
     args = parser.parse_args()
     x = torch.randn(*args.shape)
     ops = {"F.dropout": lambda: torch.nn.functional.dropout(x, args.p, True),
+           "forecast Dropout (16-bit lanes)": lambda: dropout(x, args.p, True),
+           "lane mask alone": lambda: keep_mask(x.shape, args.p, x.device),
            "bernoulli_": lambda: torch.empty_like(x).bernoulli_(1 - args.p),
            "uniform_": lambda: torch.empty_like(x).uniform_(),
            "mul": lambda: x * x}

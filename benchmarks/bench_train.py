@@ -8,6 +8,7 @@ times the reference's), inference per batch and per window, peak memory and the 
 
     python benchmarks/bench_train.py experiment=bench_default --steps 20 --out r.json
     python benchmarks/bench_train.py experiment=bench_default --profile            # top operators
+    python benchmarks/bench_train.py experiment=bench_default --device cuda trainer.precision=bf16-mixed
     python benchmarks/bench_train.py experiment=bench_long attention=prob \\
         --lengths 720 1440 2880 5760 --out prob.json           # one fresh process per length
 
@@ -50,7 +51,9 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, list[
                    help="repeat over these data.seq_len values, each in a fresh process")
     p.add_argument("--timeout", type=float, default=900.0, help="seconds per length (with --lengths)")
     p.add_argument("--max-gb", type=float, default=16.0, help="address-space limit per length (with --lengths)")
-    p.add_argument("--profile", action="store_true", help="print the top operators of 5 training steps")
+    p.add_argument("--profile", action="store_true",
+                   help="print the top operators of 5 training steps (self CPU time; self CUDA time on cuda)")
+    p.add_argument("--profile-rows", type=int, default=15, help="operators in the --profile table")
     return p.parse_known_args(argv)
 
 
@@ -63,20 +66,34 @@ def run_one(args: argparse.Namespace, overrides: list[str]) -> dict[str, Any]:
     tune_malloc()
     torch.set_num_threads(args.threads)
     cfg = compose_config(overrides)
-    profile = profile_steps if args.profile else None
+    profile = None
+    if args.profile:
+        def profile(step: Any) -> None:
+            profile_steps(step, device=args.device, top=args.profile_rows)
     report = measure(cfg, steps=args.steps, warmup=args.warmup, infer_batches=args.infer_batches,
                      device=args.device, profile=profile)
     return {"status": "ok", "overrides": overrides, **report.as_dict()}
 
 
-def profile_steps(step: Any, n: int = 5, top: int = 15) -> None:
-    """Print the operators that took the most CPU time over ``n`` training steps."""
+def profile_steps(step: Any, n: int = 5, top: int = 15, device: str = "cpu") -> None:
+    """Print the operators that took the most time over ``n`` training steps: self CPU time, and on a
+    CUDA device also self CUDA time (the kernels), each as its own table."""
+    import torch
     from torch.profiler import ProfilerActivity, profile
 
-    with profile(activities=[ProfilerActivity.CPU]) as prof:
+    cuda = device.startswith("cuda")
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
+    with profile(activities=activities) as prof:
         for _ in range(n):
             step()
-    print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=top), flush=True)
+        if cuda:
+            torch.cuda.synchronize()
+    averages = prof.key_averages()
+    print(f"top operators by self CPU time over {n} steps", flush=True)
+    print(averages.table(sort_by="self_cpu_time_total", row_limit=top), flush=True)
+    if cuda:
+        print(f"top operators by self CUDA time over {n} steps", flush=True)
+        print(averages.table(sort_by="self_device_time_total", row_limit=top), flush=True)
 
 
 def run_length(args: argparse.Namespace, overrides: list[str], seq_len: int) -> dict[str, Any]:

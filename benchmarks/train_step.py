@@ -32,6 +32,7 @@ from forecast.core.forecaster import build_forecaster
 from forecast.data.batch import Batch
 from forecast.training.compile import maybe_compile
 from forecast.training.monitor import peak_memory_mb
+from forecast.training.precision import resolve_precision
 
 
 @dataclass
@@ -136,7 +137,8 @@ def measure(cfg: DictConfig, *, steps: int, warmup: int, infer_batches: int = 20
     train_batches = cycle(datamodule.train_dataloader())
     model.train()
 
-    precision = str(cfg.trainer.get("precision", "32-true"))
+    # trainer.precision=auto resolves for the device measured here (docs/performance.md)
+    precision = resolve_precision(cfg.trainer.get("precision", "32-true"), "cuda" if dev.type == "cuda" else "cpu")
 
     def step(batch: Batch) -> None:
         optimizer.zero_grad(set_to_none=True)

@@ -7,25 +7,32 @@
     future = model.predict(frame_or_csv)          # the next pred_len steps, with timestamps
     scores = model.backtest(frame_or_csv, span="test")
 
-Both commands run the same functions: :func:`train` composes ``forecast/conf/train.yaml`` with the
-same overrides and calls :func:`forecast.cli.pipeline.train`; :class:`Model` reads, forecasts and
-backtests with :class:`~forecast.predict.forecaster.Forecaster` as ``forecast-predict`` does. User
-errors raise :class:`~forecast.data.errors.DataError` (a ``ValueError``) with the one line the
-commands print.
+The commands are shells over the same code: :func:`train` composes ``forecast/conf/train.yaml`` with
+``forecast-train``'s overrides and calls :func:`forecast.training.pipeline.train`; ``forecast-predict``
+parses its options, calls :class:`Model` (reading, forecasting and backtesting with
+:class:`~forecast.predict.trained_model.TrainedModel`) and writes and prints what it returns. Data is a
+CSV path or a DataFrame, read the same way (a DataFrame is never written to a file). User errors raise
+:class:`~forecast.data.errors.DataError` (a ``ValueError``) with the one line the commands print.
 """
 
 from __future__ import annotations
 
 import shutil
-import tempfile
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import pandas as pd
 
 from forecast.data.errors import DataError
+from forecast.data.reader import DATAFRAME, FillMethod, Panel
+from forecast.predict.trained_model import FROM_CHECKPOINT, TrainedModel
+
+if TYPE_CHECKING:
+    from forecast.predict.rolling import Backtest
 
 Data = pd.DataFrame | str | Path
 
@@ -74,8 +81,9 @@ def train(data: Data | None = None, overrides: Sequence[str] | None = None, *, r
     """Train and test a model exactly as ``forecast-train OVERRIDES`` does.
 
     Args:
-        data: a CSV path or a DataFrame (written to ``<run_dir>/data.csv``); selects ``data=csv`` unless
-            an override picks another data config. None trains on what the overrides say (the default
+        data: a CSV path or a DataFrame (handed to the data module and read as the file would be, never
+            written; ``config.yaml`` records ``data.path: <DataFrame>``); selects ``data=csv`` unless an
+            override picks another data config. None trains on what the overrides say (the default
             ``data=etth1`` in a checkout).
         overrides: ``forecast-train``'s command-line overrides (``["data.target=OT", "model=linear"]``).
         run_dir: where the run is written (default ``outputs/<date>/<time>`` under the working directory).
@@ -92,25 +100,21 @@ def train(data: Data | None = None, overrides: Sequence[str] | None = None, *, r
     from hydra.errors import ConfigCompositionException, OverrideParseException
     from omegaconf.errors import MissingMandatoryValue
 
-    from forecast.cli.runtime import CONF_DIR, register_resolvers
-    from forecast.cli.pipeline import train as train_config
-    from forecast.cli.train import config_error, user_error
+    from forecast.runtime import CONF_DIR, register_resolvers
+    from forecast.training.pipeline import train as train_config
+    from forecast.user_errors import config_error, user_error
 
     register_resolvers()
     out = Path(run_dir) if run_dir is not None else Path("outputs") / datetime.now().strftime("%Y-%m-%d/%H-%M-%S-%f")
     if out.exists() and any(out.iterdir()):
         raise DataError(f"run_dir {out}: already exists and is not empty; give another run_dir")
     items = as_overrides(overrides, settings)
+    frame = None
     if data is not None:
         if not any(o.startswith(("data=", "+data=", "~data")) for o in items):
             items.insert(0, "data=csv")
-        if isinstance(data, pd.DataFrame):
-            out.mkdir(parents=True, exist_ok=True)
-            path = out / "data.csv"
-            _frame_for_csv(data).to_csv(path, index=False)
-        else:
-            path = Path(data)
-        items.append(f"data.path={path.resolve()}")
+        frame = data if isinstance(data, pd.DataFrame) else None
+        items.append(f"data.path='{DATAFRAME}'" if frame is not None else f"data.path={Path(data).resolve()}")
     items.append(f"paths.output_dir={out.resolve()}")
     try:
         with initialize_config_dir(str(CONF_DIR), version_base="1.3"):
@@ -119,7 +123,7 @@ def train(data: Data | None = None, overrides: Sequence[str] | None = None, *, r
         _remove_unfinished(out)
         raise DataError(config_error(exc)) from exc
     try:
-        metrics = train_config(cfg)
+        metrics = train_config(cfg, frame=frame)
     except Exception as exc:  # noqa: BLE001 - user errors become one line, as on the command line
         message = user_error(exc)
         if message is None:
@@ -129,34 +133,96 @@ def train(data: Data | None = None, overrides: Sequence[str] | None = None, *, r
     return Run(run_dir=out.resolve(), metrics=metrics)
 
 
+@dataclass(frozen=True)
+class BacktestReport:
+    """A rolling backtest and its scores: what ``forecast-predict --rolling`` writes and prints.
+
+    Attributes:
+        panel: the series backtested (with the reader's ``notes``).
+        backtest: every window's forecast, actuals and baselines, scaled.
+        metrics: ``{method: {mse, mae, mse_orig, mae_orig, ..._per_step}}`` for ``model``, ``naive_last``,
+            ``naive_mean`` and ``ridge_floor``.
+        per_series: the model's scores per series (a file of many series), else None.
+        intervals: coverage and mean width of each conformal level asked for, else None.
+        seconds: time spent forecasting the windows.
+    """
+
+    panel: Panel
+    backtest: "Backtest"
+    metrics: dict[str, dict[str, Any]]
+    per_series: dict[str, dict[str, float]] | None
+    intervals: dict[str, dict[str, Any]] | None
+    seconds: float
+    trained: TrainedModel = field(repr=False)
+    widths: dict[float, Any] = field(repr=False, default_factory=dict)
+
+    @cached_property
+    def table(self) -> pd.DataFrame:
+        """One row per (origin, step, column): [id,] origin, timestamp (or step), column, prediction,
+        actual (original units), then ``lo_80``, ``hi_80`` ... per level."""
+        from forecast.predict.rolling import long_frame
+
+        return long_frame(self.trained, self.panel, self.backtest, self.widths)
+
+
 class Model:
     """A trained model from a checkpoint, forecasting and backtesting DataFrames or CSV files.
 
     Attributes:
-        forecaster: the :class:`~forecast.predict.forecaster.Forecaster` (model, data spec, config).
+        trained: the :class:`~forecast.predict.trained_model.TrainedModel` (model, data spec, config).
     """
 
-    def __init__(self, forecaster: Any) -> None:
-        self.forecaster = forecaster
+    def __init__(self, trained: TrainedModel) -> None:
+        self.trained = trained
 
     @property
     def spec(self) -> Any:
         """Columns, frequency, window sizes and scaler of the training data."""
-        return self.forecaster.spec
+        return self.trained.spec
 
-    def predict(self, data: Data, *, fill: str | None = None, fill_missing_dates: bool = False,
-                intervals: Sequence[float] = (), future: Data | None = None) -> pd.DataFrame:
+    def read(self, data: Data, *, fill: FillMethod | None = None, fill_missing_dates: bool = False,
+             timestamp_col: str | None = FROM_CHECKPOINT, header: bool | None = None,
+             backtest: bool = False) -> Panel:
+        """Read and validate ``data`` against the training columns, frequency and series.
+
+        Args:
+            data: a DataFrame or CSV with the training columns (and timestamp column); a DataFrame's
+                named index (a DatetimeIndex, say) counts as a column.
+            fill: ``ffill`` or ``interpolate`` empty, NaN and infinite cells instead of refusing them.
+            fill_missing_dates: add rows missing from the timestamps, filled by ``fill``.
+            timestamp_col: the timestamp column (default: the training one); None reads the rows as steps.
+            header: whether a CSV's first line names the columns (default: as the training file).
+            backtest: require one backtest window (``seq_len + pred_len`` rows), not one input window.
+
+        Raises:
+            DataError: any problem with the data, in one line.
+        """
+        spec = self.spec
+        needed = {"min_rows": spec.seq_len + spec.pred_len,
+                  "what": f"one backtest window (seq_len {spec.seq_len} + pred_len {spec.pred_len})"}
+        return self.trained.read(data if isinstance(data, pd.DataFrame) else Path(data), fill=fill,
+                                 timestamp_col=timestamp_col, header=header, fill_missing_dates=fill_missing_dates,
+                                 **(needed if backtest else {}))
+
+    def predict(self, data: Data | Panel, *, fill: FillMethod | None = None, fill_missing_dates: bool = False,
+                intervals: Sequence[float] = (), future: Data | None = None,
+                timestamp_col: str | None = FROM_CHECKPOINT, header: bool | None = None,
+                option: str = "future=") -> pd.DataFrame:
         """The ``pred_len`` steps after the last row of each series, as ``forecast-predict`` writes them.
 
         Args:
             data: a DataFrame or CSV with the training columns (and timestamp column), at least
-                ``seq_len`` rows; a DataFrame's named index (a DatetimeIndex, say) counts as a column.
+                ``seq_len`` rows; a DataFrame's named index (a DatetimeIndex, say) counts as a column;
+                or a panel :meth:`read` returned.
             fill: ``ffill`` or ``interpolate`` empty, NaN and infinite cells instead of refusing them.
             fill_missing_dates: add rows missing from the timestamps, filled by ``fill``.
             intervals: conformal interval levels in (0, 1), whole percents (``(0.8, 0.95)``), as
                 ``forecast-predict --intervals``: ``<col>_lo_80``, ``<col>_hi_80`` ... after each column.
             future: for a model trained with ``data.future_columns``, a DataFrame or CSV with the
                 horizon's ``pred_len`` timestamps and those columns, as ``forecast-predict --future``.
+            timestamp_col: the timestamp column of ``data`` and ``future`` (default: the training one).
+            header: whether the CSVs' first line names the columns (default: as the training file).
+            option: how messages name ``future`` (``forecast-predict`` says ``--future FILE``).
 
         Returns:
             The timestamp column (or ``step``), then the predicted columns in original units (each followed
@@ -168,23 +234,26 @@ class Model:
         """
         from forecast.predict.future import check_future_given, read_future
 
-        fc = self.forecaster
-        check_future_given(fc.spec, future is not None, option="future=", source=str(fc.checkpoint))
-        with _as_csv(data) as (path, header):
-            panel = fc.read(path, fill=fill, fill_missing_dates=fill_missing_dates, header=header)
+        trained, spec = self.trained, self.spec
+        check_future_given(spec, future is not None, option=option, source=str(trained.checkpoint))
+        if intervals:
+            trained.half_widths(intervals)  # bad levels are refused before the data is read
+        panel = data if isinstance(data, Panel) else self.read(data, fill=fill, fill_missing_dates=fill_missing_dates,
+                                                                timestamp_col=timestamp_col, header=header)
         values = None
         if future is not None:
-            with _as_csv(future) as (path, header):
-                values = read_future(path, fc.spec, panel.series[0], timestamp_col=fc.spec.timestamp_col,
-                                     header=fc.spec.header if header is None else header, fill=fill)
-        return fc.forecast(panel, intervals=intervals, future=values)
+            ts = spec.timestamp_col if timestamp_col == FROM_CHECKPOINT else timestamp_col
+            values = read_future(future if isinstance(future, pd.DataFrame) else Path(future), spec,
+                                 panel.series[0], timestamp_col=ts, header=spec.header if header is None else header,
+                                 fill=fill)
+        return trained.forecast(panel, intervals=intervals, future=values, option=option)
 
-    def backtest(self, data: Data, span: str | None = "test", *, start: str | int | None = None,
+    def backtest(self, data: Data | Panel, span: str | None = "test", *, start: str | int | None = None,
                  end: str | int | None = None, every: int = 1, batch_size: int = 256) -> dict[str, dict[str, Any]]:
         """Forecast from every origin of a span with known actuals (``forecast-predict --rolling``).
 
         Args:
-            data: a DataFrame or CSV, as for :meth:`predict`.
+            data: a DataFrame or CSV, as for :meth:`predict`, or a panel :meth:`read` returned.
             span: the training run's split (``train``, ``val``, ``test``, ``all``), or None with ``start``/``end``.
             start: first forecast step (0-based row or timestamp).
             end: end of the forecast steps (row, exclusive, or timestamp, inclusive).
@@ -195,17 +264,29 @@ class Model:
             ``{method: {mse, mae, mse_orig, mae_orig, ..._per_step}}`` for ``model``, ``naive_last``,
             ``naive_mean`` and ``ridge_floor``: the JSON summary's ``metrics``.
         """
-        from forecast.predict.rolling import run_backtest, score
+        return self.backtest_report(data, span, start=start, end=end, every=every, batch_size=batch_size).metrics
+
+    def backtest_report(self, data: Data | Panel, span: str | None = "test", *, start: str | int | None = None,
+                        end: str | int | None = None, every: int = 1, batch_size: int = 256,
+                        intervals: Sequence[float] = ()) -> BacktestReport:
+        """:meth:`backtest` with everything ``forecast-predict --rolling`` reports: the windows, per-series
+        scores, interval coverage at ``intervals`` and the long table of every forecast."""
+        from forecast.predict.rolling import interval_scores, run_backtest, score, score_series
         from forecast.predict.span import resolve_spans
 
-        fc, spec = self.forecaster, self.forecaster.spec
-        with _as_csv(data) as (path, header):
-            panel = fc.read(path, header=header, min_rows=spec.seq_len + spec.pred_len,
-                            what=f"one backtest window (seq_len {spec.seq_len} + pred_len {spec.pred_len})")
-        panel, spans = resolve_spans(panel, fc.config, seq_len=spec.seq_len, pred_len=spec.pred_len, span=span,
+        trained, spec = self.trained, self.spec
+        widths = trained.half_widths(intervals) if intervals else {}
+        panel = data if isinstance(data, Panel) else self.read(data, backtest=True)
+        panel, spans = resolve_spans(panel, trained.config, seq_len=spec.seq_len, pred_len=spec.pred_len, span=span,
                                      start=None if start is None else str(start),
                                      end=None if end is None else str(end))
-        return score(fc, run_backtest(fc, panel, spans, every=every, batch_size=batch_size))
+        started = time.perf_counter()
+        bt = run_backtest(trained, panel, spans, every=every, batch_size=batch_size)
+        seconds = time.perf_counter() - started
+        return BacktestReport(panel=panel, backtest=bt, metrics=score(trained, bt),
+                              per_series=None if panel.id_col is None else score_series(trained, bt),
+                              intervals=interval_scores(trained, panel, bt, widths) if widths else None,
+                              seconds=seconds, trained=trained, widths=widths)
 
 
 def load(path: str | Path, *, device: str = "cpu") -> Model:
@@ -214,37 +295,10 @@ def load(path: str | Path, *, device: str = "cpu") -> Model:
     Raises:
         DataError: no checkpoint, or one that does not rebuild.
     """
-    from forecast.predict.forecaster import Forecaster
-
-    return Model(Forecaster.load(path, device=device))
-
-
-def _frame_for_csv(frame: pd.DataFrame) -> pd.DataFrame:
-    """The frame with a named index (a DatetimeIndex ``date``, say) as its first column."""
-    return frame.reset_index() if any(name is not None for name in frame.index.names) else frame
-
-
-class _as_csv:
-    """``with _as_csv(data) as (path, header)``: a CSV path for a DataFrame (a temporary file) or a path."""
-
-    def __init__(self, data: Data) -> None:
-        self.data = data
-        self.tmp: tempfile.TemporaryDirectory[str] | None = None
-
-    def __enter__(self) -> tuple[Path, bool | None]:
-        if not isinstance(self.data, pd.DataFrame):
-            return Path(self.data), None
-        self.tmp = tempfile.TemporaryDirectory(prefix="forecast-")
-        path = Path(self.tmp.name) / "data.csv"
-        _frame_for_csv(self.data).to_csv(path, index=False)
-        return path, True
-
-    def __exit__(self, *exc: object) -> None:
-        if self.tmp is not None:
-            self.tmp.cleanup()
+    return Model(TrainedModel.load(path, device=device))
 
 
 def _remove_unfinished(run_dir: Path) -> None:
-    """Delete a run dir that holds nothing but the DataFrame written for the run."""
-    if run_dir.is_dir() and all(p.name in {"data.csv", ".hydra"} for p in run_dir.iterdir()):
+    """Delete a run dir that holds nothing (or only Hydra's bookkeeping): bad input leaves no output."""
+    if run_dir.is_dir() and all(p.name == ".hydra" for p in run_dir.iterdir()):
         shutil.rmtree(run_dir, ignore_errors=True)

@@ -11,7 +11,7 @@ import torch
 from hydra import compose, initialize_config_dir
 from omegaconf import DictConfig
 
-from forecast.cli.runtime import CONF_DIR, PROJECT_ROOT, register_resolvers
+from forecast.runtime import CONF_DIR, PROJECT_ROOT, register_resolvers
 
 ETTH1 = PROJECT_ROOT / "data" / "ETTh1.csv"
 ETTH2 = PROJECT_ROOT.parent / "shared" / "data" / "ETTh2.csv"

@@ -13,7 +13,7 @@ import pytest
 from forecast import Model, Run, load, train
 from forecast.api import as_overrides
 from forecast.cli.predict import run as predict_cli
-from forecast.cli.runtime import PROJECT_ROOT
+from forecast.runtime import PROJECT_ROOT
 from forecast.data.errors import DataError
 from tests.conftest import ETTH1, tiny_model
 
@@ -40,7 +40,8 @@ def test_the_readme_snippet_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         exec(compile(readme_snippet(), "README.md", "exec"), scope)  # noqa: S102 - the README's own code
     run, future, scores = scope["run"], scope["future"], scope["scores"]
     assert isinstance(run, Run) and run.run_dir.parent.parent == tmp_path / "outputs"
-    assert (run.run_dir / "metrics.json").is_file() and (run.run_dir / "data.csv").is_file()
+    assert (run.run_dir / "metrics.json").is_file() and not (run.run_dir / "data.csv").exists()
+    assert "path: <DataFrame>" in (run.run_dir / "config.yaml").read_text()  # the frame itself is not written
     assert isinstance(future, pd.DataFrame) and len(future) == run.metrics["pred_len"] == 12
     assert future.columns[0] == "date"
     last = pd.Timestamp(pd.read_csv(ETTH1, nrows=2000)["date"].iloc[-1])

@@ -10,7 +10,7 @@ from hydra.utils import get_object, instantiate
 from omegaconf import OmegaConf
 
 from forecast.attention.base import AttentionBackend
-from forecast.cli.runtime import CONF_DIR
+from forecast.runtime import CONF_DIR
 from forecast.core.forecaster import Forecaster, build_forecaster, describe_composition
 from tests.conftest import ETTH1, ETTH2, compose_train
 

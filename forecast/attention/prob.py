@@ -71,8 +71,15 @@ class ProbSparseAttention(AttentionBackend):
 
 
     def sample_keys(self, lq: int, lk: int) -> Tensor:
-        """Key indices sampled per query, with replacement. Shape (Lq, U), on CPU."""
+        """Key indices sampled per query, with replacement. Shape (Lq, U), on CPU.
+
+        Under ``torch.compile`` training draws them from the default generator (seeded by the run's
+        seed), because a ``torch.Generator`` cannot enter a compiled graph: each layer would break
+        into pieces there. Eager training and all evaluation use this module's own seeded stream.
+        """
         n = sample_count(self.factor, lk)
+        if self.training and torch.compiler.is_compiling():
+            return torch.randint(lk, (lq, n))
         return torch.randint(lk, (lq, n), generator=self.samples.generator(self.training))
 
     @torch.no_grad()

@@ -23,11 +23,10 @@ import argparse
 import json
 import os
 import sys
-import time
 from pathlib import Path
 from typing import Any, Sequence, TextIO
 
-from forecast.cli.runtime import tune_malloc
+from forecast.runtime import tune_malloc
 from forecast.data.errors import DataError
 
 # The backtest's baselines under the floor names of forecast-train's closing line.
@@ -85,8 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _forecast(args: argparse.Namespace) -> None:
-    from forecast.predict.forecaster import FROM_CHECKPOINT, Forecaster
-    from forecast.predict.future import check_future_given, read_future
+    from forecast.api import load
     from forecast.predict.output import check_targets, default_output, write_csv
     from forecast.training.conformal import label
 
@@ -95,21 +93,17 @@ def _forecast(args: argparse.Namespace) -> None:
     targets = ([] if to_stdout else [output]) + ([args.plot] if args.plot else [])
     check_targets(targets, inputs=[Path(args.input)] + ([args.future] if args.future else []),
                   overwrite=args.overwrite)
-    fc = Forecaster.load(args.checkpoint, device=args.device)
-    check_future_given(fc.spec, args.future is not None, option="--future FILE", source=str(fc.checkpoint))
-    levels = sorted(fc.half_widths(args.intervals)) if args.intervals else []
+    model = load(args.checkpoint, device=args.device)
+    fc = model.trained
     if args.plot and fc.spec.id_col is not None:
         raise DataError(f"--plot draws a single series; leave it out for a model of many series "
                         f"(id column {fc.spec.id_col!r})")
-    panel = fc.read(args.input, **_read_options(args))
-    future = None
-    if args.future is not None:
-        options = _read_options(args)
-        ts = fc.spec.timestamp_col if options["timestamp_col"] == FROM_CHECKPOINT else options["timestamp_col"]
-        header = fc.spec.header if args.header is None else args.header
-        future = read_future(args.future, fc.spec, panel.series[0], timestamp_col=ts, header=header, fill=args.fill)
+    levels = sorted(fc.half_widths(args.intervals)) if args.intervals else []
+    options = _read_options(args)
+    panel = model.read(args.input, **options)
     _notes(panel)
-    frame = fc.forecast(panel, intervals=levels, future=future, option="--future FILE")
+    frame = model.predict(panel, intervals=levels, future=args.future, option="--future FILE",
+                          timestamp_col=options["timestamp_col"], header=args.header, fill=args.fill)
     if not to_stdout:
         write_csv(frame, output, overwrite=args.overwrite)
     if args.plot:
@@ -152,11 +146,9 @@ def _forecast_status(args: argparse.Namespace, fc: Any, panel: Any, frame: Any, 
 
 
 def _rolling(args: argparse.Namespace) -> None:
+    from forecast.api import load
     from forecast.io import atomic_path
-    from forecast.predict.forecaster import Forecaster
     from forecast.predict.output import check_targets, default_output, write_csv
-    from forecast.predict.rolling import interval_scores, long_frame, run_backtest, score, score_series
-    from forecast.predict.span import resolve_spans
 
     if args.plot:
         raise DataError("--plot draws a single forecast; leave it out with --rolling")
@@ -165,18 +157,15 @@ def _rolling(args: argparse.Namespace) -> None:
     summary = args.summary or (None if to_stdout else output.with_suffix(".json"))
     files = ([] if to_stdout else [output]) + ([summary] if summary is not None else [])
     check_targets(files, inputs=[Path(args.input)], overwrite=args.overwrite)
-    fc = Forecaster.load(args.checkpoint, device=args.device)
-    widths = fc.half_widths(args.intervals) if args.intervals else {}
-    spec = fc.spec
-    panel = fc.read(args.input, **_read_options(args), min_rows=spec.seq_len + spec.pred_len,
-                    what=f"one backtest window (seq_len {spec.seq_len} + pred_len {spec.pred_len})")
-    panel, spans = resolve_spans(panel, fc.config, seq_len=spec.seq_len, pred_len=spec.pred_len, span=args.span,
-                                 start=args.start, end=args.end)
+    model = load(args.checkpoint, device=args.device)
+    fc, spec = model.trained, model.spec
+    if args.intervals:
+        fc.half_widths(args.intervals)  # bad levels are refused before the file is read
+    panel = model.read(args.input, **_read_options(args), backtest=True)
     _notes(panel)
-    started = time.perf_counter()
-    bt = run_backtest(fc, panel, spans, every=args.every, batch_size=args.batch_size)
-    seconds = time.perf_counter() - started
-    metrics = score(fc, bt)
+    report = model.backtest_report(panel, span=args.span, start=args.start, end=args.end, every=args.every,
+                                   batch_size=args.batch_size, intervals=args.intervals or ())
+    bt, panel, metrics = report.backtest, report.panel, report.metrics
     payload = {
         "checkpoint": str(fc.checkpoint), "input": str(args.input), "features": spec.features, "freq": spec.freq,
         "seq_len": spec.seq_len, "label_len": spec.label_len, "pred_len": spec.pred_len,
@@ -189,21 +178,19 @@ def _rolling(args: argparse.Namespace) -> None:
                         "first_forecast_timestamp": str(index[first]), "last_forecast_timestamp": str(index[last])})
         where = f"forecasts {index[first]} .. {index[last]} (rows {first}..{last})"
     else:
-        per_series = score_series(fc, bt)
-        payload.update({"id_col": panel.id_col, "series": per_series})
-        where = f"of {len(per_series)} series"
-    payload.update({"seconds": seconds, "metrics": metrics, "output": "-" if to_stdout else str(output)})
-    if widths:
-        payload["intervals"] = interval_scores(fc, panel, bt, widths)
-    table = long_frame(fc, panel, bt, widths)
+        payload.update({"id_col": panel.id_col, "series": report.per_series})
+        where = f"of {len(report.per_series or {})} series"
+    payload.update({"seconds": report.seconds, "metrics": metrics, "output": "-" if to_stdout else str(output)})
+    if report.intervals is not None:
+        payload["intervals"] = report.intervals
     if not to_stdout:
-        write_csv(table, output, overwrite=args.overwrite)
+        write_csv(report.table, output, overwrite=args.overwrite)
     if summary is not None:
         with atomic_path(summary, overwrite=args.overwrite) as tmp:
             tmp.write_text(json.dumps(payload, indent=2) + "\n")
     _rolling_status(args, fc, bt, payload, metrics, where, output, summary)
     if to_stdout:  # last, after the status lines on stderr
-        table.to_csv(sys.stdout, index=False)
+        report.table.to_csv(sys.stdout, index=False)
 
 
 def _rolling_status(args: argparse.Namespace, fc: Any, bt: Any, payload: dict[str, Any], metrics: dict[str, Any],
@@ -242,8 +229,8 @@ def _rolling_status(args: argparse.Namespace, fc: Any, bt: Any, payload: dict[st
 
 
 def _read_options(args: argparse.Namespace) -> dict[str, Any]:
-    """Forecaster.read's keywords from the command line (``--timestamp-col none``: no timestamps)."""
-    from forecast.predict.forecaster import FROM_CHECKPOINT
+    """:meth:`forecast.api.Model.read`'s keywords from the command line (``--timestamp-col none``: no timestamps)."""
+    from forecast.predict.trained_model import FROM_CHECKPOINT
 
     ts = args.timestamp_col
     timestamp_col = FROM_CHECKPOINT if ts is None else None if ts.strip().lower() == "none" else ts

@@ -17,7 +17,7 @@ from lightning.pytorch.trainer.states import TrainerFn
 from forecast.data.errors import DataError
 from forecast.data.hints import TRAIN
 from forecast.data.known_future import check_future_columns, with_known
-from forecast.data.reader import FillMethod, Series, read_panel
+from forecast.data.reader import DATAFRAME, FillMethod, Series, read_panel
 from forecast.data.spec import DataSpec, Features, Scaler
 from forecast.data.splits import SPLITS, RowRange, fits_every_split, n_windows, split_ranges
 from forecast.data.time_features import n_continuous_features, time_marks
@@ -82,7 +82,8 @@ class ForecastDataModule(L.LightningDataModule):
     note.
 
     Args:
-        path: CSV or Parquet file: numeric columns, with a timestamp column unless ``timestamp_col`` is None.
+        path: CSV or Parquet file: numeric columns, with a timestamp column unless ``timestamp_col`` is None;
+            or a DataFrame of the same columns (:func:`forecast.api.train` passes one), named ``<DataFrame>``.
         target: the target column (``OT`` for ETT).
         features: ``M`` all columns to all, ``S`` target to target, ``MS`` all columns to target.
         timestamp_col: timestamp column name; None reads rows as consecutive steps (no calendar features).
@@ -127,7 +128,7 @@ class ForecastDataModule(L.LightningDataModule):
     unpadded shards of the validation and test windows.
     """
 
-    def __init__(self, *, path: Annotated[str | Path, "a file path"], target: Column = "OT", features: Features = "M",
+    def __init__(self, *, path: Annotated[str | Path | pd.DataFrame, "a file path"], target: Column = "OT", features: Features = "M",
                  timestamp_col: Column | None = "date", columns: Sequence[str] | None = None, seq_len: int = 96,
                  label_len: int = 48, pred_len: int = 24,
                  freq: Annotated[str | None, "a pandas frequency such as h, 15min, D"] = None,
@@ -150,7 +151,8 @@ class ForecastDataModule(L.LightningDataModule):
                            ("fit_max_windows", fit_max_windows)):
             if value is not None and value < 1:
                 raise DataError(f"data.{key} must be at least 1, got {value}; set data.{key}=<a positive integer>")
-        self.path = Path(path)
+        self.frame = path if isinstance(path, pd.DataFrame) else None
+        self.path = Path(DATAFRAME) if self.frame is not None else Path(path)
         self.target, self.features, self.timestamp_col = _name(target), features, _name(timestamp_col)
         self.columns = [str(c) for c in columns] if columns is not None else None
         self.seq_len, self.label_len, self.pred_len = seq_len, label_len, pred_len
@@ -195,7 +197,8 @@ class ForecastDataModule(L.LightningDataModule):
         elif self.columns is not None:
             wanted = [c for c in self.columns if c not in self.future_columns]
             wanted += ([self.target] if self.target not in wanted else []) + self.future_columns
-        panel = read_panel(self.path, timestamp_col=self.timestamp_col, columns=wanted, id_col=self.id_col,
+        source = self.path if self.frame is None else self.frame
+        panel = read_panel(source, timestamp_col=self.timestamp_col, columns=wanted, id_col=self.id_col,
                            header=self.header, fill=self.fill, freq=self.freq,
                            fill_missing_dates=self.fill_missing_dates, hints=TRAIN)
         for note in panel.notes:

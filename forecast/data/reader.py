@@ -29,6 +29,7 @@ from forecast.data.regular import (Gap, add_missing_rows, describe_gaps, find_ga
                                    refuse_gap, resolve_frequency)
 
 FillMethod = Literal["ffill", "interpolate"]
+DATAFRAME = "<DataFrame>"  # how messages (and a run's config.yaml) name data given as a DataFrame
 STEP = "step"  # the index name of a series without timestamps
 _MISSING = ("", "nan", "na", "null")
 _DATE = re.compile(r"^\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}([ T]\d{1,2}(:\d{2}){0,2}(\.\d+)?)?$")
@@ -90,11 +91,22 @@ def looks_like_data(cells: Sequence[str]) -> bool:
     return any(numbers) and all(n or bool(_DATE.match(c)) for n, c in zip(numbers, cells))
 
 
+def _frame_cells(frame: pd.DataFrame) -> pd.DataFrame:
+    """A DataFrame's cells as the CSV reader gives them: strings, missing ones empty; a named index (a
+    DatetimeIndex ``date``, say) becomes the first column."""
+    if any(name is not None for name in frame.index.names):
+        frame = frame.reset_index()
+    cells = frame.astype(object).where(frame.notna(), "").astype(str)
+    cells.columns = [str(c) for c in cells.columns]
+    return cells.reset_index(drop=True)
+
+
 def read_table(path: Path, header: bool) -> pd.DataFrame:
     """Every cell of a CSV or Parquet file as a string (Parquet by its ``.parquet``/``.pq`` suffix).
 
     CSV is parsed by pyarrow's multithreaded reader when pyarrow is installed, else by pandas' C parser;
-    Parquet columns are read as they are stored and then written as text, so both are validated alike.
+    Parquet columns are read as they are stored and then written as text (:func:`_frame_cells`), so both
+    are validated alike.
     """
     if path.suffix.lower() in (".parquet", ".pq"):
         try:
@@ -103,7 +115,7 @@ def read_table(path: Path, header: bool) -> pd.DataFrame:
             raise DataError(f"{path}: reading Parquet needs pyarrow; pip install pyarrow") from exc
         except (OSError, ValueError) as exc:
             raise DataError(f"{path}: cannot read as Parquet ({str(exc).splitlines()[0]})") from exc
-        return frame.astype(str) if len(frame.columns) else frame
+        return _frame_cells(frame)
     try:
         import pyarrow  # noqa: F401
         engine = "pyarrow"
@@ -117,8 +129,11 @@ def read_table(path: Path, header: bool) -> pd.DataFrame:
     return pd.read_csv(path, dtype=str, keep_default_na=False, header=0 if header else None)
 
 
-def _read_raw(path: Path, header: bool, hints: Hints) -> tuple[pd.DataFrame, int]:
-    """Every cell as a string, columns named from the header (or ``0 … n-1``); also the first data line."""
+def _read_raw(path: Path | pd.DataFrame, header: bool, hints: Hints) -> tuple[pd.DataFrame, int]:
+    """Every cell as a string, columns named from the header (or ``0 … n-1``); also the first data line.
+    A DataFrame is not read: its column names are its header."""
+    if isinstance(path, pd.DataFrame):
+        return _frame_cells(path), 2
     require_file(path)
     try:
         raw = read_table(path, header)
@@ -206,7 +221,7 @@ def read_panel(path: str | Path, *, timestamp_col: str | None = "date", columns:
     """Read ``path`` and validate it.
 
     Args:
-        path: CSV file.
+        path: CSV file, or a DataFrame of the same columns (named ``<DataFrame>`` in messages).
         timestamp_col: the timestamp column; None reads rows as consecutive steps (no calendar).
         columns: the numeric columns required, in this order; ``None`` takes every other column.
             Columns present in the file but not required are listed in ``extra_columns``.
@@ -223,8 +238,8 @@ def read_panel(path: str | Path, *, timestamp_col: str | None = "date", columns:
         DataError: missing/unreadable file, missing columns, unparsable, duplicate, unsorted or
             unevenly spaced timestamps, gaps, non-numeric, missing or infinite values.
     """
-    path = Path(path)
-    raw, first_line = _read_raw(path, header, hints)
+    raw, first_line = _read_raw(path if isinstance(path, pd.DataFrame) else Path(path), header, hints)
+    path = Path(DATAFRAME) if isinstance(path, pd.DataFrame) else Path(path)
     names = list(raw.columns)
     if timestamp_col is not None and timestamp_col not in names:
         raise DataError(f"{path}: no timestamp column {timestamp_col!r} (columns: {', '.join(names)}); "

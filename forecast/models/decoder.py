@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from torch import Tensor, nn
 
+from forecast.models.dropout import Dropout
 from forecast.models.layers import Activation, FeedForward
 from forecast.models.multihead import MultiHeadAttention
 
@@ -17,7 +18,7 @@ class DecoderLayer(nn.Module):
         self.self_attention, self.cross_attention = self_attention, cross_attention
         self.ff = FeedForward(d_model, d_ff, dropout, activation)
         self.norm1, self.norm2, self.norm3 = nn.LayerNorm(d_model), nn.LayerNorm(d_model), nn.LayerNorm(d_model)
-        self.dropout = nn.Dropout(dropout)
+        self.dropout = Dropout(dropout)
 
     def forward(self, x: Tensor, memory: Tensor, *, q_offset: int, k_stride: int,
                 keep_last: int | None = None) -> Tensor:

@@ -10,6 +10,7 @@ from torch import Tensor, nn
 
 from forecast.data.time_features import CALENDAR_SIZES
 from forecast.core.errors import ConfigError
+from forecast.models.dropout import Dropout
 
 Embed = Literal["timeF", "fixed", "learned"]
 
@@ -34,7 +35,9 @@ class TokenEmbedding(nn.Module):
 
     def forward(self, x: Tensor) -> Tensor:
         """Shapes: x (B, L, C) -> (B, L, d_model)."""
-        return self.conv(x.transpose(1, 2)).transpose(1, 2)  # (B, C, L) -> (B, d_model, L) -> (B, L, d_model)
+        y = self.conv(x.transpose(1, 2))  # (B, C, L) -> (B, d_model, L)
+        # (B, L, d_model), laid out so: one copy here instead of one before every later matmul and norm
+        return y.transpose(1, 2).contiguous()
 
 
 class PositionalEmbedding(nn.Module):
@@ -119,7 +122,7 @@ class DataEmbedding(nn.Module):
         self.token = TokenEmbedding(c_in, d_model)
         self.position = PositionalEmbedding(d_model)
         self.temporal = TemporalEmbedding(d_model, n_time_features, embed, n_future)
-        self.dropout = nn.Dropout(dropout)
+        self.dropout = Dropout(dropout)
 
     stride = 1  # steps between consecutive tokens: one token per step
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
+from forecast.models.dropout import Dropout
 from forecast.models.layers import Activation, FeedForward
 from forecast.models.multihead import MultiHeadAttention
 
@@ -18,7 +19,7 @@ class EncoderLayer(nn.Module):
         self.attention = attention
         self.ff = FeedForward(d_model, d_ff, dropout, activation)
         self.norm1, self.norm2 = nn.LayerNorm(d_model), nn.LayerNorm(d_model)
-        self.dropout = nn.Dropout(dropout)
+        self.dropout = Dropout(dropout)
 
     def forward(self, x: Tensor) -> Tensor:
         """Shapes: x (B, L, d_model) -> (B, L, d_model)."""
@@ -39,7 +40,7 @@ class DistilConv(nn.Module):
     def forward(self, x: Tensor) -> Tensor:
         """Shapes: x (B, L, d_model) -> (B, ceil(L/2), d_model)."""
         y = self.pool(self.act(self.norm(self.conv(x.transpose(1, 2)))))  # (B, d_model, ceil(L/2))
-        return y.transpose(1, 2)
+        return y.transpose(1, 2).contiguous()  # (B, ceil(L/2), d_model), laid out so (see TokenEmbedding)
 
 
 class Encoder(nn.Module):

@@ -20,6 +20,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from forecast.attention.base import AttentionBackend
+from forecast.models.dropout import Dropout
 from forecast.models.decoder import keep_rows
 from forecast.models.multihead import MultiHeadAttention
 
@@ -49,7 +50,7 @@ class GatedAttentionUnit(nn.Module):
         self.gamma = nn.Parameter(torch.ones(self.qk_heads, qk_dim))
         self.beta = nn.Parameter(torch.zeros(self.qk_heads, qk_dim))
         self.to_out = nn.Linear(hidden, d_model)
-        self.dropout = nn.Dropout(dropout)
+        self.dropout = Dropout(dropout)
 
     def forward(self, x: Tensor, *, causal: bool = False, key_padding_mask: Tensor | None = None) -> Tensor:
         """Shapes: x (B, L, d_model), key_padding_mask (B, L) -> (B, L, d_model)."""
@@ -99,7 +100,7 @@ class GAUDecoderLayer(nn.Module):
         self.gau = GatedAttentionUnit(attention, d_model=d_model, dropout=dropout)
         self.cross_attention = cross_attention
         self.norm = nn.LayerNorm(d_model)
-        self.dropout = nn.Dropout(dropout)
+        self.dropout = Dropout(dropout)
 
     def forward(self, x: Tensor, memory: Tensor, *, q_offset: int, k_stride: int,
                 keep_last: int | None = None) -> Tensor:

@@ -8,6 +8,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from forecast.core.errors import ConfigError
+from forecast.models.dropout import Dropout
 
 Activation = Literal["gelu", "relu"]
 
@@ -24,7 +25,7 @@ class FeedForward(nn.Module):
         if activation not in ("gelu", "relu"):
             raise ConfigError(f"activation must be gelu or relu, got {activation!r}")
         self.fc1, self.fc2 = nn.Linear(d_model, d_ff), nn.Linear(d_ff, d_model)
-        self.dropout = nn.Dropout(dropout)
+        self.dropout = Dropout(dropout)
         self.act = F.gelu if activation == "gelu" else F.relu
 
     def forward(self, x: Tensor) -> Tensor:

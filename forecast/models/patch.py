@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from torch import Tensor, nn
 
+from forecast.models.dropout import Dropout
 from forecast.models.embedding import Embed, PositionalEmbedding, TemporalEmbedding
 from forecast.core.errors import ConfigError
 
@@ -38,7 +39,7 @@ class PatchEmbedding(nn.Module):
         self.token = nn.Linear(patch_len * c_in, d_model)
         self.position = PositionalEmbedding(d_model)
         self.temporal = TemporalEmbedding(d_model, n_time_features, embed, n_future)
-        self.dropout = nn.Dropout(dropout)
+        self.dropout = Dropout(dropout)
 
     def first(self, length: int) -> int:
         """Start of the first patch in a window of ``length`` steps (patches end at the window's end)."""

@@ -11,20 +11,21 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from forecast.data.errors import DataError
 from forecast.data.hints import PREDICT
-from forecast.data.reader import FillMethod, Series, read_panel
+from forecast.data.reader import DATAFRAME, FillMethod, Series, read_panel
 from forecast.data.spec import DataSpec
 from forecast.data.time_features import future_index
 
 
-def read_future(path: str | Path, spec: DataSpec, history: Series, *, timestamp_col: str | None,
+def read_future(path: str | Path | pd.DataFrame, spec: DataSpec, history: Series, *, timestamp_col: str | None,
                 header: bool = True, fill: FillMethod | None = None) -> np.ndarray:
     """The known-future columns over the horizon that follows ``history``, in original units.
 
     Args:
-        path: the future CSV.
+        path: the future CSV, or a DataFrame of its columns.
         spec: the checkpoint's data spec (its ``future_columns``, frequency and ``pred_len``).
         history: the series being forecast (its last timestamp or step).
         timestamp_col: the timestamp column of both files; None when the model has no timestamps (the
@@ -43,7 +44,8 @@ def read_future(path: str | Path, spec: DataSpec, history: Series, *, timestamp_
     panel = read_panel(path, timestamp_col=timestamp_col, columns=columns, header=header, fill=fill, freq=spec.freq,
                        model_freq=spec.freq is not None, hints=PREDICT)
     frame = panel.series[0].frame
-    first_line = 2 if header else 1
+    first_line = 2 if header or isinstance(path, pd.DataFrame) else 1
+    path = DATAFRAME if isinstance(path, pd.DataFrame) else path
     if len(frame) < spec.pred_len:
         raise DataError(f"{path}: {len(frame)} data rows, but the horizon needs pred_len {spec.pred_len} rows of "
                         f"{', '.join(columns)}; give one row per forecast step")

@@ -17,7 +17,7 @@ from forecast.data.errors import DataError
 from forecast.data.reader import STEP, Panel
 from forecast.data.splits import RowRange
 from forecast.data.time_features import n_continuous_features
-from forecast.predict.forecaster import Forecaster
+from forecast.predict.trained_model import TrainedModel
 from forecast.predict.scores import relative_errors
 from forecast.training.conformal import label
 
@@ -59,17 +59,17 @@ class Backtest:
                         ridge_floor=None if self.ridge_floor is None else self.ridge_floor[mask])
 
 
-def run_backtest(forecaster: Forecaster, panel: Panel, spans: Sequence[RowRange], *, every: int = 1,
+def run_backtest(trained: TrainedModel, panel: Panel, spans: Sequence[RowRange], *, every: int = 1,
                  batch_size: int = 256) -> Backtest:
     """Forecast every ``every``-th window inside each series' span (``spans[i]`` for ``panel.series[i]``), in batches.
 
     Raises:
         DataError: no span holds a complete window.
     """
-    spec = forecaster.spec
+    spec = trained.spec
     if batch_size < 1:
         raise DataError(f"--batch-size must be >= 1, got {batch_size}")
-    sets = [forecaster.windows(s, start=r.start, end=r.end, stride=every) for s, r in zip(panel.series, spans)]
+    sets = [trained.windows(s, start=r.start, end=r.end, stride=every) for s, r in zip(panel.series, spans)]
     if not any(len(d) for d in sets):
         r = spans[0]
         where = f"rows {r.start}..{r.end - 1}" if len(spans) == 1 else "of every series"
@@ -79,11 +79,11 @@ def run_backtest(forecaster: Forecaster, panel: Panel, spans: Sequence[RowRange]
             "n_time_features": n_continuous_features(spec.freq), "n_future": len(spec.future_columns),
             "seq_len": spec.seq_len,
             "label_len": spec.label_len, "pred_len": spec.pred_len, "target_index": spec.target_index}
-    naive, window_mean, ridge = Naive(dims=dims), WindowMean(dims=dims), forecaster.ridge_floor
+    naive, window_mean, ridge = Naive(dims=dims), WindowMean(dims=dims), trained.ridge_floor
     preds, actuals, last, mean, floor = [], [], [], [], []
     with torch.inference_mode():
         for batch in DataLoader(ConcatDataset(sets), batch_size=batch_size, shuffle=False):
-            preds.append(forecaster.predict(batch.x_enc, batch.x_mark_enc, batch.x_mark_dec))
+            preds.append(trained.predict(batch.x_enc, batch.x_mark_enc, batch.x_mark_dec))
             actuals.append(batch.y)
             last.append(naive(batch.x_enc))  # (B, P, C_out)
             mean.append(window_mean(batch.x_enc))  # (B, P, C_out)
@@ -96,17 +96,17 @@ def run_backtest(forecaster: Forecaster, panel: Panel, spans: Sequence[RowRange]
                     naive_last=cat(last), naive_mean=cat(mean), ridge_floor=cat(floor) if ridge is not None else None)
 
 
-def _unscale(forecaster: Forecaster, bt: Backtest, values: np.ndarray) -> np.ndarray:
+def _unscale(trained: TrainedModel, bt: Backtest, values: np.ndarray) -> np.ndarray:
     """Scaled (W, P, C_out) -> original units, each window with its series' scaler."""
     out = np.empty(values.shape, dtype=np.float64)
     for k, name in enumerate(bt.ids):
         mask = bt.series == k
         if mask.any():
-            out[mask] = forecaster.unscale(values[mask], name)
+            out[mask] = trained.unscale(values[mask], name)
     return out
 
 
-def score(forecaster: Forecaster, bt: Backtest) -> dict[str, dict[str, Any]]:
+def score(trained: TrainedModel, bt: Backtest) -> dict[str, dict[str, Any]]:
     """MSE/MAE per horizon step and overall, scaled (as training reports) and in original units.
 
     Returns:
@@ -116,18 +116,18 @@ def score(forecaster: Forecaster, bt: Backtest) -> dict[str, dict[str, Any]]:
         the backtest has it), in that order.
     """
     actual = bt.actual.astype(np.float64)
-    actual_orig = _unscale(forecaster, bt, bt.actual)
-    naive_orig = _unscale(forecaster, bt, bt.naive_last.astype(np.float64))
+    actual_orig = _unscale(trained, bt, bt.actual)
+    naive_orig = _unscale(trained, bt, bt.naive_last.astype(np.float64))
     out: dict[str, dict[str, Any]] = {}
     for method in bt.methods():
         values = getattr(bt, "pred" if method == "model" else method).astype(np.float64)
         metrics: dict[str, Any] = {}
-        for suffix, err in (("", values - actual), ("_orig", _unscale(forecaster, bt, values) - actual_orig)):
+        for suffix, err in (("", values - actual), ("_orig", _unscale(trained, bt, values) - actual_orig)):
             metrics[f"mse{suffix}"] = float(np.mean(err ** 2))
             metrics[f"mae{suffix}"] = float(np.mean(np.abs(err)))
             metrics[f"mse{suffix}_per_step"] = [float(v) for v in np.mean(err ** 2, axis=(0, 2))]
             metrics[f"mae{suffix}_per_step"] = [float(v) for v in np.mean(np.abs(err), axis=(0, 2))]
-        metrics.update(relative_errors(_unscale(forecaster, bt, values), actual_orig, naive_orig))
+        metrics.update(relative_errors(_unscale(trained, bt, values), actual_orig, naive_orig))
         out[method] = metrics
     return out
 
@@ -135,7 +135,7 @@ def score(forecaster: Forecaster, bt: Backtest) -> dict[str, dict[str, Any]]:
 SERIES_KEYS = ("windows", "mse", "mae", "mse_orig", "mae_orig")
 
 
-def score_series(forecaster: Forecaster, bt: Backtest) -> dict[str, dict[str, float]]:
+def score_series(trained: TrainedModel, bt: Backtest) -> dict[str, dict[str, float]]:
     """The model's MSE/MAE of each series (scaled and in original units) with its window count.
 
     Returns:
@@ -148,30 +148,30 @@ def score_series(forecaster: Forecaster, bt: Backtest) -> dict[str, dict[str, fl
         if not mask.any():
             continue
         part = bt.subset(mask)
-        model = score(forecaster, part)["model"]
+        model = score(trained, part)["model"]
         out[str(name)] = {"windows": int(mask.sum()), **{key: model[key] for key in SERIES_KEYS[1:]}}
     return out
 
 
-def actuals(forecaster: Forecaster, panel: Panel, bt: Backtest) -> np.ndarray:
+def actuals(trained: TrainedModel, panel: Panel, bt: Backtest) -> np.ndarray:
     """The input file's own values at every forecast step, original units, (W, P, C_out) (exact, not unscaled)."""
     out = np.empty(bt.pred.shape, dtype=np.float64)
     steps = bt.origins[:, None] + 1 + np.arange(bt.pred.shape[1])[None, :]  # (W, P) rows of the forecast steps
     for k, series in enumerate(panel.series):
         mask = bt.series == k
-        values = series.frame[list(forecaster.spec.target_columns)].to_numpy(dtype=np.float64)  # (N, C_out)
+        values = series.frame[list(trained.spec.target_columns)].to_numpy(dtype=np.float64)  # (N, C_out)
         out[mask] = values[steps[mask]]
     return out
 
 
-def bounds(forecaster: Forecaster, bt: Backtest,
+def bounds(trained: TrainedModel, bt: Backtest,
            widths: dict[float, np.ndarray]) -> dict[float, tuple[np.ndarray, np.ndarray]]:
     """``{level: (lower, upper)}``, each (W, P, C_out) in original units: the forecast -/+ the half-width."""
     pred = bt.pred.astype(np.float64)
-    return {a: (_unscale(forecaster, bt, pred - w), _unscale(forecaster, bt, pred + w)) for a, w in widths.items()}
+    return {a: (_unscale(trained, bt, pred - w), _unscale(trained, bt, pred + w)) for a, w in widths.items()}
 
 
-def interval_scores(forecaster: Forecaster, panel: Panel, bt: Backtest,
+def interval_scores(trained: TrainedModel, panel: Panel, bt: Backtest,
                     widths: dict[float, np.ndarray]) -> dict[str, dict[str, Any]]:
     """Empirical coverage and mean width of each interval, per horizon step and overall.
 
@@ -182,9 +182,9 @@ def interval_scores(forecaster: Forecaster, panel: Panel, bt: Backtest,
     Returns:
         ``{"80": {level, coverage, width, coverage_per_step, width_per_step}, ...}``.
     """
-    actual = actuals(forecaster, panel, bt)
+    actual = actuals(trained, panel, bt)
     out = {}
-    for a, (lo, hi) in bounds(forecaster, bt, widths).items():
+    for a, (lo, hi) in bounds(trained, bt, widths).items():
         inside = (actual >= lo) & (actual <= hi)  # (W, P, C_out)
         width = hi - lo
         out[label(a)] = {"level": a, "coverage": float(inside.mean()), "width": _finite(width.mean()),
@@ -214,12 +214,12 @@ def format_intervals(scores: dict[str, dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def long_frame(forecaster: Forecaster, panel: Panel, bt: Backtest,
+def long_frame(trained: TrainedModel, panel: Panel, bt: Backtest,
                widths: dict[float, np.ndarray] | None = None) -> pd.DataFrame:
     """One row per (origin, step, column): [id,] origin, timestamp (or step), column, prediction, actual
     (original units), then ``lo_80``, ``hi_80`` ... for each interval of ``widths``."""
-    spec = forecaster.spec
-    limits = bounds(forecaster, bt, widths or {})
+    spec = trained.spec
+    limits = bounds(trained, bt, widths or {})
     frames = []
     for k, series in enumerate(panel.series):
         mask = bt.series == k
@@ -233,7 +233,7 @@ def long_frame(forecaster: Forecaster, panel: Panel, bt: Backtest,
             "origin": np.repeat(index[part.origins].to_numpy(), n_step * n_col),
             "timestamp" if series.has_timestamps else STEP: np.repeat(index[steps.reshape(-1)].to_numpy(), n_col),
             "column": np.tile(np.asarray(spec.target_columns, dtype=object), n_win * n_step),
-            "prediction": _unscale(forecaster, part, part.pred).reshape(-1),
+            "prediction": _unscale(trained, part, part.pred).reshape(-1),
             "actual": series.frame[list(spec.target_columns)].to_numpy()[steps.reshape(-1)].reshape(-1),  # exact input
         })
         for a, (lo, hi) in limits.items():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+import torch
 from torch import Tensor
 
 from forecast.core.errors import ConfigError
@@ -44,8 +45,14 @@ class FloorResidual(Wrapper):
         self.net.select_on_validation(batches)
 
     def forward(self, x_enc: Tensor, x_mark_enc: Tensor, x_mark_dec: Tensor) -> Tensor:
-        """Shapes: x_enc (B, seq_len, C_in), x_mark_enc (B, seq_len, M), x_mark_dec (B, T + P, M) -> (B, P, C_out)."""
-        return self.floor(x_enc, x_mark_enc, x_mark_dec) + self.net(x_enc, x_mark_enc, x_mark_dec)
+        """Shapes: x_enc (B, seq_len, C_in), x_mark_enc (B, seq_len, M), x_mark_dec (B, T + P, M) -> (B, P, C_out).
+
+        The floor runs outside any autocast (bf16-mixed): its forecast is the bulk of the output and
+        its closed-form weights were fitted for float32, so it stays in float32; the net autocasts.
+        """
+        with torch.autocast(device_type=x_enc.device.type, enabled=False):
+            floor = self.floor(x_enc.float(), x_mark_enc.float(), x_mark_dec.float())
+        return floor + self.net(x_enc, x_mark_enc, x_mark_dec)
 
     def zero_output_(self) -> None:
         raise ConfigError("a floor residual forecasts the floor plus the net, so it cannot start from zero; "

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from forecast.baselines.best_floor import BestFloor, floor_errors
-from forecast.cli.pipeline import train
+from forecast.training.pipeline import train
 from forecast.data.batch import Batch
 from tests.conftest import compose_train, tiny_run_overrides
 

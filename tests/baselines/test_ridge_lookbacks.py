@@ -12,7 +12,7 @@ import torch
 from forecast.attention.full import FullAttention
 from forecast.attention.prob import ProbSparseAttention
 from forecast.baselines.ridge import RidgeFloor
-from forecast.cli.pipeline import train
+from forecast.training.pipeline import train
 from forecast.data.batch import Batch
 from forecast.core.errors import ConfigError
 from forecast.models.informer import Informer

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from forecast.cli.pipeline import train
+from forecast.training.pipeline import train
 from forecast.core.errors import ConfigError
 from forecast.training.recipe import load_checkpoint, load_model
 from tests.conftest import compose_train, etth1_slice

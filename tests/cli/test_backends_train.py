@@ -10,8 +10,8 @@ import pytest
 from hydra.utils import instantiate
 from omegaconf import OmegaConf
 
-from forecast.cli.runtime import CONF_DIR
-from forecast.cli.pipeline import train
+from forecast.runtime import CONF_DIR
+from forecast.training.pipeline import train
 from tests.conftest import compose_train, tiny_run_overrides
 
 BACKENDS = sorted(p.stem for p in (CONF_DIR / "attention").glob("*.yaml"))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from forecast.cli.runtime import PROJECT_ROOT
+from forecast.runtime import PROJECT_ROOT
 from tests.conftest import etth1_slice
 
 
@@ -59,7 +59,7 @@ def test_installed_scripts_train_predict_and_compare_from_another_directory(inst
     work = tmp_path / "elsewhere"
     work.mkdir()
     csv = etth1_slice(work / "small.csv", 400)
-    where = _sh(installed / "python", "-c", "import forecast, forecast.cli.runtime as r; "
+    where = _sh(installed / "python", "-c", "import forecast, forecast.runtime as r; "
                 "print(forecast.__file__); print(r.CONF_DIR.is_dir())", cwd=work, env=env)
     assert where.returncode == 0, where.stderr
     module, conf_found = where.stdout.split()

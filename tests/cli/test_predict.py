@@ -401,7 +401,7 @@ def test_pipe_into_head_prints_csv_only(etth1_run: Path, good_csv: Path, tmp_pat
     import subprocess
     import sys
 
-    from forecast.cli.runtime import PROJECT_ROOT
+    from forecast.runtime import PROJECT_ROOT
 
     # unbuffered: each CSV row is its own write, so head exits mid-CSV and the writes after it meet a closed pipe
     env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT), "PYTHONUNBUFFERED": "1"}

@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 import torch
 
-from forecast.cli.runtime import PROJECT_ROOT
-from forecast.cli.pipeline import train
+from forecast.runtime import PROJECT_ROOT
+from forecast.training.pipeline import train
 from forecast.data.errors import DataError
 from forecast.training.recipe import load_checkpoint
 from forecast.training.resume import merge_log, set_aside_log

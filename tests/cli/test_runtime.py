@@ -1,4 +1,4 @@
-"""forecast.cli.runtime: the configs inside the package, ``${project_root:}`` in and out of a checkout."""
+"""forecast.runtime: the configs inside the package, ``${project_root:}`` in and out of a checkout."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 from omegaconf import OmegaConf
 
-from forecast.cli import runtime
-from forecast.cli.train import user_error
+from forecast import runtime
+from forecast.user_errors import user_error
 
 
 def test_the_configs_live_inside_the_package() -> None:
-    assert runtime.CONF_DIR == Path(runtime.__file__).resolve().parents[1] / "conf"
+    assert runtime.CONF_DIR == Path(runtime.__file__).resolve().parent / "conf"
     assert (runtime.CONF_DIR / "train.yaml").is_file()
 
 

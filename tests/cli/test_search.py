@@ -9,7 +9,7 @@ import pytest
 from hydra.errors import ConfigCompositionException
 
 from forecast.cli.compare import run as compare
-from forecast.cli.train import config_error
+from forecast.user_errors import config_error
 from forecast.report.search import find_searches
 from tests.cli.test_train import run_cli
 from tests.conftest import tiny_run_overrides

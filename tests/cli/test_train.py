@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 import torch
 
-from forecast.cli.pipeline import train
+from forecast.training.pipeline import train
 from forecast.training.recipe import RECIPE_KEY, load_checkpoint, load_model
 from tests.conftest import compose_train, tiny_run_overrides
 

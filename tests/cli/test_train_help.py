@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from forecast.cli.runtime import CONF_DIR, PROJECT_ROOT
+from forecast.runtime import CONF_DIR, PROJECT_ROOT
 from tests.conftest import compose_train
 
 

@@ -75,7 +75,7 @@ def test_too_short_file_names_split_and_sizes(small_csv) -> None:
 
 
 def test_eval_stride_takes_every_kth_validation_and_test_window_and_leaves_training_alone() -> None:
-    from forecast.cli.runtime import PROJECT_ROOT
+    from forecast.runtime import PROJECT_ROOT
     from forecast.data.datamodule import ForecastDataModule
 
     def module(eval_stride: int) -> ForecastDataModule:
@@ -96,7 +96,7 @@ def test_eval_stride_takes_every_kth_validation_and_test_window_and_leaves_train
 
 
 def test_closed_form_fits_take_every_training_window_whatever_the_training_stride() -> None:
-    from forecast.cli.runtime import PROJECT_ROOT
+    from forecast.runtime import PROJECT_ROOT
     from forecast.data.datamodule import ForecastDataModule
 
     dm = ForecastDataModule(path=str(PROJECT_ROOT / "data" / "ETTh1.csv"), seq_len=96, label_len=48, pred_len=24,

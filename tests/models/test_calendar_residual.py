@@ -14,7 +14,7 @@ from torch.utils.data import DataLoader
 from forecast.attention.full import FullAttention
 from forecast.attention.prob import ProbSparseAttention
 from forecast.baselines.ridge import RidgeFloor
-from forecast.cli.pipeline import train
+from forecast.training.pipeline import train
 from forecast.data.datamodule import ForecastDataModule
 from forecast.data.time_features import time_marks
 from forecast.data.windows import WindowDataset, as_tensor

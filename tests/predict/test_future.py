@@ -14,7 +14,7 @@ import torch
 import forecast
 from forecast.data.errors import DataError
 from forecast.data.spec import DataSpec
-from forecast.predict.forecaster import Forecaster
+from forecast.predict.trained_model import TrainedModel
 from forecast.training.recipe import RECIPE_KEY, load_checkpoint
 from tests.predict.tiny import PRED_LEN, SEQ_LEN, ckpt_of, etth1_rows, predict, train_tiny
 
@@ -51,7 +51,7 @@ def test_checkpoint_records_the_future_columns(run_dir: Path) -> None:
     assert spec.future_mean == pytest.approx((train.mean(),))
     assert spec.future_scale == pytest.approx((train.std(ddof=0),))
     assert recipe["model_dims"]["n_future"] == 1
-    fc = Forecaster.load(run_dir)
+    fc = TrainedModel.load(run_dir)
     assert fc.spec == spec
 
 

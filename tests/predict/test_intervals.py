@@ -127,13 +127,13 @@ def test_api_passes_intervals_through(run_dir: Path, new_csv: Path, tmp_path: Pa
 
 def test_panel_intervals_use_each_series_scale(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> None:
     """Per-series scalers: a series' half-width in original units is the scaled one times its own std."""
-    from forecast.predict.forecaster import Forecaster
+    from forecast.predict.trained_model import TrainedModel
     from tests.predict.tiny import panel
 
     frame = panel(6, rows=200)
     run = train_tiny(tmp_path_factory.mktemp("interval_panel"), "panel_iv", frame, target="sales",
                      extra=["data.id_col=store"])
-    fc = Forecaster.load(run)
+    fc = TrainedModel.load(run)
     csv = tmp_path / "panel.csv"
     frame.to_csv(csv, index=False)
     out = fc.forecast(fc.read(csv), intervals=(0.8,))

@@ -13,7 +13,7 @@ import pytest
 from hydra import compose, initialize_config_dir
 
 from forecast.cli.predict import run
-from forecast.cli.runtime import CONF_DIR, PROJECT_ROOT, register_resolvers
+from forecast.runtime import CONF_DIR, PROJECT_ROOT, register_resolvers
 from tests.conftest import tiny_model
 
 ETTH1 = PROJECT_ROOT / "data" / "ETTh1.csv"
@@ -64,7 +64,7 @@ def train_tiny(root: Path, name: str, frame: pd.DataFrame, *, features: str = "M
     key = (name, features, target, tuple(extra))
     if key in _RUNS:
         return _RUNS[key]
-    from forecast.cli.pipeline import train
+    from forecast.training.pipeline import train
 
     run_dir = root / f"run_{name}_{features}"
     run_dir.mkdir(parents=True, exist_ok=True)

@@ -13,7 +13,7 @@ import matplotlib.pyplot as plt
 import pytest
 from matplotlib.colors import to_rgba
 
-from forecast.cli.runtime import PROJECT_ROOT
+from forecast.runtime import PROJECT_ROOT
 from forecast.report import lookback, plots
 from forecast.report.build import write_report
 from forecast.report.collect import ReportError, load_runs, run_label

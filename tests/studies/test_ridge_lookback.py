@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from forecast.cli.pipeline import train
+from forecast.training.pipeline import train
 from tests.conftest import compose_train
 
 SCRIPT = Path(__file__).resolve().parents[2] / "studies" / "ridge_lookback.py"

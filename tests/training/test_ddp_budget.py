@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from forecast.cli.runtime import PROJECT_ROOT
+from forecast.runtime import PROJECT_ROOT
 from tests.conftest import tiny_run_overrides
 
 

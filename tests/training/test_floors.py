@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from forecast.cli.pipeline import train
+from forecast.training.pipeline import train
 from forecast.data.datamodule import ForecastDataModule
 from forecast.training.floors import build_floors, evaluate_floors, ridge_from_state, standing
 from forecast.training.recipe import RECIPE_KEY, load_checkpoint, load_model

@@ -16,8 +16,8 @@ import pytest
 import torch
 from lightning.pytorch.utilities.exceptions import SIGTERMException
 
-from forecast.cli.pipeline import train
-from forecast.cli.runtime import PROJECT_ROOT
+from forecast.training.pipeline import train
+from forecast.runtime import PROJECT_ROOT
 from forecast.training.recipe import load_checkpoint
 from tests.conftest import compose_train, etth1_slice, tiny_run_overrides
 

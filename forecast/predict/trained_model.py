@@ -19,7 +19,7 @@ from torch import Tensor, nn
 from forecast.data.errors import DataError
 from forecast.data.hints import PREDICT
 from forecast.data.known_future import with_known
-from forecast.data.reader import STEP, FillMethod, Panel, Series, read_panel
+from forecast.data.reader import DATAFRAME, STEP, FillMethod, Panel, Series, read_panel
 from forecast.data.spec import DataSpec
 from forecast.data.time_features import future_index, time_marks
 from forecast.data.windows import WindowDataset, as_tensor
@@ -30,11 +30,11 @@ from forecast.training.conformal import CONFORMAL_KEY, check_levels, half_widths
 from forecast.training.floors import RIDGE, ridge_from_state
 from forecast.training.recipe import FLOORS_KEY, RECIPE_KEY, load_checkpoint, load_model
 
-FROM_CHECKPOINT = "<the training timestamp column>"  # Forecaster.read's default timestamp column
+FROM_CHECKPOINT = "<the training timestamp column>"  # TrainedModel.read's default timestamp column
 
 
 @dataclass
-class Forecaster:
+class TrainedModel:
     """A model in eval mode with its data spec and training config.
 
     Attributes:
@@ -58,7 +58,7 @@ class Forecaster:
     conformal: dict[str, Any] | None = None
 
     @classmethod
-    def load(cls, path: str | Path, *, device: str = "cpu") -> "Forecaster":
+    def load(cls, path: str | Path, *, device: str = "cpu") -> "TrainedModel":
         """Load a ``.ckpt`` file or a run directory's best checkpoint.
 
         Raises:
@@ -88,13 +88,14 @@ class Forecaster:
         return target if target in self.spec.target_columns else self.spec.target_columns[-1]
 
     # ------------------------------------------------------------------------------------- reading
-    def read(self, path: str | Path, *, fill: FillMethod | None = None, timestamp_col: str | None = FROM_CHECKPOINT,
+    def read(self, path: str | Path | pd.DataFrame, *, fill: FillMethod | None = None,
+             timestamp_col: str | None = FROM_CHECKPOINT,
              header: bool | None = None, fill_missing_dates: bool = False, min_rows: int | None = None,
              what: str | None = None) -> Panel:
-        """Read and validate a CSV against the training data's columns, frequency and series.
+        """Read and validate a CSV (or a DataFrame) against the training data's columns, frequency and series.
 
         Args:
-            path: the CSV.
+            path: the CSV, or a DataFrame of its columns (a named index counts as a column).
             fill: fill missing (empty, NaN, infinite) cells instead of refusing them.
             timestamp_col: the file's timestamp column (default: the training one); None reads the
                 rows as consecutive steps, for a model trained without calendar features.
@@ -113,9 +114,10 @@ class Forecaster:
                 usable series.
         """
         spec = self.spec
+        source = DATAFRAME if isinstance(path, pd.DataFrame) else str(path)
         ts = spec.timestamp_col if timestamp_col == FROM_CHECKPOINT else timestamp_col
         if ts is None and spec.freq is not None:
-            raise DataError(f"{path}: the model was trained with calendar features at frequency {spec.freq!r}, so "
+            raise DataError(f"{source}: the model was trained with calendar features at frequency {spec.freq!r}, so "
                             f"it needs the file's timestamps; pass --timestamp-col NAME")
         columns = list(spec.input_columns) + list(spec.future_columns)  # the known inputs' history too
         panel = read_panel(path, timestamp_col=ts, columns=columns, id_col=spec.id_col,
@@ -124,9 +126,9 @@ class Forecaster:
         needed = spec.seq_len if min_rows is None else min_rows
         what = what or f"the model's input window (seq_len {spec.seq_len})"
         if spec.id_col is None:
-            check_length(len(panel.series[0].frame), needed, source=str(path), what=what)
+            check_length(len(panel.series[0].frame), needed, source=source, what=what)
             return panel
-        return self._usable(panel, needed, what, source=str(path))
+        return self._usable(panel, needed, what, source=source)
 
     def _usable(self, panel: Panel, needed: int, what: str, *, source: str) -> Panel:
         """The panel without the series too short for ``what`` or without a scaler; refused when none is left."""

@@ -1,10 +1,13 @@
-"""Process set-up shared by the command-line entry points."""
+"""Process set-up shared by the command-line entry points and the Python API: where the configs and the
+checkout are, the malloc tuning, the config resolvers."""
 
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import logging
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +15,7 @@ from omegaconf import OmegaConf
 
 from forecast.data.errors import DataError
 
-PACKAGE_DIR = Path(__file__).resolve().parents[1]
+PACKAGE_DIR = Path(__file__).resolve().parent
 # the repository checkout the package sits in (where data/ lives); an installed package has none
 PROJECT_ROOT = PACKAGE_DIR.parent
 CONF_DIR = PACKAGE_DIR / "conf"  # shipped inside the package, so an installed forecast finds it
@@ -40,6 +43,35 @@ def tune_malloc() -> bool:
     except (OSError, AttributeError):
         return False
     return bool(ok_trim and ok_mmap)
+
+
+# loggers whose INFO lines are the libraries' own chatter (devices found, tips, checkpoint restores)
+CHATTY_LOGGERS = ("lightning", "lightning.pytorch", "lightning.fabric", "matplotlib")
+# warnings raised inside the libraries that a user of forecast cannot act on
+UNACTIONABLE_WARNINGS = (
+    r".*isinstance\(treespec, LeafSpec\)` is deprecated",  # Lightning's pytree helper on newer torch
+)
+
+
+def console(verbose: bool) -> None:
+    """Set what a training run prints besides its own lines and the progress bar.
+
+    Quiet (the default) keeps the libraries' loggers at WARNING and drops ``UNACTIONABLE_WARNINGS``;
+    ``verbose`` keeps their INFO lines (devices, restores, the model summary's neighbours) and every
+    warning. Either way each line is printed once: Lightning's own console handler is removed where
+    the root logger has handlers (Hydra's job logging), which print it already.
+    """
+    for name in CHATTY_LOGGERS:
+        logging.getLogger(name).setLevel(logging.INFO if verbose else logging.WARNING)
+    lightning = logging.getLogger("lightning")
+    if logging.getLogger().handlers:
+        for handler in [h for h in lightning.handlers if type(h) is logging.StreamHandler]:
+            lightning.removeHandler(handler)
+    for message in UNACTIONABLE_WARNINGS:
+        if verbose:
+            warnings.filters[:] = [f for f in warnings.filters if f[1] is None or f[1].pattern != message]
+        else:
+            warnings.filterwarnings("ignore", message=message)
 
 
 def _period_for(freq: str | None) -> int | None:

@@ -1,0 +1,322 @@
+"""The training pipeline behind ``forecast-train`` and :func:`forecast.api.train`, in four steps that
+:func:`train` calls in order: :func:`compose` the data, floors, model, Lightning task and trainer from a
+config; :func:`fit`; :func:`evaluate` (validate, test, calibrate); :func:`write` the run dir and the
+closing lines.
+
+``forecast.cli.train`` imports this module only once the command line has composed into a config, so a
+configuration error is reported before Lightning is imported.
+"""
+
+from __future__ import annotations
+
+import logging
+import shlex
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import lightning as L
+import pandas as pd
+import torch
+from hydra.core.hydra_config import HydraConfig
+from hydra.utils import instantiate
+from lightning.pytorch.callbacks import LearningRateMonitor
+from omegaconf import DictConfig, OmegaConf, open_dict
+
+from forecast.attention.base import AttentionBackend
+from forecast.core.parameters import count_parameters
+from forecast.core.forecaster import build_forecaster, check_types, describe_composition
+from forecast.data.errors import DataError
+from forecast.io import atomic_path, write_json
+from forecast.runtime import console
+from forecast.training.budget import apply_plan, describe_budget, log_plan, windows_line
+from forecast.training.closed_form import ClosedFormStart
+from forecast.training.compile import maybe_compile
+from forecast.training.conformal import calibrate, store_in_checkpoint, validation_scores
+from forecast.training.floors import Floors, evaluate_floors, standing
+from forecast.training.monitor import RunMonitor
+from forecast.training.per_series import panel_metrics
+from forecast.training.precision import apply_precision
+from forecast.training.progress import StepProgressBar
+from forecast.training.recipe import RECIPE_KEY
+from forecast.training.recipe_checkpoint import RecipeCheckpoint
+from forecast.training.resume import (ResumeState, check_resumable, finished_steps, last_checkpoint, merge_log,
+                                      set_aside_log)
+
+log = logging.getLogger("forecast")
+
+
+def describe_backends(cfg: DictConfig, net: torch.nn.Module) -> dict[str, str]:
+    """Backend class names of the three attention roles ("none" for a model without attention)."""
+    uses_attention = any(isinstance(m, AttentionBackend) for m in net.modules())
+    names = {}
+    for role in ("encoder_attention", "decoder_attention", "cross_attention"):
+        node = cfg.get(role)
+        names[role] = str(node["_target_"]).rsplit(".", 1)[-1] if node is not None and uses_attention else "none"
+    return names
+
+
+def resume_command(run_dir: Path) -> str:
+    """The command line that continues this run (its overrides, with ``resume=`` pointing at it)."""
+    try:
+        overrides = [o for o in HydraConfig.get().overrides.task if not o.startswith("resume=")]
+    except ValueError:  # composed outside a Hydra app (tests, notebooks)
+        overrides = ["<the run's settings>"]
+    return shlex.join(["forecast-train", *overrides, f"resume={run_dir}"])
+
+
+def resume_point(cfg: DictConfig, run_dir: Path, resolved: dict[str, Any]) -> Path | None:
+    """``last.ckpt`` of the run ``cfg.resume`` names, checked to continue that run here; None when not resuming."""
+    if not cfg.get("resume"):
+        return None
+    if Path(str(cfg.resume)).resolve() != run_dir.resolve():
+        raise DataError(f"resume={cfg.resume}: this run writes to {run_dir} instead; resume one run at a time, "
+                        f"without -m or hydra.run.dir")
+    return check_resumable(run_dir, resolved)
+
+
+@dataclass
+class ComposedRun:
+    """A composed run: its config, data, floors, model, Lightning task and trainer, ready to fit.
+
+    Attributes:
+        cfg: the config (``data.freq`` filled in when it was inferred).
+        resolved: ``cfg`` resolved to plain containers, as ``config.yaml`` records it.
+        run_dir: where the run writes.
+        datamodule: the data, set up for fitting.
+        floors: the closed-form floors scored on the model's own windows.
+        net: the forecaster (``forecast.core.forecaster.Forecaster``).
+        task: the Lightning task training ``net``.
+        trainer: the Lightning trainer.
+        monitor: epoch times and peak memory.
+        closed_form: fits the closed-form parts before the first pass and keeps that start if it wins.
+        resume_from: ``last.ckpt`` of the run being continued, or None.
+        read_seconds: wall time of reading and setting up the data.
+    """
+
+    cfg: DictConfig
+    resolved: dict[str, Any]
+    run_dir: Path
+    datamodule: Any
+    floors: Floors
+    net: torch.nn.Module
+    task: L.LightningModule
+    trainer: L.Trainer
+    monitor: RunMonitor
+    closed_form: ClosedFormStart
+    resume_from: Path | None
+    read_seconds: float = 0.0
+
+    @property
+    def trainable(self) -> bool:
+        """Whether the model has parameters to fit (else it is validated, tested and saved as it is)."""
+        return any(p.requires_grad for p in self.net.parameters())
+
+
+@dataclass
+class Evaluation:
+    """The selected model's scores.
+
+    Attributes:
+        metrics: ``val/*`` and ``test/*`` metrics.
+        best: the selected checkpoint.
+        calibration: the conformal calibration stored in ``best`` (None without validation windows).
+        run_stats: peak memory of fitting, validation and test.
+        seconds: wall time of the final validation and test.
+    """
+
+    metrics: dict[str, float]
+    best: str | None
+    calibration: dict[str, Any] | None
+    run_stats: dict[str, Any]
+    seconds: float = 0.0
+
+
+def compose(cfg: DictConfig, *, frame: pd.DataFrame | None = None) -> ComposedRun:
+    """Build the data (read, split, scaled), score the floors, build the model, its task and the trainer,
+    and write ``config.yaml``.
+
+    Args:
+        cfg: the composed ``train.yaml``.
+        frame: the data as a DataFrame instead of the file ``data.path`` names (the API's ``train(data=frame)``).
+    """
+    console(bool(cfg.get("verbose")))
+    if cfg.get("threads"):
+        torch.set_num_threads(int(cfg.threads))
+    L.seed_everything(cfg.seed, workers=True, verbose=False)
+    run_dir = Path(cfg.paths.output_dir)
+    apply_precision(cfg)  # trainer.precision=auto -> bf16-mixed or 32-true, once, before config.yaml
+    check_types(cfg.trainer, "trainer")
+    check_types(cfg.train, "train")
+    datamodule = instantiate(cfg.data, **({} if frame is None else {"path": frame}))
+    read_started = time.perf_counter()
+    datamodule.setup("fit")
+    read_seconds = time.perf_counter() - read_started
+    log.info("read %s in %.2f s", datamodule.path, read_seconds)
+    trainer_plan = apply_plan(instantiate(cfg.train), datamodule)  # rounds of at most train.round_cap steps
+    spec = datamodule.spec
+    if cfg.data.get("freq") is None and spec.freq is not None:  # record the inferred frequency, so what
+        with open_dict(cfg):  # derives from it (a floor's season, ${period_for:${data.freq}}) sees it
+            cfg.data.freq = spec.freq
+    resolved = OmegaConf.to_container(cfg, resolve=True)
+    resume_from = resume_point(cfg, run_dir, resolved)  # before config.yaml is rewritten
+    dims = datamodule.model_dims()
+    floors = evaluate_floors(datamodule, dims, spec.freq)  # closed-form floors on the model's own windows
+    log.info("floors (%s) in %.2f s", ", ".join(floors.metrics), floors.seconds)
+    net = build_forecaster(cfg.model, dims)
+    maybe_compile(net, bool(cfg.get("compile")))
+    task = instantiate(cfg.task, net=net, target_mean=spec.target_mean, target_std=spec.target_scale,
+                       pred_len=spec.pred_len)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    with atomic_path(run_dir / "config.yaml") as tmp:
+        tmp.write_text(OmegaConf.to_yaml(OmegaConf.create(resolved)))
+
+    monitor = RunMonitor()
+    closed_form = ClosedFormStart(keep_start=bool(cfg.get("keep_start")), checkpoint_dir=run_dir / "checkpoints")
+    loggers = [instantiate(c) for c in (cfg.get("logger") or {}).values() if c is not None]
+    callbacks = [instantiate(c) for c in (cfg.get("callbacks") or {}).values() if c is not None]
+    if not loggers:  # the learning-rate monitor has nowhere to write
+        callbacks = [c for c in callbacks if not isinstance(c, LearningRateMonitor)]
+    callbacks += [closed_form, monitor, RecipeCheckpoint(config=resolved, spec=spec, model_dims=dims,
+                                                         floors=floors.checkpoint_state()),
+                  ResumeState(run_dir=run_dir, command=resume_command(run_dir))]
+    if cfg.trainer.get("enable_progress_bar", True):
+        callbacks.append(StepProgressBar())  # one bar over the whole budget of steps
+    trainer: L.Trainer = instantiate(cfg.trainer, callbacks=callbacks, logger=loggers or False,
+                                     default_root_dir=str(run_dir), **trainer_plan)
+    return ComposedRun(cfg=cfg, resolved=resolved, run_dir=run_dir, datamodule=datamodule, floors=floors, net=net,
+                       task=task, trainer=trainer, monitor=monitor, closed_form=closed_form, resume_from=resume_from,
+                       read_seconds=read_seconds)
+
+
+def fit(run: ComposedRun) -> str | None:
+    """Fit the model (continuing ``run.resume_from``); the selected checkpoint, None for a model without
+    trainable parameters (nothing to fit)."""
+    trainer = run.trainer
+    if run.resume_from is not None and trainer.is_global_zero:
+        # before the CSV logger starts: it deletes logs/metrics.csv
+        set_aside_log(run.run_dir, finished_steps(run.resume_from))
+    if not run.trainable:
+        return None
+    log_plan(trainer, run.datamodule)
+    trainer.fit(run.task, datamodule=run.datamodule,
+                ckpt_path=None if run.resume_from is None else str(run.resume_from))
+    checkpoint = trainer.checkpoint_callback
+    best = checkpoint.best_model_path if checkpoint is not None and checkpoint.best_model_path else None
+    return run.closed_form.best_path or best
+
+
+def evaluate(run: ComposedRun, best: str | None) -> Evaluation:
+    """Validate and test the ``best`` checkpoint and calibrate its intervals on validation.
+
+    A model without trainable parameters (``best`` None) is validated as it is, then saved to
+    ``checkpoints/best.ckpt`` (with its recipe) and tested from there.
+    """
+    trainer, task, datamodule = run.trainer, run.task, run.datamodule
+    started = time.perf_counter()
+    val_metrics = trainer.validate(task, datamodule=datamodule, ckpt_path=best, verbose=False)[0]
+    if not run.trainable:  # parameter-free or closed-form: no fit, so no ModelCheckpoint; save one (with recipe)
+        best = str(run.run_dir / "checkpoints" / "best.ckpt")
+        trainer.save_checkpoint(best)
+    test_metrics = trainer.test(task, datamodule=datamodule, ckpt_path=best, verbose=False)[0]
+    seconds = time.perf_counter() - started
+    run_stats = run.monitor.summary(task.device)  # peak memory of fitting, validation and test only
+    calibration = None
+    if trainer.is_global_zero and best is not None and len(datamodule.datasets["val"]):
+        # split conformal intervals (forecast.training.conformal): the selected model's validation errors,
+        # stored in the best checkpoint's recipe so forecast-predict --intervals needs nothing else
+        calibration = calibrate(validation_scores(task.net, datamodule.ordered_dataloader("val")))
+        store_in_checkpoint(best, calibration, recipe_key=RECIPE_KEY)
+    metrics = {k: float(v) for k, v in {**val_metrics, **test_metrics}.items()}
+    return Evaluation(metrics=metrics, best=best, calibration=calibration, run_stats=run_stats, seconds=seconds)
+
+
+def run_metrics(run: ComposedRun, evaluation: Evaluation) -> dict[str, Any]:
+    """What ``metrics.json`` records: the scores, the floors, the training's cost and the run's settings."""
+    cfg, spec, net, monitor, closed_form = run.cfg, run.datamodule.spec, run.net, run.monitor, run.closed_form
+    metrics: dict[str, Any] = dict(evaluation.metrics)
+    metrics.update({
+        "test/mse_per_step": getattr(run.task, "per_step_mse", []),
+        "epochs": monitor.epochs,
+        "train_seconds_per_epoch": (sum(monitor.epoch_seconds) / monitor.epochs) if monitor.epochs
+        else (closed_form.fit_seconds or 0.0),
+        "resumed_after_epochs": monitor.restored_epochs,
+        "fit_seconds": closed_form.fit_seconds,
+        "read_seconds": run.read_seconds,
+        "eval_seconds": evaluation.seconds,
+        "start/val_loss": closed_form.start_loss,
+        "kept_start": closed_form.best_path is not None,
+        "n_params": count_parameters(net),
+        "n_trainable_params": sum(p.numel() for p in net.parameters() if p.requires_grad),
+        "seed": int(cfg.seed),
+        "precision": str(OmegaConf.select(cfg, "trainer.precision", default="32-true")),
+        "tag": cfg.get("tag"),
+        "model": describe_composition(cfg.model),
+        "data": Path(str(cfg.data.path)).stem,
+        "features": spec.features,
+        "seq_len": spec.seq_len, "label_len": spec.label_len, "pred_len": spec.pred_len,
+        "checkpoint": evaluation.best,
+        "run_dir": str(run.run_dir),
+        **run.datamodule.describe_windows(),
+        **describe_budget(run.trainer, run.datamodule),
+        "floors": run.floors.metrics,
+        "floor_seconds": run.floors.seconds,
+        **describe_backends(cfg, net),
+        **evaluation.run_stats,
+    })
+    if spec.id_col is not None:  # panel data: per-series test metrics, original units by each series' scaler
+        metrics.update(panel_metrics(run.task.net, run.datamodule))
+    return metrics
+
+
+def write(run: ComposedRun, evaluation: Evaluation, metrics: dict[str, Any], started: float) -> None:
+    """Write the plot and ``metrics.json`` (with ``wall_seconds`` since ``started``), drop ``last.ckpt``
+    (nothing is left to resume) and print the closing lines: the scores against the floors, the run dir,
+    the checkpoint."""
+    trainer, run_dir, spec = run.trainer, run.run_dir, run.datamodule.spec
+    if run.cfg.get("plot", True) and trainer.is_global_zero:
+        from forecast.plotting import plot_test_windows
+
+        plot_test_windows(run.task.net, run.datamodule.datasets["test"], spec, run.datamodule.index,
+                          run_dir / "forecast.png", calibration=evaluation.calibration)
+    metrics["wall_seconds"] = time.perf_counter() - started
+    if not trainer.is_global_zero:
+        return
+    write_json(run_dir / "metrics.json", metrics)
+    merge_log(run_dir)
+    last_checkpoint(run_dir).unlink(missing_ok=True)  # finished: nothing left to resume
+    vs_floors = standing(metrics["test/mse"], run.floors.test_mse())
+    print(f"test/mse {metrics['test/mse']:.4f} ({vs_floors})  test/mae {metrics['test/mae']:.4f}  "
+          f"test/mae_orig {metrics['test/mae_orig']:.4f}  ({windows_line(metrics)}, "
+          f"{metrics['epochs']} rounds, {metrics['steps']} steps, {metrics['wall_seconds']:.0f} s, "
+          f"{metrics['precision']})")
+    print(f"run dir:    {run_dir}")
+    print(f"checkpoint: {evaluation.best}")
+
+
+def train(cfg: DictConfig, *, frame: pd.DataFrame | None = None) -> dict[str, Any]:
+    """Compose, fit, test with the best checkpoint; write ``metrics.json``, ``config.yaml`` and a plot.
+
+    Closed-form parts are fitted by :class:`~forecast.training.closed_form.ClosedFormStart` before the
+    first pass (with ``keep_start``, the start competes with every epoch on validation). Models without
+    trainable parameters skip ``trainer.fit``: they are validated, tested and saved to
+    ``checkpoints/best.ckpt``.
+
+    With ``resume=RUN_DIR`` the fit continues from that run's ``checkpoints/last.ckpt``
+    (``forecast.training.resume``), which is removed once ``metrics.json`` is written.
+
+    Args:
+        cfg: the composed ``train.yaml``.
+        frame: the data as a DataFrame instead of the file ``data.path`` names; ``config.yaml`` records
+            ``data.path`` as the caller set it (:func:`forecast.api.train` sets ``<DataFrame>``).
+
+    Returns:
+        The metrics dict written to ``metrics.json``.
+    """
+    started = time.perf_counter()
+    run = compose(cfg, frame=frame)
+    evaluation = evaluate(run, fit(run))
+    metrics = run_metrics(run, evaluation)
+    write(run, evaluation, metrics, started)
+    return metrics

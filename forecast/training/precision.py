@@ -1,0 +1,78 @@
+"""``trainer.precision``: ``auto`` resolves to ``bf16-mixed`` where the hardware multiplies bf16 natively.
+
+Native bf16 means a CUDA GPU for which ``torch.cuda.is_bf16_supported()`` holds, or a CPU whose flags
+list ``avx512_bf16`` or ``amx_bf16`` (x86, ``/proc/cpuinfo``) or ``bf16`` (ARM's ``Features``). Elsewhere
+bf16 is emulated and slower than fp32, so ``auto`` gives ``32-true``. A few short names are accepted
+beside Lightning's own: ``fp32``/``32`` -> ``32-true``, ``bf16`` -> ``bf16-mixed``.
+
+The pipeline resolves the value once, before the trainer is built, so ``config.yaml`` and
+``metrics.json`` (``precision``) record what ran.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+from omegaconf import DictConfig, open_dict
+
+ALIASES = {"auto": "auto", "fp32": "32-true", "32": "32-true", "bf16": "bf16-mixed", "fp16": "16-mixed"}
+CPU_BF16_FLAGS = frozenset({"avx512_bf16", "amx_bf16", "bf16"})
+
+
+def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> frozenset[str]:
+    """The CPU's feature flags (x86 ``flags``, ARM ``Features``) from the first processor entry; empty if unreadable."""
+    try:
+        text = cpuinfo.read_text()
+    except OSError:
+        return frozenset()
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() in ("flags", "Features"):
+            return frozenset(value.split())
+    return frozenset()
+
+
+def cpu_has_bf16(flags: frozenset[str] | None = None) -> bool:
+    """Whether the CPU has native bf16 arithmetic (AVX512_BF16, AMX-BF16 or ARM BF16)."""
+    return bool((cpu_flags() if flags is None else flags) & CPU_BF16_FLAGS)
+
+
+def cuda_has_bf16() -> bool:
+    """Whether a CUDA device is visible and supports bf16."""
+    import torch
+
+    return bool(torch.cuda.is_available() and torch.cuda.is_bf16_supported())
+
+
+@functools.lru_cache(maxsize=None)
+def auto_precision(accelerator: str) -> str:
+    """``bf16-mixed`` where ``accelerator`` (Lightning's name: auto, cpu, gpu, cuda) has native bf16, else ``32-true``."""
+    accelerator = accelerator.lower()
+    if accelerator in ("auto", "gpu", "cuda"):
+        import torch
+
+        if torch.cuda.is_available():
+            return "bf16-mixed" if cuda_has_bf16() else "32-true"
+        if accelerator != "auto":
+            return "32-true"  # Lightning itself refuses a GPU that is not there
+    if accelerator in ("auto", "cpu"):
+        return "bf16-mixed" if cpu_has_bf16() else "32-true"
+    return "32-true"
+
+
+def resolve_precision(value: object, accelerator: object = "auto") -> str:
+    """Lightning's precision name for a ``trainer.precision`` value (``auto`` and the short names resolved)."""
+    name = ALIASES.get(str(value).strip().lower(), str(value))
+    return auto_precision(str(accelerator)) if name == "auto" else name
+
+
+def apply_precision(cfg: DictConfig) -> str:
+    """Write the resolved ``trainer.precision`` into ``cfg`` (in place) and return it."""
+    trainer = cfg.get("trainer")
+    if trainer is None or "precision" not in trainer:
+        return "32-true"
+    precision = resolve_precision(trainer.precision, trainer.get("accelerator", "auto"))
+    with open_dict(cfg):
+        cfg.trainer.precision = precision
+    return precision

@@ -1,0 +1,56 @@
+"""What ``forecast-train`` prints: its own few lines and the progress bar; ``-v`` adds Lightning's own lines."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import tiny_run_overrides
+
+BAR = re.compile(r"^(Epoch \d+/\d+|Validation|Testing|Sanity Checking)\b")
+
+
+def console_lines(output: str) -> list[str]:
+    """The non-empty printed lines that are not the progress bar (a bar line and its indented continuation)."""
+    lines, in_bar = [], False
+    for line in output.replace("\r", "\n").splitlines():
+        if BAR.match(line):
+            in_bar = True
+            continue
+        if in_bar and line.startswith(" "):
+            continue
+        in_bar = False
+        if line.strip():
+            lines.append(line)
+    return lines
+
+
+def train(csv: Path, cwd: Path, *flags: str) -> str:
+    """stdout and stderr of a short run with the default console settings (progress bar, logger, summary)."""
+    overrides = [o for o in tiny_run_overrides(csv) if not o.startswith(("trainer.enable_", "logger="))]
+    proc = subprocess.run([sys.executable, "-m", "forecast.cli.train", *flags, *overrides, "threads=1"], cwd=cwd,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc.stdout + proc.stderr
+
+
+def test_a_default_run_prints_its_own_lines_and_the_bar(small_csv: Path, tmp_path: Path) -> None:
+    output = train(small_csv, tmp_path)
+    lines = console_lines(output)
+    assert len(lines) <= 15, "\n".join(lines)
+    assert lines[0].startswith("floors (naive, mean, seasonal_naive, ridge) in ")  # the message alone, no stamp
+    closing = [line for line in lines if line.startswith(("test/mse ", "run dir:    ", "checkpoint: "))]
+    assert len(closing) == 3  # the closing lines, once each
+    assert re.search(r"^Epoch 1/1 ", output, flags=re.M)  # the progress bar stays
+    for chatter in ("GPU available", "Tip:", "Total FLOPs", "Trainable params", "LeafSpec", "Restoring states"):
+        assert chatter not in output
+
+
+def test_verbose_brings_back_lightnings_lines_once(small_csv: Path, tmp_path: Path) -> None:
+    output = train(small_csv, tmp_path, "-v")
+    assert output.count("GPU available: False") == 1  # once: not also through Lightning's own handler
+    assert "Trainable params" in output  # the model summary
+    assert "`Trainer.fit` stopped: `max_epochs=2` reached." in output
+    assert len(console_lines(output)) > 15
