@@ -178,7 +178,7 @@ def measure(cfg: DictConfig, *, steps: int, warmup: int, infer_batches: int = 20
             t = time_calls(lambda: model(batch.x_enc, batch.x_mark_enc, batch.x_mark_dec), 1, dev)
             if j >= 2:
                 infer_t += t
-        one = Batch(*(t[:1] for t in batch))
+        one = _to(Batch(*(t[:1] for t in batch)), dev)  # the loop may stop before moving its last batch
         single_t = time_calls(lambda: model(one.x_enc, one.x_mark_enc, one.x_mark_dec), 12, dev)[2:]
     peak = peak_memory_mb(dev)
     method = "cuda_max_allocated" if dev.type == "cuda" else "vmhwm"

@@ -14,6 +14,7 @@ from sklearn.preprocessing import StandardScaler
 import torch.distributed as dist
 from lightning.pytorch.trainer.states import TrainerFn
 
+from forecast.data.dialect import dialect_from_settings
 from forecast.data.errors import DataError
 from forecast.data.hints import TRAIN
 from forecast.data.known_future import check_future_columns, with_known
@@ -71,6 +72,8 @@ def _rank_world() -> tuple[int, int]:
 
 
 Column = Annotated[str | int, "a column name"]
+# how the file is written: checked by forecast.data.dialect, in its own words
+DIALECT_KEYS = ("sep", "decimal", "thousands", "na_values", "dayfirst", "date_format", "epoch_unit", "tz")
 
 
 class ForecastDataModule(L.LightningDataModule):
@@ -115,6 +118,8 @@ class ForecastDataModule(L.LightningDataModule):
             horizon are known when forecasting. They leave the input and target channels and enter the
             time marks, scaled with their training rows; a single name counts as a list of one. Not with
             ``id_col``.
+        sep, decimal, thousands, na_values, dayfirst, date_format, epoch_unit, tz: how the file is written
+            (:class:`~forecast.data.dialect.Dialect`; None detects where the file makes it clear).
         val_max_windows: most validation windows scored after each training round: a fixed seeded
             sample when there are more (None: every one).
         eval_max_windows: most windows the final validation and test score: a file with more scores them
@@ -140,9 +145,15 @@ class ForecastDataModule(L.LightningDataModule):
                  eval_stride: int = 1,
                  future_columns: Annotated[Sequence[str] | str | None, "a list of column names"] = None,
                  val_max_windows: int | None = 4096, eval_max_windows: int | None = 20_000,
-                 fit_max_windows: int | None = 200_000) -> None:
+                 fit_max_windows: int | None = 200_000, sep: str | None = None, decimal: str | None = None,
+                 thousands: str | None = None, na_values: Sequence[str] | str | None = None,
+                 dayfirst: bool | None = None, date_format: str | None = None, epoch_unit: str | None = None,
+                 tz: str | None = None) -> None:
         super().__init__()
-        check_settings(ForecastDataModule.__init__, {k: v for k, v in locals().items() if k not in ("self", "__class__")})
+        check_settings(ForecastDataModule.__init__, {k: v for k, v in locals().items()
+                                                     if k not in ("self", "__class__", *DIALECT_KEYS)})
+        self.dialect = dialect_from_settings(sep=sep, decimal=decimal, thousands=thousands, na_values=na_values,
+                                             dayfirst=dayfirst, date_format=date_format, epoch_unit=epoch_unit, tz=tz)
         if min(seq_len, pred_len) < 1 or not 0 <= label_len <= seq_len:
             raise DataError(f"need seq_len >= 1, pred_len >= 1 and 0 <= label_len <= seq_len; got seq_len={seq_len}, "
                             f"label_len={label_len}, pred_len={pred_len}")
@@ -200,7 +211,7 @@ class ForecastDataModule(L.LightningDataModule):
         source = self.path if self.frame is None else self.frame
         panel = read_panel(source, timestamp_col=self.timestamp_col, columns=wanted, id_col=self.id_col,
                            header=self.header, fill=self.fill, freq=self.freq,
-                           fill_missing_dates=self.fill_missing_dates, hints=TRAIN)
+                           fill_missing_dates=self.fill_missing_dates, hints=TRAIN, dialect=self.dialect)
         for note in panel.notes:
             print(f"note: {note}", file=sys.stderr)
         read = list(panel.series[0].frame.columns)
@@ -228,7 +239,7 @@ class ForecastDataModule(L.LightningDataModule):
             if self.id_col is not None and self.scaler == "series" else []
         future_mean, future_std = self._fit_scaler([k[:sl.ranges["train"].end] for k, sl in zip(known, self.slices)])
         floats = lambda a: tuple(float(x) for x in a)  # noqa: E731
-        self.spec = DataSpec(timestamp_col=self.timestamp_col, input_columns=tuple(inputs),
+        self.spec = DataSpec(timestamp_col=panel.timestamp_col, input_columns=tuple(inputs),
                              target_columns=tuple(targets), features=self.features, freq=panel.freq,
                              seq_len=self.seq_len, label_len=self.label_len, pred_len=self.pred_len,
                              mean=floats(mean), scale=floats(std), header=self.header, id_col=self.id_col,
@@ -237,7 +248,7 @@ class ForecastDataModule(L.LightningDataModule):
                              series_mean=tuple(floats(m) for m, _ in per_series),
                              series_scale=tuple(floats(d) for _, d in per_series),
                              future_columns=tuple(self.future_columns), future_mean=floats(future_mean),
-                             future_scale=floats(future_std))
+                             future_scale=floats(future_std), dialect=panel.dialect)
         # (N, C_in) float32, every series one after another, scaled with its own statistics or the pooled ones
         scaled = np.empty((int(offsets[-1]), len(inputs)), dtype=np.float32)
         for i, (v, sl) in enumerate(zip(values, self.slices)):

@@ -20,6 +20,7 @@ class Hints:
         fill_missing_dates: the setting that adds the rows missing from the timestamps.
         freq: the setting that names the frequency.
         id_col: the setting that names the series id column.
+        setting: how a reading option (``forecast.data.dialect``) is set, with ``{key}`` and ``{value}``.
     """
 
     timestamp: str
@@ -28,6 +29,11 @@ class Hints:
     fill_missing_dates: str
     freq: str
     id_col: str
+    setting: str = "data.{key}={value}"
+
+    def set(self, key: str, value: str) -> str:
+        """The remedy that sets the reading option ``key`` (``data.dayfirst=true``)."""
+        return self.setting.format(key=key, value=value)
 
 
 TRAIN = Hints(timestamp="set data.timestamp_col=NAME, or data.timestamp_col=null for rows without timestamps",
@@ -35,4 +41,5 @@ TRAIN = Hints(timestamp="set data.timestamp_col=NAME, or data.timestamp_col=null
               fill_missing_dates="data.fill_missing_dates=true", freq="set data.freq", id_col="set data.id_col")
 PREDICT = Hints(timestamp="pass --timestamp-col NAME, or --timestamp-col none for rows without timestamps",
                 fill="--fill ffill|interpolate", header="--no-header", fill_missing_dates="--fill-missing-dates",
-                freq="resample the file", id_col="the model was trained with that id column")
+                freq="resample the file", id_col="the model was trained with that id column",
+                setting="data.{key}={value} when training (forecast-predict reads the checkpoint's)")

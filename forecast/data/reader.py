@@ -8,30 +8,40 @@ straight to them. A file may have
 * an id column (``id_col``): many series in one file (long/panel format), each one's rows in time
   order, the series possibly interleaved.
 
-Empty, NaN and infinite cells are refused unless ``fill`` is given, which treats them all as missing.
-Timestamps must be evenly spaced; rows missing from them (gaps) are refused unless
-``fill_missing_dates`` adds them, filled by ``fill``.
+Empty, NaN and infinite cells (and the dialect's ``na_values``) are refused unless ``fill`` is given, which
+treats them all as missing. Timestamps must be evenly spaced; rows missing from them (gaps) are refused unless
+``fill_missing_dates`` adds them, filled by ``fill``. At a business-day frequency short gaps are holidays:
+kept as they are, and counted in a note.
+
+How the file is written (separator, decimal and thousands marks, missing-value codes, date order, Unix times,
+time zone) is its :class:`~forecast.data.dialect.Dialect`; what the reader detects is said in one note.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal, Sequence
 
 import numpy as np
 import pandas as pd
 
+from forecast.data.dialect import SEP_NAMES, Dialect, number_marks, sniff_sep
 from forecast.data.errors import DataError, require_file
 from forecast.data.hints import TRAIN, Hints
-from forecast.data.regular import (Gap, add_missing_rows, describe_gaps, find_gaps, infer_freq, offset,
-                                   refuse_gap, resolve_frequency)
+from forecast.data.regular import (HOLIDAY_RUN, Gap, add_missing_rows, describe_gaps, find_gaps, holiday_note,
+                                   infer_freq, is_business, offset, refuse_gap, resolve_frequency)
+from forecast.data.timestamps import find_timestamp_column, parse_timestamps
 
 FillMethod = Literal["ffill", "interpolate"]
 DATAFRAME = "<DataFrame>"  # how messages (and a run's config.yaml) name data given as a DataFrame
 STEP = "step"  # the index name of a series without timestamps
 _MISSING = ("", "nan", "na", "null")
+_PANDAS_MISSING = ["na", "Na", "NULL", "null", "nan", "NaN", "NA", "N/A", "n/a", ""]  # read_csv's na_values
+_MARKED = re.compile(r"\d[,.' ]\d")  # a digit, a mark, a digit: a number written with marks
 _DATE = re.compile(r"^\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}([ T]\d{1,2}(:\d{2}){0,2}(\.\d+)?)?$")
 
 
@@ -62,7 +72,9 @@ class Panel:
         id_col: the id column, or None.
         freq: the frequency every series follows; None without timestamps.
         extra_columns: columns present in the file but not read.
-        notes: one-line notes for the user (rows added to fill gaps).
+        notes: one-line notes for the user (what was detected, rows added to fill gaps, holidays).
+        timestamp_col: the timestamp column read (the one named, or the one detected), or None.
+        dialect: the reading options, with the date order and epoch unit settled where they mattered.
     """
 
     series: tuple[Series, ...]
@@ -70,6 +82,8 @@ class Panel:
     freq: str | None
     extra_columns: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    timestamp_col: str | None = None
+    dialect: Dialect = field(default_factory=Dialect)
 
     @property
     def ids(self) -> list[str | None]:
@@ -91,6 +105,17 @@ def looks_like_data(cells: Sequence[str]) -> bool:
     return any(numbers) and all(n or bool(_DATE.match(c)) for n, c in zip(numbers, cells))
 
 
+def _separator(path: Path, dialect: Dialect) -> str:
+    """The dialect's separator, or the one sniffed from the file's first line."""
+    if dialect.sep is not None:
+        return dialect.sep
+    try:
+        with path.open(encoding="utf-8-sig", errors="replace") as f:
+            return sniff_sep(f.readline())
+    except OSError:
+        return ","
+
+
 def _frame_cells(frame: pd.DataFrame) -> pd.DataFrame:
     """A DataFrame's cells as the CSV reader gives them: strings, missing ones empty; a named index (a
     DatetimeIndex ``date``, say) becomes the first column."""
@@ -101,7 +126,7 @@ def _frame_cells(frame: pd.DataFrame) -> pd.DataFrame:
     return cells.reset_index(drop=True)
 
 
-def read_table(path: Path, header: bool) -> pd.DataFrame:
+def read_table(path: Path, header: bool, sep: str = ",") -> pd.DataFrame:
     """Every cell of a CSV or Parquet file as a string (Parquet by its ``.parquet``/``.pq`` suffix).
 
     CSV is parsed by pyarrow's multithreaded reader when pyarrow is installed, else by pandas' C parser;
@@ -123,23 +148,26 @@ def read_table(path: Path, header: bool) -> pd.DataFrame:
         engine = "c"
     if engine == "pyarrow":
         try:
-            return pd.read_csv(path, dtype=str, keep_default_na=False, header=0 if header else None, engine=engine)
+            return pd.read_csv(path, dtype=str, keep_default_na=False, header=0 if header else None, sep=sep,
+                               engine=engine)
         except (ValueError, pd.errors.ParserError):
             pass  # what pyarrow refuses (ragged rows, odd quoting), the C parser reports in its own words
-    return pd.read_csv(path, dtype=str, keep_default_na=False, header=0 if header else None)
+    return pd.read_csv(path, dtype=str, keep_default_na=False, header=0 if header else None, sep=sep)
 
 
-def _read_raw(path: Path | pd.DataFrame, header: bool, hints: Hints) -> tuple[pd.DataFrame, int]:
+def _read_raw(path: Path | pd.DataFrame, header: bool, hints: Hints, sep: str = ",") -> tuple[pd.DataFrame, int]:
     """Every cell as a string, columns named from the header (or ``0 … n-1``); also the first data line.
     A DataFrame is not read: its column names are its header."""
     if isinstance(path, pd.DataFrame):
         return _frame_cells(path), 2
     require_file(path)
     try:
-        raw = read_table(path, header)
+        raw = read_table(path, header, sep)
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        other = "" if sep != "," else f"; {hints.set('sep', 'semicolon')} (or tab, pipe) reads another separator"
         raise DataError(f"{path}: cannot read as CSV ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__}); "
-                        f"expected a comma-separated file{' with a header row' if header else ''}") from exc
+                        f"expected a {SEP_NAMES.get(sep, repr(sep))}-separated file"
+                        f"{' with a header row' if header else ''}{other}") from exc
     raw.columns = [str(c) for c in raw.columns]
     if header and looks_like_data(raw.columns):
         first = ", ".join(list(raw.columns)[:4]) + (", …" if len(raw.columns) > 4 else "")
@@ -148,57 +176,147 @@ def _read_raw(path: Path | pd.DataFrame, header: bool, hints: Hints) -> tuple[pd
     return raw, 2 if header else 1
 
 
-def _timestamps(raw: pd.DataFrame, col: str, path: Path, line: np.ndarray) -> pd.DatetimeIndex:
-    text = raw[col].str.strip()
-    stamps = pd.to_datetime(text, errors="coerce", format="mixed")
-    bad = np.flatnonzero(stamps.isna().to_numpy())
-    if bad.size:
-        r = int(bad[0])
-        raise DataError(f"{path}: line {line[r]}: cannot parse timestamp {raw[col].iloc[r]!r} in column {col!r}; "
-                        f"use ISO format like 2016-07-01 00:00:00")
-    return pd.DatetimeIndex(stamps)
+def _timestamp_column(names: Sequence[str], wanted: str, path: Path, hints: Hints) -> str:
+    """``wanted`` if the file has it, else (when ``wanted`` is itself such a name) the one column named like a
+    timestamp in any case: ``date`` finds ``Date``."""
+    if wanted in names:
+        return wanted
+    found = find_timestamp_column(names) if find_timestamp_column([wanted]) is not None else None
+    if found is None:
+        raise DataError(f"{path}: no timestamp column {wanted!r} (columns: {', '.join(names)}); "
+                        f"{_sep_hint(names, hints) or hints.timestamp}")
+    return found
 
 
-def _order(stamps: pd.DatetimeIndex, path: Path, line: np.ndarray, col: str, who: str) -> None:
-    """Refuse duplicate or decreasing timestamps of one series (``line`` maps its rows to file lines)."""
+def _sep_hint(names: Sequence[str], hints: Hints) -> str:
+    """The separator setting, when the column names hold another separator ("" when they do not)."""
+    held = [s for s in SEP_NAMES if s != "," and any(s in n for n in names)]
+    return f"the header line holds {SEP_NAMES[held[0]]}s: pass {hints.set('sep', SEP_NAMES[held[0]])}" if held else ""
+
+
+def _order(stamps: pd.DatetimeIndex, path: Path, line: np.ndarray, col: str, who: str, *, order_hint: str = "",
+           hints: Hints = TRAIN) -> None:
+    """Refuse duplicate or decreasing timestamps of one series (``line`` maps its rows to file lines).
+
+    ``order_hint`` (the date order read) ends an "unsorted" refusal; a duplicate naive timestamp names the
+    time zone setting, which places the hour repeated when clocks go back.
+    """
     dup = np.flatnonzero(np.asarray(stamps.duplicated()))
     if dup.size:
         r = int(dup[0])
         first = int(np.flatnonzero(stamps == stamps[r])[0])
+        local = "" if stamps.tz is not None else (f"; if the file is in local time with daylight saving, pass "
+                                                  f"{hints.set('tz', 'Europe/Berlin')} (its zone)")
         raise DataError(f"{path}: line {line[r]}: duplicate timestamp {stamps[r]}{who} (also on line {line[first]}); "
-                        f"remove or aggregate duplicates")
+                        f"remove or aggregate duplicates{local}")
     back = np.flatnonzero(np.diff(stamps.asi8) < 0)
     if back.size:
         r = int(back[0]) + 1
         raise DataError(f"{path}: line {line[r]}: timestamp {stamps[r]}{who} comes before the previous row's "
-                        f"{stamps[r - 1]}; sort the file by {col!r}")
+                        f"{stamps[r - 1]}; sort the file by {col!r}{order_hint}")
+
+
+def _not_numbers(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect) -> dict[str, pd.Series]:
+    """The stripped, non-missing cells of every column with a cell that is no plain number."""
+    out = {}
+    for col in columns:
+        text = raw[col].str.strip()
+        text = text[~text.str.lower().isin(_MISSING) & ~text.isin(dialect.na_values)]
+        if pd.to_numeric(text, errors="coerce").isna().any():
+            out[col] = text
+    return out
+
+
+def _pandas_numbers(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect) -> pd.DataFrame:
+    """The value columns as ``pd.read_csv`` reads them with the dialect's marks and missing-value codes: each
+    column's cells, one a line (the cells of any source: a CSV, a Parquet file or a DataFrame)."""
+    out = {}
+    for col in columns:
+        cells = raw[col].str.strip()
+        if (cells == "").all():
+            out[col] = pd.Series(np.nan, index=raw.index)
+            continue
+        options = dialect.number_options()
+        read = pd.read_csv(io.StringIO("\n".join(cells)), header=None, sep="\x1f", quoting=csv.QUOTE_NONE,
+                           skip_blank_lines=False, keep_default_na=False, decimal=options["decimal"],
+                           thousands=options["thousands"], na_values=options["na_values"] + _PANDAS_MISSING)
+        out[col] = read[0].set_axis(raw.index)
+    return pd.DataFrame(out, index=raw.index)
+
+
+def _first_unreadable(text: pd.Series, dialect: Dialect) -> int:
+    """The first row whose cell does not read as a number with the dialect's marks (for the message)."""
+    plain = text.str.strip()
+    if dialect.thousands:
+        plain = plain.str.replace(dialect.thousands, "", regex=False)
+    if dialect.decimal and dialect.decimal != ".":
+        plain = plain.str.replace(dialect.decimal, ".", regex=False)
+    missing = text.str.strip().str.lower().isin(_MISSING) | text.str.strip().isin(dialect.na_values)
+    return int(np.flatnonzero((pd.to_numeric(plain, errors="coerce").isna() & ~missing).to_numpy())[0])
 
 
 def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndarray, fill: FillMethod | None,
-            hints: Hints) -> np.ndarray:
-    """The numeric cells, (N, C) float64; missing and infinite ones NaN (refused unless ``fill``)."""
+            hints: Hints, *, sep: str = ",", dialect: Dialect = Dialect()) -> tuple[np.ndarray, str]:
+    """The numeric cells, (N, C) float64; missing and infinite ones NaN (refused unless ``fill``).
+
+    Numbers are pandas' read with the dialect's decimal and thousands marks (detected where the cells make
+    them clear: :func:`~forecast.data.dialect.number_marks`) and its ``na_values``. Also returns what was
+    detected ("" when nothing).
+    """
+    failing = _not_numbers(raw, columns, dialect)
+    decimal, thousands, detected = number_marks(list(failing.values()), sep=sep, decimal=dialect.decimal,
+                                                thousands=dialect.thousands)
+    marks = replace(dialect, decimal=decimal, thousands=thousands)
     out = np.empty((len(raw), len(columns)), dtype=np.float64)
+    if decimal in (None, ".") and thousands is None and not dialect.na_values:
+        typed = None
+    else:
+        typed = _pandas_numbers(raw, columns, marks)
     for c, col in enumerate(columns):
         text = raw[col].str.strip()
-        values = pd.to_numeric(text, errors="coerce")
-        nonnum = np.flatnonzero((values.isna() & ~text.str.lower().isin(_MISSING)).to_numpy())
-        if nonnum.size:
-            r = int(nonnum[0])
-            raise DataError(f"{path}: line {line[r]}: column {col!r} has non-numeric value {raw[col].iloc[r]!r}; "
-                            f"every data column must be numeric")
+        if typed is not None:
+            values = pd.to_numeric(typed[col], errors="coerce")
+            if (values.isna() & typed[col].notna()).any():
+                r = _first_unreadable(raw[col], marks)
+                raise DataError(f"{path}: line {line[r]}: column {col!r} has non-numeric value {raw[col].iloc[r]!r}; "
+                                f"every data column must be numeric{_marks_hint(raw[col].iloc[r], marks, hints)}")
+        else:
+            values = pd.to_numeric(text, errors="coerce")
+            nonnum = np.flatnonzero((values.isna() & ~text.str.lower().isin(_MISSING)).to_numpy())
+            if nonnum.size:
+                r = int(nonnum[0])
+                raise DataError(f"{path}: line {line[r]}: column {col!r} has non-numeric value {raw[col].iloc[r]!r}; "
+                                f"every data column must be numeric{_marks_hint(raw[col].iloc[r], marks, hints)}")
         out[:, c] = values.to_numpy(dtype=np.float64)
     if fill is None:
         bad = ~np.isfinite(out)
         if bad.any():
             r, c = (int(x[0]) for x in np.nonzero(bad))
+            cell = raw[columns[c]].iloc[r].strip()
+            if _is_code(cell, dialect.na_values):
+                raise DataError(f"{path}: line {line[r]}: column {columns[c]!r} is missing ({cell!r}, one of "
+                                f"data.na_values); pass {hints.fill} to fill the missing cells")
             if np.isnan(out[r, c]):
                 raise DataError(f"{path}: line {line[r]}: column {columns[c]!r} is empty or NaN; fill the gap or pass "
                                 f"{hints.fill}")
             raise DataError(f"{path}: line {line[r]}: column {columns[c]!r} has the non-finite value "
-                            f"{raw[columns[c]].iloc[r].strip()!r}; replace it, or pass {hints.fill} to treat it as "
+                            f"{cell!r}; replace it, or pass {hints.fill} to treat it as "
                             f"missing")
     out[~np.isfinite(out)] = np.nan
-    return out
+    return out, detected
+
+
+def _is_code(cell: str, codes: Sequence[str]) -> bool:
+    """Whether ``cell`` is one of the missing-value codes (``-200.0`` is ``-200``)."""
+    return cell in codes or (_is_number(cell) and any(_is_number(c) and float(c) == float(cell) for c in codes))
+
+
+def _marks_hint(cell: str, dialect: Dialect, hints: Hints) -> str:
+    """How to name the number marks, for a cell written like a number with marks (``1.234,5``) when none are set."""
+    if dialect.decimal is None and dialect.thousands is None and _MARKED.search(cell):
+        return (f" (numbers written 1,5 need {hints.set('decimal', 'comma')}, 30,531.0 "
+                f"{hints.set('thousands', 'comma')})")
+    return ""
 
 
 def _fill(frame: pd.DataFrame, fill: FillMethod, path: Path, who: str) -> pd.DataFrame:
@@ -217,12 +335,13 @@ def _fill(frame: pd.DataFrame, fill: FillMethod, path: Path, who: str) -> pd.Dat
 def read_panel(path: str | Path, *, timestamp_col: str | None = "date", columns: Sequence[str] | None = None,
                id_col: str | None = None, header: bool = True, fill: FillMethod | None = None,
                freq: str | None = None, model_freq: bool = False, fill_missing_dates: bool = False,
-               hints: Hints = TRAIN) -> Panel:
+               hints: Hints = TRAIN, dialect: Dialect = Dialect()) -> Panel:
     """Read ``path`` and validate it.
 
     Args:
         path: CSV file, or a DataFrame of the same columns (named ``<DataFrame>`` in messages).
-        timestamp_col: the timestamp column; None reads rows as consecutive steps (no calendar).
+        timestamp_col: the timestamp column; None reads rows as consecutive steps (no calendar). A file
+            without it but with one column named date, timestamp, time, ds or datetime (any case) uses that.
         columns: the numeric columns required, in this order; ``None`` takes every other column.
             Columns present in the file but not required are listed in ``extra_columns``.
         id_col: the series id column (many series in one file), or None for one series.
@@ -233,17 +352,24 @@ def read_panel(path: str | Path, *, timestamp_col: str | None = "date", columns:
         model_freq: ``freq`` is a trained model's: a file at another frequency is refused as such.
         fill_missing_dates: add the rows missing from the timestamps (filled by ``fill``).
         hints: the remedies messages name (``forecast-train`` keys or ``forecast-predict`` options).
+        dialect: how the file is written (``None`` fields are detected where the file makes them clear).
 
     Raises:
         DataError: missing/unreadable file, missing columns, unparsable, duplicate, unsorted or
             unevenly spaced timestamps, gaps, non-numeric, missing or infinite values.
     """
-    raw, first_line = _read_raw(path if isinstance(path, pd.DataFrame) else Path(path), header, hints)
-    path = Path(DATAFRAME) if isinstance(path, pd.DataFrame) else Path(path)
+    if isinstance(path, pd.DataFrame):  # cells as Python writes them: only the time options apply
+        sep, dialect = ",", dialect.for_frame()
+    else:
+        path = Path(path)
+        sep = _separator(path, dialect)
+    raw, first_line = _read_raw(path, header, hints, sep)
+    path = Path(DATAFRAME) if isinstance(path, pd.DataFrame) else path
     names = list(raw.columns)
+    detected = [f"{SEP_NAMES[sep]}-separated columns"] if dialect.sep is None and sep != "," else []
     if timestamp_col is not None and timestamp_col not in names:
-        raise DataError(f"{path}: no timestamp column {timestamp_col!r} (columns: {', '.join(names)}); "
-                        f"{hints.timestamp}")
+        timestamp_col = _timestamp_column(names, timestamp_col, path, hints)
+        detected.append(f"timestamps in column {timestamp_col!r}")
     if id_col is not None and id_col not in names:
         raise DataError(f"{path}: no id column {id_col!r} (columns: {', '.join(names)}); {hints.id_col}")
     if fill_missing_dates and timestamp_col is None:
@@ -268,7 +394,6 @@ def read_panel(path: str | Path, *, timestamp_col: str | None = "date", columns:
         raise DataError(f"{path}: the file has {'a header but ' if header else ''}no data rows")
 
     line = np.arange(len(raw)) + first_line  # file line of every data row
-    stamps = _timestamps(raw, timestamp_col, path, line) if timestamp_col is not None else None
     if id_col is None:
         groups: list[tuple[str | None, np.ndarray]] = [(None, np.arange(len(raw)))]
     else:
@@ -281,17 +406,26 @@ def read_panel(path: str | Path, *, timestamp_col: str | None = "date", columns:
         order = np.argsort(codes, kind="stable")
         bounds = np.cumsum(np.bincount(codes, minlength=len(uniques)))[:-1]
         groups = list(zip((str(u) for u in uniques), np.split(order, bounds)))
-    if stamps is not None:
+    stamps, order_hint = None, ""
+    if timestamp_col is not None:
+        parsed = parse_timestamps(raw[timestamp_col].str.strip(), [rows for _, rows in groups], col=timestamp_col,
+                                  dialect=dialect, source=str(path), line=line, hints=hints)
+        stamps, dialect, order_hint = parsed.stamps, parsed.dialect, parsed.order_hint
+        detected += parsed.detected
         for name, rows in groups:
-            _order(stamps[rows], path, line[rows], timestamp_col, "" if name is None else f" of series {name}")
-    values = _values(raw, columns, path, line, fill, hints)
+            _order(stamps[rows], path, line[rows], timestamp_col, "" if name is None else f" of series {name}",
+                   order_hint=order_hint, hints=hints)
+    values, marks = _values(raw, columns, path, line, fill, hints, sep=sep, dialect=dialect)
+    detected += [marks] if marks else []
 
     found: list[tuple[str | None, Gap]] = []  # the gaps of every series
+    holidays: list[tuple[str | None, Gap]] = []  # at business days without fill_missing_dates: kept as they are
     if stamps is not None:
         indexes = [stamps[rows] for _, rows in groups]
         if freq is None:
             freq = resolve_frequency(indexes, source=str(path), hints=hints)
             whose = "the inferred frequency"
+            detected += [f"business days ({freq})"] if is_business(freq) else []
         else:
             offset(freq, source=str(path))
             whose = "the model's frequency" if model_freq else "data.freq"
@@ -303,6 +437,9 @@ def read_panel(path: str | Path, *, timestamp_col: str | None = "date", columns:
                                     f"frequency {own!r} but the model was trained on {freq!r}; resample the file to "
                                     f"{freq!r} or use a model trained at {own!r}")
             gaps = find_gaps(index, freq, source=str(path), lines=line[rows], whose=whose, hints=hints)
+            if is_business(freq) and not fill_missing_dates:  # short gaps are holidays: the rows are the steps
+                holidays += [(name, g) for g in gaps if g.missing <= HOLIDAY_RUN]
+                gaps = [g for g in gaps if g.missing > HOLIDAY_RUN]
             if gaps and not fill_missing_dates:
                 refuse_gap(gaps, index, freq, source=str(path), whose=whose, hints=hints,
                            series="" if name is None else f" in series {name}")
@@ -319,10 +456,12 @@ def read_panel(path: str | Path, *, timestamp_col: str | None = "date", columns:
         if fill is not None:
             frame = _fill(frame, fill, path, "" if name is None else f" of series {name}")
         series.append(Series(frame=frame, extra_columns=extra, series_id=name))
-    notes = ()
+    notes = [f"{path}: detected {', '.join(detected)}"] if detected else []
     if found:
         added = sum(g.missing for _, g in found)
-        notes = (f"{path}: added {added} missing row(s) at frequency {freq!r} in {len(found)} gap(s) "
-                 f"({describe_gaps(found)}), filled by {fill}",)
+        notes.append(f"{path}: added {added} missing row(s) at frequency {freq!r} in {len(found)} gap(s) "
+                     f"({describe_gaps(found)}), filled by {fill}")
+    if holidays:
+        notes.append(holiday_note(holidays, freq, source=str(path), hints=hints))
     return Panel(series=tuple(series), id_col=id_col, freq=freq if stamps is not None else None,
-                 extra_columns=extra, notes=notes)
+                 extra_columns=extra, notes=tuple(notes), timestamp_col=timestamp_col, dialect=dialect)

@@ -2,6 +2,11 @@
 
 A *gap* is a run of missing rows: the next timestamp lies on the frequency's grid, some steps later.
 Anything else off the grid (a half-hour step in hourly data) is *irregular* and always refused.
+
+Business days are a frequency too: ``B`` (Monday to Friday) or a fixed weekly pattern of observed days,
+``C-SunMonTueWedThu`` (pandas' ``CustomBusinessDay`` with that weekmask). A daily series at one time of day
+whose rows never fall on some weekday is recognised as such (:func:`business_days`). Its gaps of up to
+:data:`HOLIDAY_RUN` days are *holidays*: the rows are the series' steps, nothing is added unless asked.
 """
 
 from __future__ import annotations
@@ -16,6 +21,11 @@ from pandas.tseries.frequencies import to_offset
 
 from forecast.data.errors import DataError
 from forecast.data.hints import Hints
+
+
+WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+CUSTOM_DAYS = "C-"  # C-<weekdays>: business days on a fixed weekly pattern (C-SunMonTueWedThu)
+HOLIDAY_RUN = 5  # the longest run of missing business days taken as holidays (a week), not as missing rows
 
 
 @dataclass(frozen=True)
@@ -36,13 +46,47 @@ class Gap:
 
 
 def offset(freq: str, *, source: str = "", hint: str = "") -> pd.DateOffset:
-    """The pandas offset of ``freq``, or a DataError naming it."""
+    """The pandas offset of ``freq`` (``C-<weekdays>``: business days on those weekdays), or a DataError naming it."""
     try:
+        if str(freq).startswith(CUSTOM_DAYS):
+            return pd.offsets.CustomBusinessDay(weekmask=str(freq)[len(CUSTOM_DAYS):])
         return to_offset(freq)
     except (ValueError, TypeError) as exc:
         where = f"{source}: " if source else ""
         raise DataError(f"{where}unknown frequency {freq!r}: use a pandas alias such as 'h', '15min', 'D', 'B', "
                         f"'W', 'MS'{'; ' + hint if hint else ''}") from exc
+
+
+def is_business(freq: str | None) -> bool:
+    """Whether ``freq`` is one business day (``B`` or ``C-<weekdays>``): its gaps may be holidays."""
+    if freq is None:
+        return False
+    off = offset(freq)
+    return isinstance(off, (pd.offsets.BusinessDay, pd.offsets.CustomBusinessDay)) and off.n == 1
+
+
+def business_days(indexes: Sequence[pd.DatetimeIndex]) -> str | None:
+    """``B`` or ``C-<weekdays>`` when the series are days on a fixed weekly pattern, else None.
+
+    That is: every timestamp at the same time of day, a step of one day the most common, at least two weeks
+    spanned, and some weekday never observed (the weekdays observed are the pattern).
+    """
+    indexes = [i for i in indexes if len(i) > 2]
+    if not indexes:
+        return None
+    stamps = indexes[0].append(list(indexes[1:])) if len(indexes) > 1 else indexes[0]
+    clock = stamps - stamps.normalize()
+    if (clock != clock[0]).any() or max(i[-1] - i[0] for i in indexes) < pd.Timedelta(days=14):
+        return None
+    days = np.concatenate([np.round((i[1:].normalize() - i[:-1].normalize()) / pd.Timedelta(days=1))
+                           for i in indexes])  # calendar days between consecutive rows, (N - 1,) summed
+    values, counts = np.unique(days, return_counts=True)
+    if len(values) == 0 or values[np.argmax(counts)] != 1:
+        return None
+    observed = sorted(set(int(d) for d in stamps.dayofweek))
+    if len(observed) == 7:
+        return None
+    return "B" if observed == [0, 1, 2, 3, 4] else CUSTOM_DAYS + "".join(WEEKDAYS[d] for d in observed)
 
 
 def infer_freq(index: pd.DatetimeIndex) -> str | None:
@@ -68,6 +112,9 @@ def resolve_frequency(indexes: Sequence[pd.DatetimeIndex], *, source: str, hints
         freq = infer_freq(index)
         if freq is not None:
             return freq
+    business = business_days(indexes)
+    if business is not None:
+        return business
     steps = [np.diff(index.to_numpy()) for index in indexes if len(index) > 1]  # timedelta64, (N - 1,) each
     if sum(len(s) for s in steps) < 2:
         raise DataError(f"{source}: need at least 3 timestamps to infer the frequency; {hints.freq}")
@@ -138,3 +185,16 @@ def describe_gaps(found: Sequence[tuple[str | None, Gap]], *, limit: int = 3) ->
     if len(found) > limit:
         parts.append(f"{len(found) - limit} more")
     return "; ".join(parts)
+
+
+def holiday_note(holidays: Sequence[tuple[str | None, Gap]], freq: str, *, source: str, hints: Hints,
+                 limit: int = 3) -> str:
+    """The note that counts the holidays (business days without a row) of every series and names the first."""
+    off = offset(freq)
+    days = []
+    for _, g in holidays:
+        days += list(pd.date_range(g.after, periods=g.missing + 1, freq=off)[1:])
+    shown = ", ".join(str(d.date()) for d in days[:limit]) + (", ..." if len(days) > limit else "")
+    return (f"{source}: {len(days)} holiday(s) (business days at {freq!r} without a row: {shown}); the rows are the "
+            f"series' steps and forecasts continue on the next business days ({hints.fill_missing_dates} with "
+            f"{hints.fill} adds them as rows instead)")

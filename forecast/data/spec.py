@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 import numpy as np
 import torch
 from torch import Tensor
+
+from forecast.data.dialect import Dialect
 
 Features = Literal["M", "S", "MS"]
 Scaler = Literal["series", "global"]
@@ -28,6 +30,9 @@ class DataSpec:
     ``future_columns`` are the known-future inputs (``data.future_columns``): never among the input or
     target columns, scaled with their own training-rows statistics (``future_mean``/``future_scale``)
     and fed to the model as extra mark columns (``forecast.data.known_future``).
+
+    ``dialect`` is how the training file was written (:class:`~forecast.data.dialect.Dialect`, the date order
+    and epoch unit as settled): files read for this model are read the same way.
     """
 
     timestamp_col: str | None
@@ -49,6 +54,7 @@ class DataSpec:
     future_columns: tuple[str, ...] = ()
     future_mean: tuple[float, ...] = ()
     future_scale: tuple[float, ...] = ()
+    dialect: Dialect = field(default_factory=Dialect)
 
     @property
     def target_index(self) -> list[int]:
@@ -67,6 +73,7 @@ class DataSpec:
     def to_dict(self) -> dict[str, Any]:
         """Plain Python containers only (loads under ``torch.load(weights_only=True)``)."""
         d = asdict(self)
+        d["dialect"] = self.dialect.to_dict()
         return {k: [list(x) if isinstance(x, tuple) else x for x in v] if isinstance(v, tuple) else v
                 for k, v in d.items()}
 
@@ -81,6 +88,7 @@ class DataSpec:
         for key in ("series_mean", "series_scale"):
             if key in fields:
                 fields[key] = tuple(tuple(v) for v in fields[key])
+        fields["dialect"] = Dialect.from_dict(fields.get("dialect"))
         return cls(**fields)
 
     def has_scaler(self, series_id: str | None) -> bool:

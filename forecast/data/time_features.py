@@ -21,22 +21,18 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from pandas.tseries.frequencies import to_offset
 from pandas.tseries import offsets
 
 from forecast.data.errors import DataError
+from forecast.data.regular import offset
 
 CALENDAR_FIELDS = ("month", "day", "weekday", "hour", "minute")
 CALENDAR_SIZES = (13, 32, 7, 24, 60)
 
 
 def _unit(freq: str) -> str:
-    """Map a pandas frequency string to the coarse unit that decides the feature set."""
-    try:
-        off = to_offset(freq)
-    except (ValueError, TypeError) as exc:
-        raise DataError(f"unknown frequency {freq!r}: use a pandas alias such as 'h', '15min', 'D', 'B', "
-                        f"'W', 'MS'") from exc
+    """Map a pandas frequency string (or ``C-<weekdays>``) to the coarse unit that decides the feature set."""
+    off = offset(freq)
     if isinstance(off, (offsets.Second, offsets.Milli, offsets.Micro, offsets.Nano)):
         return "second"
     if isinstance(off, offsets.Minute):
@@ -111,8 +107,9 @@ def time_marks(index: pd.Index, freq: str | None) -> np.ndarray:
 
 
 def future_index(last: pd.Timestamp | int, freq: str | None, periods: int) -> pd.Index:
-    """The ``periods`` timestamps that follow ``last`` at ``freq``; without timestamps (``freq=None``,
-    ``last`` a step number) the steps that follow it."""
+    """The ``periods`` timestamps that follow ``last`` at ``freq``, in ``last``'s time zone (business days: the
+    next ones on the weekly pattern); without timestamps (``freq=None``, ``last`` a step number) the steps
+    that follow it."""
     if freq is None:
         return pd.RangeIndex(int(last) + 1, int(last) + 1 + periods, name="step")
-    return pd.date_range(start=last, periods=periods + 1, freq=freq)[1:]
+    return pd.date_range(start=last, periods=periods + 1, freq=offset(freq))[1:]

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from forecast.data.dialect import Dialect
 from forecast.data.errors import DataError
 from forecast.data.hints import PREDICT
 from forecast.data.reader import DATAFRAME, FillMethod, Series, read_panel
@@ -21,7 +22,7 @@ from forecast.data.time_features import future_index
 
 
 def read_future(path: str | Path | pd.DataFrame, spec: DataSpec, history: Series, *, timestamp_col: str | None,
-                header: bool = True, fill: FillMethod | None = None) -> np.ndarray:
+                header: bool = True, fill: FillMethod | None = None, dialect: Dialect | None = None) -> np.ndarray:
     """The known-future columns over the horizon that follows ``history``, in original units.
 
     Args:
@@ -32,6 +33,7 @@ def read_future(path: str | Path | pd.DataFrame, spec: DataSpec, history: Series
             future file's rows are then the steps after the history's, in order).
         header: whether the file has a header row.
         fill: fill empty, NaN and infinite cells instead of refusing them (``--fill``).
+        dialect: how the file is written (default: as the training file, the checkpoint's).
 
     Returns:
         (pred_len, K) float64.
@@ -42,7 +44,8 @@ def read_future(path: str | Path | pd.DataFrame, spec: DataSpec, history: Series
     """
     columns = list(spec.future_columns)
     panel = read_panel(path, timestamp_col=timestamp_col, columns=columns, header=header, fill=fill, freq=spec.freq,
-                       model_freq=spec.freq is not None, hints=PREDICT)
+                       model_freq=spec.freq is not None, hints=PREDICT,
+                       dialect=spec.dialect if dialect is None else dialect)
     frame = panel.series[0].frame
     first_line = 2 if header or isinstance(path, pd.DataFrame) else 1
     path = DATAFRAME if isinstance(path, pd.DataFrame) else path

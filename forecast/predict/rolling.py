@@ -1,10 +1,15 @@
 """Rolling-origin backtest: forecast from every (k-th) origin where actuals exist, score it against naive
-baselines and the run's ridge floor (when the checkpoint stores it)."""
+baselines and the run's ridge floor (when the checkpoint stores it).
+
+Intervals in a backtest are the checkpoint's split-conformal half-widths tracked online as each window's
+actuals become known (:func:`~forecast.training.conformal.track_half_widths`), per series, step and
+column; the floors get intervals calibrated the same way from their own errors on the run's validation
+span of the file, as a reference for the interval score."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -18,8 +23,8 @@ from forecast.data.reader import STEP, Panel
 from forecast.data.splits import RowRange
 from forecast.data.time_features import n_continuous_features
 from forecast.predict.trained_model import TrainedModel
-from forecast.predict.scores import relative_errors
-from forecast.training.conformal import label
+from forecast.predict.scores import interval_score, relative_errors
+from forecast.training.conformal import ADAPT_RATE, conformal_quantiles, label, track_half_widths
 
 METHODS = ("model", "naive_last", "naive_mean", "ridge_floor")
 
@@ -75,25 +80,43 @@ def run_backtest(trained: TrainedModel, panel: Panel, spans: Sequence[RowRange],
         where = f"rows {r.start}..{r.end - 1}" if len(spans) == 1 else "of every series"
         raise DataError(f"the backtest span ({where}) is too short for one window of seq_len {spec.seq_len} + "
                         f"pred_len {spec.pred_len}; widen --start/--end")
+    out = _forecast_windows(trained, sets, batch_size, with_model=True)
+    origins = np.array([d.origin(i) + spec.seq_len - 1 for d in sets for i in range(len(d))])
+    series = np.concatenate([np.full(len(d), k) for k, d in enumerate(sets)])
+    return Backtest(origins=origins, series=series, ids=tuple(panel.ids), pred=out["model"], actual=out["actual"],
+                    naive_last=out["naive_last"], naive_mean=out["naive_mean"], ridge_floor=out.get("ridge_floor"))
+
+
+def _floors(trained: TrainedModel) -> dict[str, Callable[..., torch.Tensor]]:
+    """The baselines of a backtest: ``{naive_last, naive_mean[, ridge_floor]}``, each ``(x_enc, x_mark_enc,
+    x_mark_dec) -> (B, P, C_out)`` scaled."""
+    spec = trained.spec
     dims = {"enc_in": len(spec.input_columns), "c_out": len(spec.target_columns),
             "n_time_features": n_continuous_features(spec.freq), "n_future": len(spec.future_columns),
             "seq_len": spec.seq_len,
             "label_len": spec.label_len, "pred_len": spec.pred_len, "target_index": spec.target_index}
-    naive, window_mean, ridge = Naive(dims=dims), WindowMean(dims=dims), trained.ridge_floor
-    preds, actuals, last, mean, floor = [], [], [], [], []
+    naive, window_mean = Naive(dims=dims), WindowMean(dims=dims)
+    floors = {"naive_last": lambda x, *_: naive(x), "naive_mean": lambda x, *_: window_mean(x)}
+    if trained.ridge_floor is not None:
+        floors["ridge_floor"] = trained.ridge_floor
+    return floors
+
+
+def _forecast_windows(trained: TrainedModel, sets: Sequence[Any], batch_size: int, *,
+                      with_model: bool) -> dict[str, np.ndarray]:
+    """``{actual, [model,] naive_last, naive_mean[, ridge_floor]}`` of every window of ``sets`` in order, each
+    (W, P, C_out) scaled."""
+    parts: dict[str, list[torch.Tensor]] = {}
+    floors = _floors(trained)
     with torch.inference_mode():
         for batch in DataLoader(ConcatDataset(sets), batch_size=batch_size, shuffle=False):
-            preds.append(trained.predict(batch.x_enc, batch.x_mark_enc, batch.x_mark_dec))
-            actuals.append(batch.y)
-            last.append(naive(batch.x_enc))  # (B, P, C_out)
-            mean.append(window_mean(batch.x_enc))  # (B, P, C_out)
-            if ridge is not None:
-                floor.append(ridge(batch.x_enc, batch.x_mark_enc, batch.x_mark_dec))  # (B, P, C_out)
-    origins = np.array([d.origin(i) + spec.seq_len - 1 for d in sets for i in range(len(d))])
-    series = np.concatenate([np.full(len(d), k) for k, d in enumerate(sets)])
-    cat = lambda parts: torch.cat(parts).numpy()  # noqa: E731
-    return Backtest(origins=origins, series=series, ids=tuple(panel.ids), pred=cat(preds), actual=cat(actuals),
-                    naive_last=cat(last), naive_mean=cat(mean), ridge_floor=cat(floor) if ridge is not None else None)
+            parts.setdefault("actual", []).append(batch.y)
+            if with_model:
+                parts.setdefault("model", []).append(trained.predict(batch.x_enc, batch.x_mark_enc,
+                                                                        batch.x_mark_dec))
+            for name, floor in floors.items():
+                parts.setdefault(name, []).append(floor(batch.x_enc, batch.x_mark_enc, batch.x_mark_dec))
+    return {name: torch.cat(values).numpy() for name, values in parts.items()}
 
 
 def _unscale(trained: TrainedModel, bt: Backtest, values: np.ndarray) -> np.ndarray:
@@ -164,33 +187,98 @@ def actuals(trained: TrainedModel, panel: Panel, bt: Backtest) -> np.ndarray:
     return out
 
 
-def bounds(trained: TrainedModel, bt: Backtest,
-           widths: dict[float, np.ndarray]) -> dict[float, tuple[np.ndarray, np.ndarray]]:
-    """``{level: (lower, upper)}``, each (W, P, C_out) in original units: the forecast -/+ the half-width."""
-    pred = bt.pred.astype(np.float64)
+def bounds(trained: TrainedModel, bt: Backtest, widths: dict[float, np.ndarray], *,
+           values: np.ndarray | None = None) -> dict[float, tuple[np.ndarray, np.ndarray]]:
+    """``{level: (lower, upper)}``, each (W, P, C_out) in original units: the forecast (``values``, default the
+    model's) -/+ the half-width, (P, C_out) or (W, P, C_out) scaled."""
+    pred = (bt.pred if values is None else values).astype(np.float64)
     return {a: (_unscale(trained, bt, pred - w), _unscale(trained, bt, pred + w)) for a, w in widths.items()}
 
 
-def interval_scores(trained: TrainedModel, panel: Panel, bt: Backtest,
-                    widths: dict[float, np.ndarray]) -> dict[str, dict[str, Any]]:
-    """Empirical coverage and mean width of each interval, per horizon step and overall.
-
-    Coverage: the share of (window, column) pairs whose actual lies in ``[lower, upper]``; width: the mean
-    of ``upper - lower`` in original units (averaged over columns of different units); None (JSON null)
-    where a level is infinite (too few validation windows for it).
-
-    Returns:
-        ``{"80": {level, coverage, width, coverage_per_step, width_per_step}, ...}``.
-    """
-    actual = actuals(trained, panel, bt)
+def tracked_widths(bt: Backtest, widths: dict[float, np.ndarray], *, values: np.ndarray | None = None,
+                   rate: float = ADAPT_RATE) -> dict[float, np.ndarray]:
+    """``{level: (W, P, C_out)}``: each split-conformal half-width ``widths[level]`` (P, C_out), scaled, tracked
+    through the backtest's windows of each series in turn (:func:`~forecast.training.conformal.track_half_widths`)
+    from the errors of ``values`` (default: the model's forecasts)."""
+    errors = np.abs((bt.pred if values is None else values).astype(np.float64) - bt.actual)  # (W, P, C_out)
     out = {}
-    for a, (lo, hi) in bounds(trained, bt, widths).items():
+    for a, start in widths.items():
+        tracked = np.empty(errors.shape, dtype=np.float64)
+        for k in range(len(bt.ids)):
+            mask = bt.series == k
+            if mask.any():
+                tracked[mask] = track_half_widths(errors[mask], bt.origins[mask], start, a, rate=rate)
+        out[a] = tracked
+    return out
+
+
+def floor_widths(trained: TrainedModel, panel: Panel, levels: Sequence[float], *,
+                 batch_size: int = 256) -> dict[str, dict[float, np.ndarray]]:
+    """The floors' split-conformal half-widths, ``{floor: {level: (P, C_out) scaled}}``, from their errors on
+    the training run's validation span of ``panel`` (every window, all series pooled), as the checkpoint's
+    are from the model's; empty when the file has no complete validation window there."""
+    from forecast.predict.span import resolve_spans
+
+    spec = trained.spec
+    try:
+        val_panel, spans = resolve_spans(panel, trained.config, seq_len=spec.seq_len, pred_len=spec.pred_len,
+                                         span="val")
+    except DataError:
+        return {}
+    sets = [trained.windows(s, start=r.start, end=r.end) for s, r in zip(val_panel.series, spans)]
+    if not any(len(d) for d in sets):
+        return {}
+    out = _forecast_windows(trained, sets, batch_size, with_model=False)
+    actual = out.pop("actual").astype(np.float64)
+    return {name: dict(zip(levels, conformal_quantiles(np.abs(values - actual), levels)))
+            for name, values in out.items()}
+
+
+def _interval_summary(trained: TrainedModel, bt: Backtest, actual: np.ndarray, widths: dict[float, np.ndarray],
+                      values: np.ndarray | None = None) -> dict[float, dict[str, Any]]:
+    """Coverage, mean width and mean interval score, overall and per step, of the intervals ``widths``
+    around ``values`` (default the model's forecasts)."""
+    out = {}
+    for a, (lo, hi) in bounds(trained, bt, widths, values=values).items():
         inside = (actual >= lo) & (actual <= hi)  # (W, P, C_out)
         width = hi - lo
-        out[label(a)] = {"level": a, "coverage": float(inside.mean()), "width": _finite(width.mean()),
-                         "coverage_per_step": [float(v) for v in inside.mean(axis=(0, 2))],
-                         "width_per_step": [_finite(v) for v in width.mean(axis=(0, 2))]}
+        score = interval_score(lo, hi, actual, a)  # (W, P, C_out)
+        out[a] = {"coverage": float(inside.mean()), "width": _finite(width.mean()),
+                  "interval_score": _finite(score.mean()),
+                  "coverage_per_step": [float(v) for v in inside.mean(axis=(0, 2))],
+                  "width_per_step": [_finite(v) for v in width.mean(axis=(0, 2))],
+                  "interval_score_per_step": [_finite(v) for v in score.mean(axis=(0, 2))]}
     return out
+
+
+def interval_scores(trained: TrainedModel, panel: Panel, bt: Backtest, widths: dict[float, np.ndarray], *,
+                    rate: float = ADAPT_RATE) -> dict[str, dict[str, Any]]:
+    """Empirical coverage, mean width and interval score of each interval, per horizon step and overall.
+
+    The intervals are ``widths`` (the checkpoint's split-conformal half-widths, (P, C_out) scaled) tracked
+    through the backtest (:func:`tracked_widths`). Coverage: the share of (window, step, column) actuals in
+    ``[lower, upper]``; width: the mean of ``upper - lower``; interval score: the mean of
+    :func:`~forecast.predict.scores.interval_score`; both in original units (averaged over columns of
+    different units); None (JSON null) where a level is infinite (too few validation windows for it).
+
+    Returns:
+        ``{"80": {level, rate, coverage, width, interval_score, coverage_per_step, width_per_step,
+        interval_score_per_step, split, floors}, ...}``, where ``split`` holds the coverage, width and
+        interval score of the untracked split-conformal intervals, and ``floors`` the same three for each
+        floor's tracked intervals (``{naive_last: {...}, ...}``, empty when the file has no validation span).
+    """
+    actual = actuals(trained, panel, bt)
+    tracked = _interval_summary(trained, bt, actual, tracked_widths(bt, widths, rate=rate))
+    split = _interval_summary(trained, bt, actual, widths)
+    floors: dict[str, dict[float, dict[str, Any]]] = {}
+    for name, calibrated in floor_widths(trained, panel, list(widths)).items():
+        values = getattr(bt, name)
+        floors[name] = _interval_summary(trained, bt, actual,
+                                         tracked_widths(bt, calibrated, values=values, rate=rate), values)
+    overall = ("coverage", "width", "interval_score")
+    return {label(a): {"level": a, "rate": rate, **tracked[a], "split": {k: split[a][k] for k in overall},
+                       "floors": {name: {k: per_level[a][k] for k in overall} for name, per_level in floors.items()}}
+            for a in widths}
 
 
 def _finite(value: float) -> float | None:
@@ -203,23 +291,34 @@ def _cell(value: float | None) -> str:
 
 
 def format_intervals(scores: dict[str, dict[str, Any]]) -> str:
-    """Per-step and overall coverage and mean width (original units) of each interval."""
+    """Per-step and overall coverage, mean width and interval score (original units) of each interval, then
+    the overall three of the untracked split-conformal intervals and of each floor's intervals."""
     names = list(scores)
-    lines = [f"{'step':>5} " + " ".join(f"{'cover ' + n + '%':>12} {'width ' + n + '%':>12}" for n in names)]
+    cell = lambda n, k: f"{'cover ' + n + '%':>12} {'width ' + n + '%':>12} {'score ' + n + '%':>12}"  # noqa: E731
+    lines = [f"{'step':>11} " + " ".join(cell(n, 0) for n in names)]
     for k in range(len(scores[names[0]]["coverage_per_step"])):
-        lines.append(f"{k + 1:>5} " + " ".join(f"{scores[n]['coverage_per_step'][k]:>12.3f} "
-                                               f"{_cell(scores[n]['width_per_step'][k])}" for n in names))
-    lines.append(f"{'all':>5} " + " ".join(f"{scores[n]['coverage']:>12.3f} {_cell(scores[n]['width'])}"
-                                          for n in names))
+        lines.append(f"{k + 1:>11} " + " ".join(f"{scores[n]['coverage_per_step'][k]:>12.3f} "
+                                                f"{_cell(scores[n]['width_per_step'][k])} "
+                                                f"{_cell(scores[n]['interval_score_per_step'][k])}" for n in names))
+    rows = [("all", {n: scores[n] for n in names}), ("split", {n: scores[n]["split"] for n in names})]
+    rows += [(name, {n: scores[n]["floors"][name] for n in names}) for name in scores[names[0]]["floors"]]
+    for row, values in rows:
+        lines.append(f"{row:>11} " + " ".join(f"{values[n]['coverage']:>12.3f} {_cell(values[n]['width'])} "
+                                              f"{_cell(values[n]['interval_score'])}" for n in names))
+    rate = scores[names[0]]["rate"]
+    lines.append(f"(half-widths tracked through the windows from their validation calibration, rate {rate:g}; score: "
+                 f"interval score, lower is better; split: untracked; floors: their own validation calibration, "
+                 f"tracked)")
     return "\n".join(lines)
 
 
-def long_frame(trained: TrainedModel, panel: Panel, bt: Backtest,
-               widths: dict[float, np.ndarray] | None = None) -> pd.DataFrame:
+def long_frame(trained: TrainedModel, panel: Panel, bt: Backtest, widths: dict[float, np.ndarray] | None = None,
+               *, rate: float = ADAPT_RATE) -> pd.DataFrame:
     """One row per (origin, step, column): [id,] origin, timestamp (or step), column, prediction, actual
-    (original units), then ``lo_80``, ``hi_80`` ... for each interval of ``widths``."""
+    (original units), then ``lo_80``, ``hi_80`` ... for each interval of ``widths`` (split-conformal, (P, C_out)
+    scaled) as :func:`interval_scores` tracks it."""
     spec = trained.spec
-    limits = bounds(trained, bt, widths or {})
+    limits = bounds(trained, bt, tracked_widths(bt, widths or {}, rate=rate))
     frames = []
     for k, series in enumerate(panel.series):
         mask = bt.series == k

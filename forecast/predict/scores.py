@@ -1,4 +1,5 @@
-"""Scale-free errors of a backtest beside MSE/MAE: MAPE and sMAPE (torchmetrics), MASE against the naive forecast."""
+"""Scale-free errors of a backtest beside MSE/MAE: MAPE and sMAPE (torchmetrics), MASE against the naive forecast;
+and the interval score of prediction intervals."""
 
 from __future__ import annotations
 
@@ -38,3 +39,21 @@ def relative_errors(pred: np.ndarray, actual: np.ndarray, naive: np.ndarray) -> 
     return {"mape": mape,
             "smape": float(symmetric_mean_absolute_percentage_error(p, y)),
             "mase": mase}
+
+
+def interval_score(lower: np.ndarray, upper: np.ndarray, actual: np.ndarray, level: float) -> np.ndarray:
+    """The interval score (Winkler 1972; Gneiting & Raftery 2007, eq. 43) of central intervals at ``level``.
+
+    ``(upper - lower) + 2 / (1 - level) * (distance from the actual to the interval when outside)``:
+    width and coverage in one number, lower is better, in the units of the values. Its expectation is
+    smallest for the interval between the true ``(1 - level) / 2`` and ``(1 + level) / 2`` quantiles,
+    so an interval cannot improve it by covering more or less than it should. Infinite bounds score inf.
+
+    Shapes: lower, upper, actual (...) -> (...).
+    """
+    alpha = 1.0 - level
+    below = np.maximum(lower - actual, 0.0)
+    above = np.maximum(actual - upper, 0.0)
+    with np.errstate(invalid="ignore"):  # inf - inf where both bounds are infinite: the width is inf
+        width = np.where(np.isinf(upper) | np.isinf(lower), np.inf, upper - lower)
+    return width + (2.0 / alpha) * (below + above)

@@ -28,7 +28,23 @@ def _row(value: str, index: pd.Index, *, option: str, end: bool) -> int:
         stamp = pd.Timestamp(text)
     except (ValueError, TypeError) as exc:
         raise DataError(f"{option} {value!r}: neither a row number nor a timestamp like 2018-01-01 00:00:00") from exc
-    return int(index.searchsorted(stamp, side="right" if end else "left"))
+    return int(index.searchsorted(_in_zone(stamp, index, option), side="right" if end else "left"))
+
+
+def _in_zone(stamp: pd.Timestamp, index: pd.DatetimeIndex, option: str) -> pd.Timestamp:
+    """``stamp`` comparable with ``index``: a naive one is local time in the index's zone, an aware one converted."""
+    if index.tz is None:
+        if stamp.tz is not None:
+            raise DataError(f"{option} {stamp}: the file's timestamps have no time zone; give the time without an "
+                            f"offset")
+        return stamp
+    if stamp.tz is not None:
+        return stamp.tz_convert(index.tz)
+    try:
+        return stamp.tz_localize(index.tz)
+    except (ValueError, TypeError) as exc:  # the repeated or skipped hour of a daylight-saving change
+        raise DataError(f"{option} {stamp}: not a single time in {index.tz} (a daylight-saving change); give it with "
+                        f"its UTC offset, like {stamp.isoformat()}+01:00") from exc
 
 
 def resolve_span(index: pd.Index, config: dict[str, Any], *, seq_len: int, span: str | None = None,

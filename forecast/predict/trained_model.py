@@ -16,6 +16,7 @@ import pandas as pd
 import torch
 from torch import Tensor, nn
 
+from forecast.data.dialect import Dialect
 from forecast.data.errors import DataError
 from forecast.data.hints import PREDICT
 from forecast.data.known_future import with_known
@@ -91,7 +92,7 @@ class TrainedModel:
     def read(self, path: str | Path | pd.DataFrame, *, fill: FillMethod | None = None,
              timestamp_col: str | None = FROM_CHECKPOINT,
              header: bool | None = None, fill_missing_dates: bool = False, min_rows: int | None = None,
-             what: str | None = None) -> Panel:
+             what: str | None = None, dialect: Dialect | None = None) -> Panel:
         """Read and validate a CSV (or a DataFrame) against the training data's columns, frequency and series.
 
         Args:
@@ -103,6 +104,7 @@ class TrainedModel:
             fill_missing_dates: add the rows missing from the timestamps, filled by ``fill``.
             min_rows: rows each series needs (default ``seq_len``).
             what: what needs ``min_rows``, for the message.
+            dialect: how the file is written (default: as the training file, the checkpoint's).
 
         Returns:
             The panel of usable series (one without an id column). Of many series, those shorter
@@ -122,7 +124,8 @@ class TrainedModel:
         columns = list(spec.input_columns) + list(spec.future_columns)  # the known inputs' history too
         panel = read_panel(path, timestamp_col=ts, columns=columns, id_col=spec.id_col,
                            header=spec.header if header is None else header, fill=fill, freq=spec.freq,
-                           model_freq=spec.freq is not None, fill_missing_dates=fill_missing_dates, hints=PREDICT)
+                           model_freq=spec.freq is not None, fill_missing_dates=fill_missing_dates, hints=PREDICT,
+                           dialect=spec.dialect if dialect is None else dialect)
         needed = spec.seq_len if min_rows is None else min_rows
         what = what or f"the model's input window (seq_len {spec.seq_len})"
         if spec.id_col is None:

@@ -90,9 +90,10 @@ def validation_mse(pl_module: L.LightningModule, datamodule: Any) -> float:
     """
     was_training = pl_module.training
     pl_module.eval()
-    mse = MeanSquaredError().to(pl_module.device)
+    device = next(pl_module.parameters(), torch.empty(0)).device  # in ``setup`` the weights may not be on the trainer's device yet
+    mse = MeanSquaredError().to(device)
     for batch in datamodule.round_val_dataloader():
-        batch = batch._replace(**{k: v.to(pl_module.device) for k, v in batch._asdict().items()})
+        batch = batch._replace(**{k: v.to(device) for k, v in batch._asdict().items()})
         mse.update(pl_module(batch).reshape(-1), batch.y.reshape(-1))
     pl_module.train(was_training)
     return float(mse.compute())

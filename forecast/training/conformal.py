@@ -11,6 +11,18 @@ Assumption: validation and future errors are exchangeable. Coverage is then at l
 average; it degrades when the forecast period drifts from the validation period (trend, regime
 change). The method only needs forecasts and actuals, so it works for every model and backend.
 
+Rolling backtests adapt the calibrated half-widths as the actuals come in (:func:`track_half_widths`):
+online quantile tracking, the score-scale form of adaptive conformal inference (Gibbs & Candès 2021;
+Angelopoulos, Candès & Tibshirani 2023), run separately for every (horizon step, channel). The width
+of step ``p`` starts at the split-conformal half-width ``w0`` and, each time the actual of an earlier
+window's step ``p`` becomes known (``p + 1`` rows after that window's last input), moves by
+``rate * w0 * (miss - (1 - a))``: up by ``rate * w0 * a`` after a miss, down by ``rate * w0 * (1 - a)``
+after a hit. Guarantee, for any sequence of errors (no exchangeability, any drift): with errors
+bounded by ``B``, the share of misses over ``T`` windows is within ``(B + (d + 2) * eta) / (eta * T)``
+of ``1 - a`` (``eta = rate * w0``, ``d`` the feedback delay in windows), since the width stays in
+``[-(d + 1) * eta, B + (d + 1) * eta]``. It is a long-run average over the windows, not a promise for
+any one window, and it is loose for short spans.
+
 Storage: the half-widths for the levels 0.01, 0.02, ..., 0.99 (``LEVELS``), shape (99, P, C_out),
 under ``conformal`` in the checkpoint's recipe (ETTh1 with P=96: 99*96*7 floats, 270 KB), so a level
 must be a whole percent. The scores themselves (n * P * C_out) are not kept: they grow with the data.
@@ -31,6 +43,7 @@ from forecast.io import atomic_path
 
 CONFORMAL_KEY = "conformal"  # in the recipe: {"levels": [...], "half_widths": (K, P, C_out) tensor, "n": int}
 LEVELS = tuple(round(k / 100, 2) for k in range(1, 100))  # the stored grid: 0.01 .. 0.99
+ADAPT_RATE = 0.05  # step of the tracked half-width, as a fraction of its split-conformal start
 
 
 def conformal_quantiles(scores: np.ndarray, levels: Sequence[float]) -> np.ndarray:
@@ -123,3 +136,45 @@ def half_widths(entry: dict[str, Any] | None, levels: Sequence[float], *, source
     stored = [round(a, 2) for a in entry["levels"]]
     table = np.asarray(entry["half_widths"], dtype=np.float64)  # (K, P, C_out)
     return {a: table[stored.index(round(a, 2))] for a in levels}
+
+
+def track_half_widths(errors: np.ndarray, origins: np.ndarray, start: np.ndarray, level: float, *,
+                      rate: float = ADAPT_RATE) -> np.ndarray:
+    """The half-width each window of one series gets from online quantile tracking (module docstring).
+
+    Window ``j`` uses only the errors of earlier windows whose actuals precede its forecast: step ``p``
+    of window ``i`` counts once ``origins[i] + 1 + p <= origins[j]``. A miss is an error above the
+    window's half-width (a negative tracked width counts as 0). An infinite or zero start
+    stays as it is.
+
+    Args:
+        errors: absolute forecast errors, (W, P, C), in the units of ``start``.
+        origins: the last input row of each window, (W,), increasing.
+        start: split-conformal half-widths, (P, C).
+        level: the interval's level ``a`` in (0, 1).
+        rate: the step as a fraction of ``start``.
+
+    Returns:
+        Half-widths, (W, P, C), clipped at 0.
+    """
+    n_win, n_step, _ = errors.shape
+    start = np.asarray(start, dtype=np.float64)
+    finite = np.isfinite(start)
+    eta = np.where(finite, rate * np.where(finite, start, 0.0), 0.0)  # (P, C)
+    current = start.copy()
+    out = np.empty((n_win, *start.shape), dtype=np.float64)
+    steps = np.arange(n_step)
+    # known[j, p]: how many windows have their step-p actual before window j's first forecast row
+    known = np.searchsorted(origins, origins[:, None] - 1 - steps[None, :], side="right")  # (W, P)
+    done = np.zeros(n_step, dtype=np.int64)  # per step, windows already fed back
+    for j in range(n_win):
+        while True:
+            todo = done < known[j]  # (P,)
+            if not todo.any():
+                break
+            ps, ws = steps[todo], done[todo]
+            miss = errors[ws, ps] > np.maximum(out[ws, ps], 0.0)  # (k, C)
+            current[ps] += eta[ps] * (miss - (1.0 - level))
+            done[todo] += 1
+        out[j] = current
+    return np.maximum(out, 0.0)

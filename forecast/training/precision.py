@@ -1,8 +1,9 @@
-"""``trainer.precision``: ``auto`` resolves to ``bf16-mixed`` where the hardware multiplies bf16 natively.
+"""``trainer.precision``: ``auto`` resolves to ``bf16-mixed`` on a CPU that multiplies bf16 natively.
 
-Native bf16 means a CUDA GPU for which ``torch.cuda.is_bf16_supported()`` holds, or a CPU whose flags
-list ``avx512_bf16`` or ``amx_bf16`` (x86, ``/proc/cpuinfo``) or ``bf16`` (ARM's ``Features``). Elsewhere
-bf16 is emulated and slower than fp32, so ``auto`` gives ``32-true``. A few short names are accepted
+Native bf16 on a CPU means flags that list ``avx512_bf16`` or ``amx_bf16`` (x86, ``/proc/cpuinfo``) or
+``bf16`` (ARM's ``Features``); elsewhere bf16 is emulated and slower than fp32. On a CUDA GPU ``auto``
+gives ``32-true``: at this project's model sizes a step is bound by kernel launches, not arithmetic,
+and bf16-mixed measured slower there (docs/performance.md); ``trainer.precision=bf16`` asks for it. A few short names are accepted
 beside Lightning's own: ``fp32``/``32`` -> ``32-true``, ``bf16`` -> ``bf16-mixed``.
 
 The pipeline resolves the value once, before the trainer is built, so ``config.yaml`` and
@@ -38,24 +39,18 @@ def cpu_has_bf16(flags: frozenset[str] | None = None) -> bool:
     return bool((cpu_flags() if flags is None else flags) & CPU_BF16_FLAGS)
 
 
-def cuda_has_bf16() -> bool:
-    """Whether a CUDA device is visible and supports bf16."""
-    import torch
-
-    return bool(torch.cuda.is_available() and torch.cuda.is_bf16_supported())
-
-
 @functools.lru_cache(maxsize=None)
 def auto_precision(accelerator: str) -> str:
-    """``bf16-mixed`` where ``accelerator`` (Lightning's name: auto, cpu, gpu, cuda) has native bf16, else ``32-true``."""
+    """``bf16-mixed`` where ``accelerator`` (Lightning's name: auto, cpu, gpu, cuda) is a CPU with native
+    bf16, else ``32-true`` (a CUDA GPU included)."""
     accelerator = accelerator.lower()
-    if accelerator in ("auto", "gpu", "cuda"):
+    if accelerator in ("gpu", "cuda"):
+        return "32-true"
+    if accelerator == "auto":
         import torch
 
-        if torch.cuda.is_available():
-            return "bf16-mixed" if cuda_has_bf16() else "32-true"
-        if accelerator != "auto":
-            return "32-true"  # Lightning itself refuses a GPU that is not there
+        if torch.cuda.is_available():  # Lightning's auto picks the GPU
+            return "32-true"
     if accelerator in ("auto", "cpu"):
         return "bf16-mixed" if cpu_has_bf16() else "32-true"
     return "32-true"

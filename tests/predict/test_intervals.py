@@ -105,14 +105,21 @@ def test_rolling_coverage_matches_the_long_csv(run_dir: Path, tmp_path: Path, ca
                                   "lo_95", "hi_95"]
     step = (np.arange(len(long)) // len(COLUMNS)) % PRED_LEN  # rows: origin, then step, then column
     for level in ("80", "95"):
-        inside = (long["actual"] >= long[f"lo_{level}"]) & (long["actual"] <= long[f"hi_{level}"])
-        width = long[f"hi_{level}"] - long[f"lo_{level}"]
+        lo, hi, actual = long[f"lo_{level}"], long[f"hi_{level}"], long["actual"]
+        inside = (actual >= lo) & (actual <= hi)
+        width = hi - lo
+        score = width + 2 / (1 - int(level) / 100) * ((lo - actual).clip(lower=0) + (actual - hi).clip(lower=0))
         got = summary["intervals"][level]
         assert got["coverage"] == pytest.approx(inside.mean(), abs=1e-12)
         assert got["width"] == pytest.approx(width.mean(), rel=1e-9)
+        assert got["interval_score"] == pytest.approx(score.mean(), rel=1e-9)
         np.testing.assert_allclose(got["coverage_per_step"], inside.groupby(step).mean().to_numpy(), atol=1e-12)
         np.testing.assert_allclose(got["width_per_step"], width.groupby(step).mean().to_numpy(), rtol=1e-9)
-    assert "cover 80%" in stdout and "width 95%" in stdout
+        np.testing.assert_allclose(got["interval_score_per_step"], score.groupby(step).mean().to_numpy(), rtol=1e-9)
+        assert set(got["split"]) == {"coverage", "width", "interval_score"}
+        assert list(got["floors"]) == ["naive_last", "naive_mean", "ridge_floor"]
+    assert "cover 80%" in stdout and "width 95%" in stdout and "score 95%" in stdout
+    assert any(line.split()[0] == "ridge_floor" for line in stdout.splitlines() if line.strip())
 
 
 def test_api_passes_intervals_through(run_dir: Path, new_csv: Path, tmp_path: Path,
@@ -163,5 +170,6 @@ def test_rolling_level_beyond_the_validation_windows(run_dir: Path, tmp_path: Pa
     assert "Infinity" not in text
     got = json.loads(text)["intervals"]["99"]
     assert got["coverage"] == 1.0 and got["width"] is None and got["width_per_step"] == [None] * PRED_LEN
+    assert got["interval_score"] is None and got["split"]["interval_score"] is None
     assert np.isinf(pd.read_csv(out)["hi_99"]).all()
-    assert "inf" in stdout.splitlines()[-2]
+    assert "inf" in [line for line in stdout.splitlines() if line.split()[:1] == ["all"]][-1]  # the intervals table

@@ -1,11 +1,12 @@
-"""forecast.predict.scores: MAPE, sMAPE and MASE against the naive forecast, checked against their formulas."""
+"""forecast.predict.scores: MAPE, sMAPE and MASE against the naive forecast, checked against their formulas; the
+interval score against its formula and as a proper score."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from forecast.predict.scores import relative_errors
+from forecast.predict.scores import interval_score, relative_errors
 
 
 def test_against_the_formulas() -> None:
@@ -43,3 +44,17 @@ def test_mape_is_undefined_where_an_actual_is_zero() -> None:
     got = relative_errors(pred, actual, actual + 1.0)
     assert got["mape"] is None
     assert got["smape"] == pytest.approx(np.mean([2 * 0.5 / 0.5, 2 * 0.5 / 4.5]))
+
+
+def test_interval_score_is_the_width_plus_the_scaled_miss() -> None:
+    lower, upper = np.array([0.0, 0.0, 0.0, -np.inf]), np.array([2.0, 2.0, 2.0, np.inf])
+    actual = np.array([1.0, -0.5, 3.0, 1.0])
+    # level 0.8: 2 / (1 - 0.8) = 10 per unit outside
+    np.testing.assert_allclose(interval_score(lower, upper, actual, 0.8), [2.0, 2.0 + 5.0, 2.0 + 10.0, np.inf])
+
+
+def test_the_true_quantiles_score_best() -> None:
+    """Normal actuals: the central 80% interval (+-1.2816) has a lower mean score than narrower or wider ones."""
+    actual = np.random.default_rng(8).normal(size=200_000)
+    scores = {k: interval_score(-k * 1.2816, k * 1.2816, actual, 0.8).mean() for k in (0.8, 1.0, 1.25)}
+    assert scores[1.0] < scores[0.8] and scores[1.0] < scores[1.25]

@@ -1,4 +1,5 @@
-"""Split conformal quantiles: the finite-sample rank, infinity when too few windows, coverage, levels."""
+"""Split conformal quantiles: the finite-sample rank, infinity when too few windows, coverage, levels; the
+half-widths tracked online: nominal coverage on exchangeable and on drifting errors, only known actuals used."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ import torch
 from torch.utils.data import DataLoader
 
 from forecast.data.errors import DataError
-from forecast.training.conformal import (LEVELS, calibrate, check_levels, conformal_quantile, half_widths, label,
-                                         validation_scores)
+from forecast.training.conformal import (ADAPT_RATE, LEVELS, calibrate, check_levels, conformal_quantile, half_widths,
+                                         label, track_half_widths, validation_scores)
 
 
 @pytest.mark.parametrize("n", [1, 9, 19, 99, 100, 257])
@@ -116,3 +117,71 @@ def test_validation_scores_leave_the_rng_alone() -> None:
     assert scores.shape == (len(ds), 3, c)
     first = ds[0]
     np.testing.assert_allclose(scores[0], (first.x_enc[-1:].expand(3, -1) - first.y).abs().numpy(), rtol=1e-6)
+
+
+def _sampling_error(level: float, n: int) -> float:
+    """Three standard errors of a share ``level`` estimated from ``n`` independent draws."""
+    return 3 * math.sqrt(level * (1 - level) / n)
+
+
+@pytest.mark.parametrize("level", [0.8, 0.95])
+def test_tracked_and_split_cover_exchangeable_errors_at_the_nominal_rate(level: float) -> None:
+    """i.i.d. errors (validation and test alike): both the split interval and the tracked one cover within
+    sampling error of the level."""
+    rng = np.random.default_rng(4)
+    n_win, n_step, n_col = 1000, 3, 2
+    scale = np.array([[1.0, 2.0], [1.5, 0.5], [3.0, 1.0]])  # (P, C)
+    calib = np.abs(rng.normal(size=(500, n_step, n_col))) * scale
+    errors = np.abs(rng.normal(size=(n_win, n_step, n_col))) * scale
+    start = conformal_quantile(calib, level)
+    tracked = track_half_widths(errors, np.arange(n_win), start, level)
+    tolerance = _sampling_error(level, errors.size)
+    assert abs((errors <= start).mean() - level) < tolerance + 1 / 501  # split: ceil((n+1)a)/(n+1) on average
+    assert abs((errors <= tracked).mean() - level) < tolerance
+    assert np.all(np.abs((errors <= tracked).mean(axis=0) - level) < 3 * tolerance)  # every (step, column)
+
+
+@pytest.mark.parametrize("level", [0.8, 0.95])
+def test_tracking_keeps_the_level_when_the_errors_drift(level: float) -> None:
+    """Errors that grow threefold through the span: the split interval from the calm start under-covers, the
+    tracked one stays within the deterministic bound (B + (d + 2) eta) / (eta T) of the level, per stream."""
+    rng = np.random.default_rng(5)
+    n_win, n_step = 3000, 4
+    growth = np.linspace(1.0, 3.0, n_win)[:, None, None]
+    calib = np.abs(rng.normal(size=(400, n_step, 1)))
+    errors = np.abs(rng.normal(size=(n_win, n_step, 1))) * growth
+    start = conformal_quantile(calib, level)
+    tracked = track_half_widths(errors, np.arange(n_win), start, level)
+    assert (errors <= start).mean() < level - 0.15
+    eta = ADAPT_RATE * start  # (P, 1)
+    delay = np.arange(1, n_step + 1)[:, None]  # step p's feedback arrives p + 1 windows later
+    bound = (errors.max(axis=0) + (delay + 2) * eta) / (eta * n_win)  # (P, 1)
+    per_stream = (errors <= tracked).mean(axis=0)  # (P, 1)
+    assert np.all(np.abs(per_stream - level) <= bound)
+    assert abs((errors <= tracked).mean() - level) < 0.02
+
+
+def test_tracking_uses_only_the_actuals_known_at_each_origin() -> None:
+    """Every 3rd origin: window j's widths do not move when an error not yet known at its origin changes
+    (step p of window i is known once origins[i] + 1 + p <= origins[j]), and do move with a known one."""
+    rng = np.random.default_rng(6)
+    n_win, n_step = 60, 7
+    origins = 3 * np.arange(n_win) + 100
+    errors = np.abs(rng.normal(size=(n_win, n_step, 2)))
+    start = np.ones((n_step, 2))
+    base = track_half_widths(errors, origins, start, 0.8)
+    j = 30
+    unknown = origins[:, None] + 1 + np.arange(n_step)[None, :] > origins[j]  # (W, P)
+    changed = errors.copy()
+    changed[unknown] = 50.0  # every not-yet-known error becomes a miss
+    np.testing.assert_array_equal(track_half_widths(changed, origins, start, 0.8)[:j + 1], base[:j + 1])
+    known = errors.copy()
+    known[~unknown] = 50.0  # every known error becomes a miss: window j's intervals widen
+    assert np.all(track_half_widths(known, origins, start, 0.8)[j] > base[j])
+
+
+def test_tracking_keeps_infinite_and_zero_starts() -> None:
+    errors = np.abs(np.random.default_rng(7).normal(size=(50, 2, 1)))
+    start = np.array([[np.inf], [0.0]])
+    got = track_half_widths(errors, np.arange(50), start, 0.9)
+    assert np.isinf(got[:, 0]).all() and (got[:, 1] == 0).all()

@@ -47,13 +47,14 @@ def test_auto_resolves_on_the_cpu_by_its_flags(monkeypatch: pytest.MonkeyPatch, 
     assert prec.resolve_precision("auto", "gpu") == "32-true"  # no GPU: Lightning refuses it, not this
 
 
-@pytest.mark.parametrize("bf16", [True, False])
-def test_auto_resolves_on_a_cuda_gpu_by_its_bf16_support(monkeypatch: pytest.MonkeyPatch, bf16: bool) -> None:
-    monkeypatch.setattr(prec, "cpu_has_bf16", lambda flags=None: not bf16)  # the GPU decides, not the CPU
+@pytest.mark.parametrize("native_cpu", [True, False])
+def test_auto_gives_fp32_on_a_cuda_gpu_and_asks_the_cpu_only_for_cpu(monkeypatch: pytest.MonkeyPatch,
+                                                                   native_cpu: bool) -> None:
+    monkeypatch.setattr(prec, "cpu_has_bf16", lambda flags=None: native_cpu)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
-    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda *a, **k: bf16)
-    assert prec.resolve_precision("auto", "auto") == ("bf16-mixed" if bf16 else "32-true")
-    assert prec.resolve_precision("auto", "cpu") == ("32-true" if bf16 else "bf16-mixed")  # cpu asked for
+    assert prec.resolve_precision("auto", "auto") == "32-true"
+    assert prec.resolve_precision("auto", "gpu") == "32-true"
+    assert prec.resolve_precision("auto", "cpu") == ("bf16-mixed" if native_cpu else "32-true")
 
 
 @pytest.mark.parametrize(("value", "expected"), [("fp32", "32-true"), (32, "32-true"), ("32", "32-true"),

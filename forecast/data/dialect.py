@@ -1,0 +1,173 @@
+"""How a CSV is written: its separator, number marks, missing-value codes, date order and format, epoch unit and
+time zone, as one typed object.
+
+Every field is one of pandas' own reading options: ``read_csv``'s ``sep``, ``decimal``, ``thousands`` and
+``na_values``, ``to_datetime``'s ``dayfirst``, ``format`` and ``unit``, ``tz_localize``/``tz_convert``'s zone.
+``None`` means "detect it where the file makes the answer clear" (:func:`sniff_sep`, :func:`number_marks`,
+``forecast.data.timestamps``). The reader returns the dialect with the time options it settled filled in
+(a short file may not settle the date order again); the separator and number marks are detected afresh in
+each file, so a CSV written by pandas reads too.
+
+Configured as ``data.sep``, ``data.decimal``, ``data.thousands``, ``data.na_values``, ``data.dayfirst``,
+``data.date_format``, ``data.epoch_unit`` and ``data.tz``; the settled dialect is stored in the checkpoint's
+data spec, so ``forecast-predict`` reads the same kind of file without repeating them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, replace
+from typing import Any, Iterable, Sequence
+
+from forecast.data.errors import DataError
+
+# words for characters awkward on a command line (``data.decimal=comma``); the characters themselves work too
+MARK_WORDS = {"comma": ",", "semicolon": ";", "tab": "\t", "pipe": "|", "dot": ".", "period": ".", "space": " ",
+              "apostrophe": "'"}
+SNIFFED = (";", "\t", "|")  # separators recognised from the header line besides ","
+SEP_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}
+EPOCH_UNITS = ("s", "ms", "us", "ns")
+_COMMA_DECIMAL = re.compile(r"^[+-]?\d*,\d+([eE][+-]?\d+)?$")
+_INTEGER = re.compile(r"^[+-]?\d+$")
+_DOTTED = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+_COMMA_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$")
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """The reading options of a CSV (``None``: detect, or pandas' default where nothing is detected).
+
+    Attributes:
+        sep: the field separator (``read_csv(sep=...)``); None sniffs ``,`` ``;`` tab or ``|`` from the header.
+        decimal: the decimal mark (``read_csv(decimal=...)``); None is ``.``, or ``,`` when a file that is not
+            comma-separated writes every number that way.
+        thousands: the thousands separator (``read_csv(thousands=...)``); None is none, or ``,`` when every
+            number that does not parse is written ``30,531.0``.
+        na_values: cells that mean "missing" besides the empty cell and NaN (``-200``).
+        dayfirst: dates such as ``31/12/2016`` are day-first (``to_datetime(dayfirst=...)``); None takes the
+            order that gives increasing timestamps when only one does.
+        date_format: an explicit ``strftime`` format of the timestamps (``to_datetime(format=...)``).
+        epoch_unit: the timestamps are numbers since 1970-01-01 UTC in this unit (``s``, ``ms``, ``us``, ``ns``;
+            ``to_datetime(unit=...)``); None detects seconds .. nanoseconds from their size.
+        tz: the time zone: naive timestamps are local time there (``tz_localize``: the repeated autumn hour
+            resolved by order); timestamps with UTC offsets and epoch numbers are converted to it
+            (``tz_convert``; UTC when None).
+    """
+
+    sep: str | None = None
+    decimal: str | None = None
+    thousands: str | None = None
+    na_values: tuple[str, ...] = ()
+    dayfirst: bool | None = None
+    date_format: str | None = None
+    epoch_unit: str | None = None
+    tz: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain Python containers (``na_values`` a list)."""
+        d = asdict(self)
+        d["na_values"] = list(self.na_values)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any] | None) -> "Dialect":
+        """Inverse of :meth:`to_dict`; None or ``{}`` is the default dialect."""
+        fields = dict(d or {})
+        fields["na_values"] = tuple(fields.get("na_values") or ())
+        return cls(**fields)
+
+    def number_options(self) -> dict[str, Any]:
+        """``pd.read_csv`` keywords of the number marks and missing-value codes (besides the empty cell)."""
+        return {"decimal": self.decimal or ".", "thousands": self.thousands, "na_values": list(self.na_values)}
+
+    def for_frame(self) -> "Dialect":
+        """This dialect for a DataFrame's cells (numbers as Python writes them): the time options only."""
+        return replace(self, sep=None, decimal=None, thousands=None)
+
+
+def _mark(key: str, value: Any) -> str | None:
+    if value is None:
+        return None
+    text = str(value)
+    return MARK_WORDS.get(text.strip().lower(), text)
+
+
+def dialect_from_settings(*, sep: Any = None, decimal: Any = None, thousands: Any = None, na_values: Any = None,
+                          dayfirst: Any = None, date_format: Any = None, epoch_unit: Any = None,
+                          tz: Any = None) -> Dialect:
+    """The dialect of the ``data.*`` settings, checked: one DataError line naming the bad key.
+
+    ``sep``, ``decimal`` and ``thousands`` take the character or a word (``comma``, ``semicolon``, ``tab``,
+    ``pipe``, ``dot``, ``space``, ``apostrophe``); ``na_values`` a value or a list of values.
+    """
+    sep, decimal, thousands = _mark("sep", sep), _mark("decimal", decimal), _mark("thousands", thousands)
+    if sep is not None and len(sep) != 1:
+        raise DataError(f"data.sep must be one character (or comma, semicolon, tab, pipe), got {sep!r}")
+    for key, value in (("decimal", decimal), ("thousands", thousands)):
+        if value is not None and len(value) != 1:
+            raise DataError(f"data.{key} must be one character (or comma, dot, space, apostrophe), got {value!r}")
+    if decimal is not None and decimal in (sep, thousands):
+        raise DataError(f"data.decimal {decimal!r} is also the {'separator' if decimal == sep else 'thousands mark'}; "
+                        f"give them different characters")
+    if na_values is None:
+        codes: tuple[str, ...] = ()
+    elif isinstance(na_values, (str, int, float)) and not isinstance(na_values, bool):
+        codes = (str(na_values),)
+    elif isinstance(na_values, Iterable):
+        codes = tuple(str(v) for v in na_values)
+    else:
+        raise DataError(f"data.na_values must be a value or a list of values such as [-200], got {na_values!r}")
+    if dayfirst is not None and not isinstance(dayfirst, bool):
+        raise DataError(f"data.dayfirst must be true, false or null (detect), got {dayfirst!r}")
+    if epoch_unit is not None and str(epoch_unit) not in EPOCH_UNITS:
+        raise DataError(f"data.epoch_unit must be one of {', '.join(EPOCH_UNITS)} or null, got {epoch_unit!r}")
+    if tz is not None:
+        check_zone(str(tz))
+    return Dialect(sep=sep, decimal=decimal, thousands=thousands, na_values=codes, dayfirst=dayfirst,
+                   date_format=None if date_format is None else str(date_format),
+                   epoch_unit=None if epoch_unit is None else str(epoch_unit), tz=None if tz is None else str(tz))
+
+
+def check_zone(tz: str) -> None:
+    """Refuse an unknown time zone name with one line."""
+    import pandas as pd
+
+    try:
+        pd.Timestamp("2000-01-01").tz_localize(tz)
+    except Exception as exc:  # noqa: BLE001 - pandas raises several kinds for an unknown zone
+        raise DataError(f"data.tz: unknown time zone {tz!r}; use an IANA name such as Europe/Berlin, "
+                        f"America/New_York or UTC") from exc
+
+
+def sniff_sep(first_line: str) -> str:
+    """The separator of a header line: ``;``, tab or ``|`` when the line has more of it than commas, else ``,``."""
+    counts = {s: first_line.count(s) for s in SNIFFED}
+    best = max(counts, key=lambda s: counts[s])
+    return best if counts[best] > first_line.count(",") else ","
+
+
+def _cells(columns: Sequence[Sequence[str]]) -> list[str]:
+    return [c for col in columns for c in col if c != ""]
+
+
+def number_marks(columns: Sequence[Sequence[str]], *, sep: str, decimal: str | None,
+                 thousands: str | None) -> tuple[str | None, str | None, str]:
+    """The decimal and thousands marks the value cells make clear, and what was detected ("" when nothing).
+
+    Decimal commas: the file is not comma-separated, no mark is given, and every cell is a whole number or one
+    written ``1,5``. Thousands commas: no thousands mark is given, the decimal mark is ``.`` and every cell is a
+    plain number or one written ``30,531.0``.
+
+    Args:
+        columns: the stripped text cells of each value column that did not read as numbers.
+    """
+    cells = _cells(columns)
+    if not cells:
+        return decimal, thousands, ""
+    if decimal is None and thousands is None and sep != ",":
+        if all(_COMMA_DECIMAL.match(c) or _INTEGER.match(c) for c in cells):
+            return ",", thousands, "decimal commas"
+    if thousands is None and decimal in (None, "."):
+        if all(_COMMA_THOUSANDS.match(c) or _DOTTED.match(c) for c in cells):
+            return decimal, ",", "thousands separated by commas"
+    return decimal, thousands, ""

@@ -1,0 +1,246 @@
+"""A CSV's timestamp column as one DatetimeIndex: ISO text, day- or month-first dates, an explicit format, Unix
+times, UTC offsets, and local time with daylight saving (:class:`~forecast.data.dialect.Dialect`).
+
+* Unix times: numbers in the timestamp column read as seconds, milliseconds, microseconds or nanoseconds
+  since 1970-01-01 UTC when their size says which (``data.epoch_unit`` otherwise).
+* Day-first dates (``31/12/2016 23:00``): of the two orders, the one that parses every cell and gives
+  increasing timestamps in every series; both doing so is refused, naming ``data.dayfirst``.
+* Timestamps with UTC offsets (``2021-03-28T01:00:00+01:00`` then ``+02:00``) are converted to ``data.tz``
+  (UTC when unset).
+* Naive timestamps with ``data.tz`` are local time there: the hour that repeats when clocks go back is
+  resolved by the order of the rows, the hour skipped in spring must not occur; the index stays in that zone.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from dataclasses import dataclass, replace
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from forecast.data.dialect import Dialect
+from forecast.data.errors import DataError
+from forecast.data.hints import Hints
+
+TIMESTAMP_NAMES = ("date", "timestamp", "time", "ds", "datetime")  # recognised timestamp columns, any case
+_OFFSET = re.compile(r"(?:Z|[+-]\d{2}:?\d{2})$")
+_YEAR_FIRST = re.compile(r"^\d{4}[-/.]\d")
+_FIELDS = re.compile(r"^(\d{1,2})[-/.](\d{1,2})[-/.]")
+# each unit's numbers from 1973-03 to 2100-01 (1e8 s .. 4.1e9 s): the ranges are three orders of magnitude apart
+_EPOCH = {unit: (1e8 * scale, 4.1e9 * scale) for unit, scale in (("s", 1), ("ms", 1e3), ("us", 1e6), ("ns", 1e9))}
+_FORMAT_EXAMPLE = "'%d.%m.%Y %H:%M'"  # quoted as a Hydra override needs it
+_UNIT_WORDS = {"s": "seconds", "ms": "milliseconds", "us": "microseconds", "ns": "nanoseconds"}
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A parsed timestamp column.
+
+    Attributes:
+        stamps: the timestamps, (N,), tz-aware in ``dialect.tz`` (UTC for offsets and Unix times when unset)
+            or naive.
+        dialect: the dialect with ``dayfirst`` and ``epoch_unit`` settled where they mattered.
+        detected: what was detected, for the reader's one-line note.
+        order_hint: appended to an "unsorted" or "duplicate" refusal: the setting that may explain it.
+    """
+
+    stamps: pd.DatetimeIndex
+    dialect: Dialect
+    detected: tuple[str, ...] = ()
+    order_hint: str = ""
+
+
+def find_timestamp_column(names: Sequence[str]) -> str | None:
+    """The one column named date, timestamp, time, ds or datetime in any case; None when none or several are."""
+    found = [n for n in names if n.strip().lower() in TIMESTAMP_NAMES]
+    return found[0] if len(found) == 1 else None
+
+
+def _epoch_unit(numbers: pd.Series) -> str | None:
+    """The unit every number falls in (1973 .. 2100), or None."""
+    lo, hi = float(numbers.min()), float(numbers.max())
+    units = [u for u, (a, b) in _EPOCH.items() if a <= lo and hi <= b]
+    return units[0] if len(units) == 1 else None
+
+
+def _increasing(stamps: pd.DatetimeIndex, groups: Sequence[np.ndarray]) -> bool:
+    """No NaT, and every series' timestamps non-decreasing in row order."""
+    if stamps.isna().any():
+        return False
+    values = stamps.asi8
+    return all(bool(np.all(np.diff(values[rows]) >= 0)) for rows in groups)
+
+
+def _order_the_fields_say(text: pd.Series) -> bool | None:
+    """True when a first date field exceeds 12 (day-first), False when a second one does, else None."""
+    fields = text.str.extract(_FIELDS).dropna().astype(int)
+    if fields.empty:
+        return None
+    if (fields[0] > 12).any():
+        return True
+    if (fields[1] > 12).any():
+        return False
+    return None
+
+
+def _to_datetime(text: pd.Series, **kwargs: object) -> pd.DatetimeIndex:
+    with warnings.catch_warnings():  # "could not infer format": parsed element-wise, checked by the caller
+        warnings.simplefilter("ignore")
+        try:
+            return pd.DatetimeIndex(pd.to_datetime(text, errors="coerce", **kwargs))
+        except ValueError as exc:  # a bad format directive; unparsable cells are NaT
+            raise DataError(f"data.date_format {kwargs.get('format')!r}: not a date format ({exc}); use strftime "
+                            f"codes such as '%d.%m.%Y %H:%M'") from exc
+
+
+def _refuse_unparsed(stamps: pd.DatetimeIndex, raw: pd.Series, *, col: str, source: str, line: np.ndarray,
+                     how: str, hints: Hints) -> None:
+    bad = np.flatnonzero(np.asarray(stamps.isna()))
+    if bad.size:
+        r = int(bad[0])
+        raise DataError(f"{source}: line {line[r]}: cannot parse timestamp {raw.iloc[r]!r} in column {col!r}{how}; "
+                        f"use ISO format like 2016-07-01 00:00:00, or pass {hints.set('date_format', _FORMAT_EXAMPLE)}"
+                        f" with the file's format")
+
+
+def _epoch(text: pd.Series, *, col: str, dialect: Dialect, source: str, line: np.ndarray,
+           hints: Hints) -> Parsed | None:
+    """Unix times, when ``epoch_unit`` is given or every cell is a number; None otherwise."""
+    numbers = pd.to_numeric(text, errors="coerce")
+    if dialect.epoch_unit is None and (dialect.date_format is not None or numbers.isna().any()):
+        return None
+    if numbers.isna().any():
+        r = int(np.flatnonzero(numbers.isna().to_numpy())[0])
+        raise DataError(f"{source}: line {line[r]}: timestamp {text.iloc[r]!r} in column {col!r} is not a number, but "
+                        f"data.epoch_unit={dialect.epoch_unit} reads the column as Unix times; give every row a number "
+                        f"or leave data.epoch_unit out")
+    unit = dialect.epoch_unit or _epoch_unit(numbers)
+    if unit is None:
+        raise DataError(f"{source}: column {col!r} holds numbers ({text.iloc[0]} .. {text.iloc[-1]}), not dates; if "
+                        f"they are Unix times pass {hints.set('epoch_unit', 's')} (or ms, us, ns), else name the "
+                        f"timestamp column ({hints.timestamp})")
+    try:
+        stamps = pd.DatetimeIndex(pd.to_datetime(numbers, unit=unit, utc=True)).tz_convert(dialect.tz or "UTC")
+    except (ValueError, OverflowError) as exc:  # OutOfBoundsDatetime is a ValueError
+        raise DataError(f"{source}: column {col!r}: the numbers {text.iloc[0]} .. {text.iloc[-1]} are no dates as "
+                        f"{_UNIT_WORDS[unit]} since 1970; set data.epoch_unit to their unit (s, ms, us, ns)") from exc
+    detected = () if dialect.epoch_unit else (f"Unix times in {_UNIT_WORDS[unit]} "
+                                              f"(read as {dialect.tz or 'UTC'})",)
+    return Parsed(stamps, replace(dialect, epoch_unit=unit), detected)
+
+
+def _with_offsets(text: pd.Series, has: np.ndarray, *, col: str, dialect: Dialect, source: str, line: np.ndarray,
+                  hints: Hints) -> Parsed:
+    """Timestamps that carry UTC offsets, converted to one zone."""
+    if not has.all():
+        r = int(np.flatnonzero(~has)[0])
+        with_one = int(np.flatnonzero(has)[0])
+        raise DataError(f"{source}: line {line[r]}: timestamp {text.iloc[r]!r} in column {col!r} has no UTC offset, "
+                        f"but line {line[with_one]} has one ({text.iloc[with_one]!r}); give every timestamp an "
+                        f"offset or none")
+    stamps = _to_datetime(text, utc=True, format=dialect.date_format or "mixed")
+    _refuse_unparsed(stamps, text, col=col, source=source, line=line, how="", hints=hints)
+    offsets = sorted(set(text.str.extract(f"({_OFFSET.pattern})")[0]))
+    shown = ", ".join(offsets[:3]) + (" ..." if len(offsets) > 3 else "")
+    return Parsed(stamps.tz_convert(dialect.tz or "UTC"), dialect,
+                  (f"timestamps with UTC offsets ({shown}), read as {dialect.tz or 'UTC'}",))
+
+
+def _naive(text: pd.Series, groups: Sequence[np.ndarray], *, col: str, dialect: Dialect, source: str,
+           line: np.ndarray, hints: Hints) -> Parsed:
+    """Timestamps without offsets: a format, year-first text, or day/month-first dates (detected)."""
+    if dialect.date_format is not None:
+        stamps = _to_datetime(text, format=dialect.date_format)
+        _refuse_unparsed(stamps, text, col=col, source=source, line=line,
+                         how=f" with data.date_format {dialect.date_format!r}", hints=hints)
+        return Parsed(stamps, dialect)
+    if text.str.match(_YEAR_FIRST).all():
+        stamps = _to_datetime(text, format="mixed")
+        _refuse_unparsed(stamps, text, col=col, source=source, line=line, how="", hints=hints)
+        return Parsed(stamps, dialect)
+    if dialect.dayfirst is not None:
+        stamps = _to_datetime(text, dayfirst=dialect.dayfirst)
+        _refuse_unparsed(stamps, text, col=col, source=source, line=line,
+                         how=f" {'day' if dialect.dayfirst else 'month'}-first", hints=hints)
+        flip = hints.set("dayfirst", str(not dialect.dayfirst).lower())
+        return Parsed(stamps, dialect, order_hint=f" (dates read {'day' if dialect.dayfirst else 'month'}-first; "
+                                                  f"{flip} reads them the other way)")
+    parses = {first: _to_datetime(text, dayfirst=first) for first in (False, True)}
+    good = [first for first, stamps in parses.items() if _increasing(stamps, groups)]
+    both_full = not parses[False].isna().any() and not parses[True].isna().any()
+    if both_full and parses[False].equals(parses[True]):
+        said = _order_the_fields_say(text)
+        detected = ("day-first dates",) if said else ()
+        return Parsed(parses[False], replace(dialect, dayfirst=said), detected)
+    if len(good) == 1:
+        first = good[0]
+        differ = np.asarray(parses[False] != parses[True]) | np.asarray(parses[False].isna() | parses[True].isna())
+        i = int(np.argmax(differ))  # the first cell the two orders read apart
+        return Parsed(parses[first], replace(dialect, dayfirst=first),
+                      (f"{'day' if first else 'month'}-first dates ({text.iloc[i]} is {parses[first][i]}: the only "
+                       f"order giving increasing timestamps)",))
+    if len(good) == 2:
+        raise DataError(f"{source}: the dates in column {col!r} ({text.iloc[0]} .. {text.iloc[-1]}) increase read "
+                        f"day-first and month-first; pass {hints.set('dayfirst', 'true')} or "
+                        f"{hints.set('dayfirst', 'false')}")
+    full = [first for first in (False, True) if not parses[first].isna().any()]
+    if not full:
+        _refuse_unparsed(parses[False], text, col=col, source=source, line=line, how="", hints=hints)
+    first = full[0]
+    flip = hints.set("dayfirst", str(not first).lower())
+    return Parsed(parses[first], replace(dialect, dayfirst=first),
+                  order_hint=f" (dates read {'day' if first else 'month'}-first; if they are "
+                             f"{'month' if first else 'day'}-first pass {flip})")
+
+
+def _localize(parsed: Parsed, groups: Sequence[np.ndarray], *, col: str, source: str, line: np.ndarray) -> Parsed:
+    """Naive local timestamps in ``parsed.dialect.tz``, each series on its own (the repeated hour by row order)."""
+    tz = parsed.dialect.tz
+    assert tz is not None
+    naive = parsed.stamps
+    utc = np.empty(len(naive), dtype=naive.dtype)  # the instants, naive UTC
+    for rows in groups:
+        try:
+            part = naive[rows].tz_localize(tz, ambiguous="infer", nonexistent="NaT")
+        except Exception as exc:  # noqa: BLE001 - pytz/zoneinfo raise several kinds for an ambiguous hour
+            text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise DataError(f"{source}: the timestamps in column {col!r} cannot be placed in {tz} ({text}): the hour "
+                            f"repeated when clocks go back must appear twice, in order; fix the rows around it or "
+                            f"write the timestamps with UTC offsets") from exc
+        skipped = np.flatnonzero(np.asarray(part.isna()))
+        if skipped.size:
+            r = int(rows[skipped[0]])
+            raise DataError(f"{source}: line {line[r]}: timestamp {naive[r]} does not exist in {tz} (the clocks skip "
+                            f"that hour); remove the row or fix its time")
+        utc[rows] = part.tz_convert("UTC").tz_localize(None).to_numpy()
+    return replace(parsed, stamps=pd.DatetimeIndex(utc).tz_localize("UTC").tz_convert(tz))
+
+
+def parse_timestamps(text: pd.Series, groups: Sequence[np.ndarray], *, col: str, dialect: Dialect, source: str,
+                     line: np.ndarray, hints: Hints) -> Parsed:
+    """Parse a timestamp column (cells stripped).
+
+    Args:
+        text: the column's cells, (N,).
+        groups: the rows of each series, in time order.
+        col: the column, for messages.
+        dialect: the reading options (``dayfirst``, ``date_format``, ``epoch_unit``, ``tz``).
+        source: the file, for messages.
+        line: the file line of every row, (N,).
+        hints: the remedies messages name.
+
+    Raises:
+        DataError: an unparsable cell, numbers of no clear epoch unit, offsets on some rows only, dates that
+            increase in both orders, or local times that do not exist or repeat out of order in ``tz``.
+    """
+    epoch = _epoch(text, col=col, dialect=dialect, source=source, line=line, hints=hints)
+    if epoch is not None:
+        return epoch
+    has = text.str.contains(_OFFSET).to_numpy(dtype=bool)
+    if has.any():
+        return _with_offsets(text, has, col=col, dialect=dialect, source=source, line=line, hints=hints)
+    parsed = _naive(text, groups, col=col, dialect=dialect, source=source, line=line, hints=hints)
+    return parsed if dialect.tz is None else _localize(parsed, groups, col=col, source=source, line=line)

@@ -1,0 +1,195 @@
+"""Interval coverage study (issue 41): why split-conformal intervals calibrated on validation over-cover the
+test span, and how candidate calibrations compare on the same windows.
+
+    python studies/interval_runs.py OUT_DIR            # the runs (ETT and five real series, two seeds)
+    python studies/interval_coverage.py OUT_DIR        # backtests them; writes OUT_DIR/interval_coverage.csv
+
+Each finished run is scored once (OUT_DIR/scored/<run>.json); the tables are printed from every run scored.
+
+For every run: a rolling backtest of its validation and test spans (every window), the model's and the
+ridge floor's forecasts, scaled. The validation errors calibrate, the test windows score. Methods, each
+applied to the model and to the ridge floor from that forecaster's own validation errors:
+
+- ``split``: split conformal on every validation window (what training stores; the untracked interval);
+- ``split_late``: split conformal on the later half of the validation windows only (nearer the test);
+- ``aci``: adaptive conformal inference (Gibbs & Candès 2021) on the level: per (step, column) the level
+  ``1 - alpha_t`` of the validation scores' conformal quantile, ``alpha_t += gamma (alpha - miss)`` with each
+  window's feedback once its actual is known, gamma 0.005 (the paper's); ``alpha_t <= 0`` is an infinite
+  interval;
+- ``track_<rate>``: online quantile tracking of the half-width from its split start
+  (:func:`forecast.training.conformal.track_half_widths`, what ``forecast-predict --rolling`` reports at
+  the default rate 0.05).
+
+Coverage: the share of test (window, step, column) actuals inside; width and interval score (Gneiting &
+Raftery) in scaled units, so they average across series. Also written, the causes: coverage of the
+calibration on its own windows, on the later half of validation calibrated on the earlier half, and the
+test / validation ratio of the mean absolute error per horizon step, for the model and the ridge floor
+(fitted on the training rows only, never selected on validation).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from forecast.predict.scores import interval_score
+from forecast.training.conformal import conformal_quantiles, track_half_widths
+
+LEVELS = (0.8, 0.95)
+ACI_GAMMA = 0.005
+RATES = (0.01, 0.05, 0.1)
+
+
+def backtests(run_dir: Path) -> tuple[dict, dict[str, dict[str, np.ndarray]]]:
+    """The run's metrics and ``{span: {model, ridge, actual, origins}}`` for the val and test spans (scaled)."""
+    import forecast
+    from forecast.predict.rolling import run_backtest
+    from forecast.predict.span import resolve_spans
+
+    metrics = json.loads((run_dir / "metrics.json").read_text())
+    fc = forecast.load(run_dir).trained
+    spec = fc.spec
+    data = fc.config["data"]
+    panel = fc.read(data["path"], fill=data.get("fill"))
+    out = {}
+    for span in ("val", "test"):
+        p, spans = resolve_spans(panel, fc.config, seq_len=spec.seq_len, pred_len=spec.pred_len, span=span)
+        bt = run_backtest(fc, p, spans)
+        out[span] = {"model": bt.pred.astype(np.float64), "ridge": bt.ridge_floor.astype(np.float64),
+                     "actual": bt.actual.astype(np.float64), "origins": bt.origins}
+    stored = np.asarray(fc.conformal["half_widths"], dtype=np.float64)[[79, 94]]  # (2, P, C) the checkpoint's
+    errors = np.abs(out["val"]["model"] - out["val"]["actual"])
+    np.testing.assert_allclose(conformal_quantiles(errors, LEVELS), stored, rtol=1e-4, atol=1e-6)
+    return metrics, out
+
+
+def aci_widths(errors: np.ndarray, origins: np.ndarray, calib: np.ndarray, level: float,
+               gamma: float = ACI_GAMMA) -> np.ndarray:
+    """Half-widths (W, P, C) of ACI on the level, with the delayed feedback of track_half_widths."""
+    n = calib.shape[0]
+    ordered = np.sort(calib, axis=0)  # (n, P, C)
+    n_win, n_step, n_col = errors.shape
+    alpha = np.full((n_step, n_col), 1.0 - level)
+    out = np.empty(errors.shape)
+    steps = np.arange(n_step)
+    known = np.searchsorted(origins, origins[:, None] - 1 - steps[None, :], side="right")
+    done = np.zeros(n_step, dtype=np.int64)
+    cols = np.arange(n_col)
+
+    def width(a: np.ndarray) -> np.ndarray:  # (P, C) levels 1 - alpha -> conformal quantile
+        rank = np.ceil((n + 1) * (1.0 - a) - 1e-9).astype(np.int64)
+        w = ordered[np.clip(rank, 1, n) - 1, steps[:, None], cols[None, :]]
+        return np.where(rank > n, np.inf, np.where(a >= 1.0, 0.0, w))
+
+    for j in range(n_win):
+        while True:
+            todo = done < known[j]
+            if not todo.any():
+                break
+            ps, ws = steps[todo], done[todo]
+            miss = errors[ws, ps] > out[ws, ps]
+            alpha[ps] += gamma * ((1.0 - level) - miss)
+            done[todo] += 1
+        out[j] = width(alpha)
+    return out
+
+
+def method_widths(val_err: np.ndarray, test_err: np.ndarray, origins: np.ndarray,
+                  level: float) -> dict[str, np.ndarray]:
+    """``{method: half-widths}``, each (P, C) or (W, P, C), of one forecaster at one level."""
+    split = conformal_quantiles(val_err, [level])[0]
+    late = conformal_quantiles(val_err[len(val_err) // 2:], [level])[0]
+    out = {"split": split, "split_late": late, "aci": aci_widths(test_err, origins, val_err, level)}
+    for rate in RATES:
+        out[f"track_{rate:g}"] = track_half_widths(test_err, origins, split, level, rate=rate)
+    return out
+
+
+def score(errors: np.ndarray, widths: np.ndarray, level: float) -> dict[str, float]:
+    """Coverage, mean width, mean interval score (scaled) and the share of infinite intervals."""
+    w = np.broadcast_to(widths, errors.shape)
+    inside = errors <= w
+    finite = np.isfinite(w)
+    iscore = interval_score(-w, w, errors, level)  # centred on the forecast: the actual at +error
+    return {"coverage": float(inside.mean()), "width": float((2 * w[finite]).mean()) if finite.any() else math.inf,
+            "interval_score": float(iscore.mean()), "infinite": float(1 - finite.mean())}
+
+
+def causes(name: str, seed: int, metrics: dict, bt: dict[str, dict[str, np.ndarray]]) -> list[dict]:
+    """Rows of the cause table: in-sample and half-split validation coverage, test / val error ratios."""
+    rows = []
+    for who in ("model", "ridge"):
+        val = np.abs(bt["val"][who] - bt["val"]["actual"])
+        test = np.abs(bt["test"][who] - bt["test"]["actual"])
+        half = len(val) // 2
+        ratio = test.mean(axis=(0, 2)) / val.mean(axis=(0, 2))  # (P,)
+        row = {"data": name, "seed": seed, "forecaster": who, "kept_start": metrics.get("kept_start"),
+               "val_windows": len(val), "test_windows": len(test),
+               "val_mae": float(val.mean()), "test_mae": float(test.mean()), "ratio": float(test.mean() / val.mean()),
+               "ratio_step1": float(ratio[0]), "ratio_step_mid": float(ratio[len(ratio) // 2]),
+               "ratio_step_last": float(ratio[-1])}
+        for level in LEVELS:
+            w = conformal_quantiles(val, [level])[0]
+            first = conformal_quantiles(val[:half], [level])[0]
+            tag = f"{round(level * 100)}"
+            row[f"in_sample_{tag}"] = float((val <= w).mean())
+            row[f"val_half_{tag}"] = float((val[half:] <= first).mean())
+            row[f"test_{tag}"] = float((test <= w).mean())
+            row[f"q_ratio_{tag}"] = float(np.mean(conformal_quantiles(test, [level])[0] / w))
+        rows.append(row)
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path, help="the OUT_DIR of studies/interval_runs.py")
+    parser.add_argument("--only", nargs="*", default=None, help="run names to score (default: all finished)")
+    args = parser.parse_args()
+    cache = args.out / "scored"
+    cache.mkdir(exist_ok=True)
+    for run_dir in sorted((args.out / "runs").iterdir()):
+        done = cache / f"{run_dir.name}.json"
+        if done.is_file() or not (run_dir / "metrics.json").is_file() or (args.only and run_dir.name not in args.only):
+            continue
+        name, seed = run_dir.name.rsplit("-s", 1)
+        metrics, bt = backtests(run_dir)
+        rows = []
+        origins = bt["test"]["origins"]
+        for who in ("model", "ridge"):
+            val_err = np.abs(bt["val"][who] - bt["val"]["actual"])
+            test_err = np.abs(bt["test"][who] - bt["test"]["actual"])
+            for level in LEVELS:
+                for method, widths in method_widths(val_err, test_err, origins, level).items():
+                    rows.append({"data": name, "seed": int(seed), "forecaster": who, "level": level,
+                                 "method": method, **score(test_err, widths, level)})
+        done.write_text(json.dumps({"rows": rows, "causes": causes(name, int(seed), metrics, bt)}))
+        print(f"{run_dir.name}: scored", file=sys.stderr, flush=True)
+    rows, cause_rows = [], []
+    for done in sorted(cache.glob("*.json")):
+        scored = json.loads(done.read_text())
+        rows += scored["rows"]
+        cause_rows += scored["causes"]
+    table = pd.DataFrame(rows)
+    table.to_csv(args.out / "interval_coverage.csv", index=False)
+    pd.DataFrame(cause_rows).to_csv(args.out / "interval_causes.csv", index=False)
+    pd.set_option("display.width", 250)
+    pd.set_option("display.max_columns", 40)
+    print(pd.DataFrame(cause_rows).round(3).to_string(index=False))
+    model = table[table.forecaster == "model"]
+    wide = model.pivot_table(index=["data", "seed"], columns=["level", "method"], values="coverage")
+    print((100 * wide).round(1).to_string())
+    table["gap"] = (table["coverage"] - table["level"]).abs()
+    summary = table.groupby(["forecaster", "level", "method"]).agg(
+        mean_gap=("gap", "mean"), max_gap=("gap", "max"), interval_score=("interval_score", "mean"),
+        infinite=("infinite", "mean"))
+    print(summary.round(4).to_string())
+
+
+if __name__ == "__main__":
+    main()

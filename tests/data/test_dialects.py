@@ -1,0 +1,370 @@
+"""CSVs as people export them: separators, number marks, missing-value codes, date orders, time zones, Unix times
+and trading days, each read into the same series as the plain file (issue #39)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from forecast.data.datamodule import ForecastDataModule
+from forecast.data.dialect import Dialect, dialect_from_settings, sniff_sep
+from forecast.data.errors import DataError
+from forecast.data.hints import PREDICT
+from forecast.data.reader import Panel, read_panel
+from forecast.data.regular import offset
+from forecast.data.spec import DataSpec
+from forecast.data.time_features import future_index, time_marks
+from tests.conftest import ETTH1
+
+
+def etth1(rows: int = 300) -> pd.DataFrame:
+    return pd.read_csv(ETTH1, nrows=rows)
+
+
+def reference(rows: int = 300) -> pd.DataFrame:
+    """ETTh1's first rows as the plain reader gives them."""
+    return read_panel(ETTH1).series[0].frame.iloc[:rows]
+
+
+def berlin_hours(start: str, end: str) -> pd.DatetimeIndex:
+    return pd.date_range(start, end, freq="h", tz="Europe/Berlin")
+
+
+def hourly(index: pd.DatetimeIndex, stamps: list[str]) -> pd.DataFrame:
+    t = np.arange(len(index), dtype=np.float64)
+    return pd.DataFrame({"date": stamps, "load": 50 + 10 * np.sin(2 * np.pi * t / 24), "OT": 20 + np.cos(t / 7)})
+
+
+# --------------------------------------------------------------------------------- text of the file
+def test_semicolons_and_decimal_commas_are_detected(tmp_path: Path) -> None:
+    csv = tmp_path / "eu.csv"
+    etth1().to_csv(csv, sep=";", decimal=",", index=False)
+    panel = read_panel(csv)
+    pd.testing.assert_frame_equal(panel.series[0].frame, reference())
+    assert panel.notes == (f"{csv}: detected semicolon-separated columns, decimal commas",)
+
+
+def test_explicit_separator_and_decimal_read_the_same(tmp_path: Path) -> None:
+    csv = tmp_path / "eu.csv"
+    etth1().to_csv(csv, sep=";", decimal=",", index=False)
+    settings = dialect_from_settings(sep="semicolon", decimal="comma")
+    assert settings == Dialect(sep=";", decimal=",")
+    panel = read_panel(csv, dialect=settings)
+    pd.testing.assert_frame_equal(panel.series[0].frame, reference())
+    assert panel.notes == ()
+
+
+def test_thousands_commas_are_detected(tmp_path: Path) -> None:
+    frame = etth1()
+    frame["OT"] = (frame["OT"] * 1000).map(lambda v: f"{v:,.3f}")
+    assert frame["OT"].str.contains(",").any()
+    csv = tmp_path / "th.csv"
+    frame.to_csv(csv, index=False)
+    panel = read_panel(csv)
+    np.testing.assert_allclose(panel.series[0].frame["OT"], reference()["OT"] * 1000, rtol=1e-7)
+    assert panel.notes == (f"{csv}: detected thousands separated by commas",)
+
+
+def test_a_number_of_no_clear_mark_names_the_options(tmp_path: Path) -> None:
+    frame = etth1()
+    frame["OT"] = frame["OT"].astype(str)
+    frame.loc[3, "OT"] = "1.234,5"
+    csv = tmp_path / "odd.csv"
+    frame.to_csv(csv, index=False)
+    with pytest.raises(DataError) as err:
+        read_panel(csv)
+    assert str(err.value) == (f"{csv}: line 5: column 'OT' has non-numeric value '1.234,5'; every data column must be "
+                              f"numeric (numbers written 1,5 need data.decimal=comma, 30,531.0 data.thousands=comma)")
+
+
+def test_missing_value_code(tmp_path: Path) -> None:
+    frame = etth1()
+    frame.loc[5, "HULL"] = -200
+    csv = tmp_path / "na.csv"
+    frame.to_csv(csv, index=False)
+    assert read_panel(csv).series[0].frame["HULL"].iloc[5] == -200  # without the option -200 is a value
+    with pytest.raises(DataError) as err:
+        read_panel(csv, dialect=Dialect(na_values=("-200",)))
+    assert str(err.value) == (f"{csv}: line 7: column 'HULL' is missing ('-200.0', one of data.na_values); pass "
+                              f"data.fill=ffill|interpolate to fill the missing cells")
+    filled = read_panel(csv, dialect=dialect_from_settings(na_values=[-200]), fill="interpolate").series[0].frame
+    expected = (frame["HULL"].iloc[4] + frame["HULL"].iloc[6]) / 2
+    assert filled["HULL"].iloc[5] == pytest.approx(expected)
+    pd.testing.assert_frame_equal(filled.drop(index=filled.index[5]), reference().drop(index=filled.index[5]))
+
+
+# ------------------------------------------------------------------------------------ date orders
+def test_day_first_dates_are_the_only_increasing_order(tmp_path: Path) -> None:
+    frame = etth1()
+    frame["date"] = pd.to_datetime(frame["date"]).dt.strftime("%d/%m/%Y %H:%M")
+    csv = tmp_path / "dayfirst.csv"
+    frame.to_csv(csv, index=False)
+    panel = read_panel(csv)
+    pd.testing.assert_frame_equal(panel.series[0].frame, reference())
+    assert panel.dialect.dayfirst is True
+    assert panel.notes[0].startswith(f"{csv}: detected day-first dates (")
+
+
+def test_month_first_is_kept_for_a_day_first_file_it_fits(tmp_path: Path) -> None:
+    """Dates that read increasing both ways are refused, naming the setting that settles them."""
+    frame = etth1(24)  # one day: 01/07/2016 00:00 .. 23:00 increases read either way
+    frame["date"] = pd.to_datetime(frame["date"]).dt.strftime("%d/%m/%Y %H:%M")
+    csv = tmp_path / "oneday.csv"
+    frame.to_csv(csv, index=False)
+    with pytest.raises(DataError) as err:
+        read_panel(csv)
+    assert str(err.value) == (f"{csv}: the dates in column 'date' (01/07/2016 00:00 .. 01/07/2016 23:00) increase "
+                              f"read day-first and month-first; pass data.dayfirst=true or data.dayfirst=false")
+    assert read_panel(csv, dialect=Dialect(dayfirst=True)).series[0].index[0] == pd.Timestamp("2016-07-01")
+    assert read_panel(csv, dialect=Dialect(dayfirst=False)).series[0].index[0] == pd.Timestamp("2016-01-07")
+
+
+def test_the_wrong_order_given_is_named_in_the_refusal(tmp_path: Path) -> None:
+    frame = etth1(300)
+    frame["date"] = pd.to_datetime(frame["date"]).dt.strftime("%m/%d/%Y %H:%M")
+    csv = tmp_path / "us.csv"
+    frame.to_csv(csv, index=False)
+    assert read_panel(csv).dialect.dayfirst is False
+    with pytest.raises(DataError, match=r"cannot parse timestamp '07/13/2016 00:00' in column 'date' day-first"):
+        read_panel(csv, dialect=Dialect(dayfirst=True))
+
+
+def test_date_format(tmp_path: Path) -> None:
+    frame = etth1()
+    frame["date"] = pd.to_datetime(frame["date"]).dt.strftime("%d.%m.%Y %H.%M")
+    csv = tmp_path / "dots.csv"
+    frame.to_csv(csv, index=False)
+    with pytest.raises(DataError) as err:
+        read_panel(csv)
+    assert str(err.value) == (f"{csv}: line 2: cannot parse timestamp '01.07.2016 00.00' in column 'date'; use ISO "
+                              f"format like 2016-07-01 00:00:00, or pass data.date_format='%d.%m.%Y %H:%M' with the "
+                              f"file's format")
+    panel = read_panel(csv, dialect=Dialect(date_format="%d.%m.%Y %H.%M"))
+    pd.testing.assert_frame_equal(panel.series[0].frame, reference())
+
+
+# ------------------------------------------------------------------------------------- time zones
+def test_local_time_with_daylight_saving_needs_the_zone(tmp_path: Path) -> None:
+    index = berlin_hours("2021-03-27", "2021-11-01")  # spring's skipped hour and autumn's repeated one
+    csv = tmp_path / "dst.csv"
+    hourly(index, list(index.strftime("%Y-%m-%d %H:%M:%S"))).to_csv(csv, index=False)
+    text = pd.read_csv(csv)["date"]
+    assert "2021-03-28 02:00:00" not in set(text) and (text == "2021-10-31 02:00:00").sum() == 2
+    repeated = int(np.flatnonzero(text == "2021-10-31 02:00:00")[1]) + 2
+    with pytest.raises(DataError) as err:
+        read_panel(csv)
+    assert str(err.value) == (f"{csv}: line {repeated}: duplicate timestamp 2021-10-31 02:00:00 (also on line "
+                              f"{repeated - 1}); remove or aggregate duplicates; if the file is in local time with "
+                              f"daylight saving, pass data.tz=Europe/Berlin (its zone)")
+    panel = read_panel(csv, dialect=Dialect(tz="Europe/Berlin"))
+    assert panel.freq == "h" and panel.series[0].index.equals(index.rename("date"))
+    with pytest.raises(DataError, match="pass data.tz=Europe/Berlin when training"):
+        read_panel(csv, hints=PREDICT)
+
+
+def test_a_local_time_that_does_not_exist_is_refused(tmp_path: Path) -> None:
+    stamps = [f"2021-03-28 0{h}:00:00" for h in range(5)]  # 02:00 is skipped in Berlin
+    csv = tmp_path / "skip.csv"
+    pd.DataFrame({"date": stamps, "OT": np.arange(5.0)}).to_csv(csv, index=False)
+    with pytest.raises(DataError) as err:
+        read_panel(csv, dialect=Dialect(tz="Europe/Berlin"))
+    assert str(err.value) == (f"{csv}: line 4: timestamp 2021-03-28 02:00:00 does not exist in Europe/Berlin (the "
+                              f"clocks skip that hour); remove the row or fix its time")
+
+
+@pytest.mark.parametrize("tz", [None, "Europe/Berlin", "America/New_York"])
+def test_changing_utc_offsets_convert_to_one_zone(tz: str | None, tmp_path: Path) -> None:
+    index = berlin_hours("2021-03-27", "2021-04-05")
+    csv = tmp_path / "offsets.csv"
+    hourly(index, [t.isoformat() for t in index]).to_csv(csv, index=False)
+    assert pd.read_csv(csv)["date"].str[-6:].nunique() == 2  # +01:00, then +02:00
+    panel = read_panel(csv, dialect=Dialect(tz=tz))
+    assert panel.freq == "h" and panel.series[0].index.equals(index.tz_convert(tz or "UTC").rename("date"))
+    assert panel.notes == (f"{csv}: detected timestamps with UTC offsets (+01:00, +02:00), read as {tz or 'UTC'}",)
+
+
+def test_offsets_on_some_rows_only_are_refused(tmp_path: Path) -> None:
+    csv = tmp_path / "some.csv"
+    pd.DataFrame({"date": ["2021-01-01 00:00+01:00", "2021-01-01 01:00", "2021-01-01 02:00+01:00"],
+                  "OT": [1.0, 2.0, 3.0]}).to_csv(csv, index=False)
+    with pytest.raises(DataError) as err:
+        read_panel(csv)
+    assert str(err.value) == (f"{csv}: line 3: timestamp '2021-01-01 01:00' in column 'date' has no UTC offset, but "
+                              f"line 2 has one ('2021-01-01 00:00+01:00'); give every timestamp an offset or none")
+
+
+def test_unknown_zone_named() -> None:
+    with pytest.raises(DataError, match="data.tz: unknown time zone 'Europe/Paradise'"):
+        dialect_from_settings(tz="Europe/Paradise")
+
+
+# ------------------------------------------------------------------------------------- Unix times
+@pytest.mark.parametrize("unit,per_second", [("s", 1), ("ms", 1000)])
+def test_unix_times_are_detected_from_their_size(unit: str, per_second: int, tmp_path: Path) -> None:
+    frame = etth1()
+    seconds = (pd.to_datetime(frame.pop("date")) - pd.Timestamp("1970-01-01")) // pd.Timedelta(seconds=1)
+    frame.insert(0, "timestamp", seconds * per_second)
+    csv = tmp_path / "epoch.csv"
+    frame.to_csv(csv, index=False)
+    panel = read_panel(csv)
+    assert panel.timestamp_col == "timestamp" and panel.dialect.epoch_unit == unit
+    assert panel.series[0].index.equals(reference().index.tz_localize("UTC").rename("timestamp"))
+    np.testing.assert_array_equal(panel.series[0].frame.to_numpy(), reference().to_numpy())
+
+
+def test_numbers_of_no_clear_unit_name_the_option(tmp_path: Path) -> None:
+    csv = tmp_path / "small.csv"
+    pd.DataFrame({"time": np.arange(50) * 3600, "OT": np.arange(50.0)}).to_csv(csv, index=False)
+    with pytest.raises(DataError) as err:
+        read_panel(csv)
+    assert str(err.value) == (f"{csv}: column 'time' holds numbers (0 .. 176400), not dates; if they are Unix times "
+                              f"pass data.epoch_unit=s (or ms, us, ns), else name the timestamp column (set "
+                              f"data.timestamp_col=NAME, or data.timestamp_col=null for rows without timestamps)")
+    panel = read_panel(csv, dialect=Dialect(epoch_unit="s"))
+    assert panel.series[0].index[1] == pd.Timestamp("1970-01-01 01:00", tz="UTC")
+
+
+# ------------------------------------------------------------------------------------ trading days
+def trading(days: pd.DatetimeIndex) -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    return pd.DataFrame({"Date": days.strftime("%Y-%m-%d"), "Close": 100 + np.cumsum(rng.normal(0, 1, len(days))),
+                         "Volume": np.arange(len(days)) % 7 + 1.0})
+
+
+HOLIDAYS = pd.to_datetime(["2019-01-01", "2019-05-27", "2019-07-04", "2019-12-24", "2019-12-25", "2020-01-01"])
+
+
+def test_trading_days_are_business_days_with_holidays(tmp_path: Path) -> None:
+    days = pd.bdate_range("2019-01-02", "2020-03-31")
+    days = days[~days.isin(HOLIDAYS)]
+    csv = tmp_path / "prices.csv"
+    trading(days).to_csv(csv, index=False)
+    panel = read_panel(csv, timestamp_col="date")
+    assert panel.freq == "B" and panel.timestamp_col == "Date"
+    assert panel.series[0].index.equals(pd.DatetimeIndex(days, name="Date"))  # the rows are the steps
+    assert panel.notes[0] == f"{csv}: detected timestamps in column 'Date', business days (B)"
+    assert panel.notes[1].startswith(f"{csv}: 5 holiday(s) (business days at 'B' without a row: 2019-05-27, "
+                                     f"2019-07-04, 2019-12-24, ...)")
+    assert read_panel(csv, timestamp_col="Date", freq="B").series[0].index.equals(panel.series[0].index)
+    with pytest.raises(DataError, match=r"no timestamp column 'Datum' \(columns: Date, Close, Volume\)"):
+        read_panel(csv, timestamp_col="Datum")  # a name given that is no timestamp name is not guessed
+    filled = read_panel(csv, timestamp_col="Date", fill="ffill", fill_missing_dates=True).series[0]
+    assert len(filled.frame) == len(days) + 5 and filled.index.equals(pd.bdate_range(days[0], days[-1], name="Date"))
+    nxt = future_index(panel.series[0].index[-1], panel.freq, 3)
+    assert list(nxt) == list(pd.to_datetime(["2020-04-01", "2020-04-02", "2020-04-03"]))
+
+
+def test_a_fixed_weekly_pattern_of_days(tmp_path: Path) -> None:
+    days = pd.date_range("2024-01-01", "2024-03-31", freq=pd.offsets.CustomBusinessDay(weekmask="Sun Mon Tue Wed Thu"))
+    days = days.delete(10)
+    csv = tmp_path / "tase.csv"
+    trading(days).to_csv(csv, index=False)
+    panel = read_panel(csv, timestamp_col="Date")
+    assert panel.freq == "C-MonTueWedThuSun" and len(panel.series[0].frame) == len(days)
+    assert panel.notes[1].startswith(f"{csv}: 1 holiday(s)")
+    last = panel.series[0].index[-1]
+    assert last == pd.Timestamp("2024-03-31")  # a Sunday
+    assert list(future_index(last, panel.freq, 5).day_name()) == ["Monday", "Tuesday", "Wednesday", "Thursday",
+                                                                  "Sunday"]
+    assert time_marks(panel.series[0].index, panel.freq).shape == (len(days), 3 + 5)
+
+
+def test_a_long_closure_is_a_gap_not_holidays(tmp_path: Path) -> None:
+    days = pd.bdate_range("2019-01-02", "2019-06-28")
+    days = days[(days < "2019-03-01") | (days > "2019-03-15")]  # two weeks without rows
+    csv = tmp_path / "closed.csv"
+    trading(days).to_csv(csv, index=False)
+    with pytest.raises(DataError, match=r"expects 2019-03-01 00:00:00; 11 row\(s\) missing: pass "
+                                        r"data.fill_missing_dates=true"):
+        read_panel(csv, timestamp_col="Date")
+
+
+def test_daily_data_with_every_weekday_is_not_business_days(tmp_path: Path) -> None:
+    days = pd.date_range("2019-01-01", "2019-03-31", freq="D").delete([20, 40])
+    csv = tmp_path / "daily.csv"
+    trading(days).to_csv(csv, index=False)
+    with pytest.raises(DataError, match=r"1 row\(s\) missing \(and 1 more gap\(s\)\)"):
+        read_panel(csv, timestamp_col="Date")
+
+
+# ----------------------------------------------------------------------------- settings and storage
+@pytest.mark.parametrize("settings,message", [
+    (dict(sep=";;"), "data.sep must be one character (or comma, semicolon, tab, pipe), got ';;'"),
+    (dict(decimal=",", sep=","), "data.decimal ',' is also the separator; give them different characters"),
+    (dict(dayfirst="yes"), "data.dayfirst must be true, false or null (detect), got 'yes'"),
+    (dict(epoch_unit="minutes"), "data.epoch_unit must be one of s, ms, us, ns or null, got 'minutes'"),
+    (dict(na_values={"a": 1}), None),
+])
+def test_bad_settings_are_one_line(settings: dict, message: str | None) -> None:
+    if message is None:  # a mapping is iterable: its keys are the codes
+        assert dialect_from_settings(**settings).na_values == ("a",)
+        return
+    with pytest.raises(DataError) as err:
+        dialect_from_settings(**settings)
+    assert str(err.value) == message
+
+
+def test_sniffing_the_separator() -> None:
+    assert sniff_sep("date;HUFL;HULL\n") == ";" and sniff_sep("date,HUFL\n") == ","
+    assert sniff_sep("a\tb\tc\n") == "\t" and sniff_sep("only\n") == ","
+
+
+def test_the_settled_dialect_is_in_the_spec(tmp_path: Path) -> None:
+    frame = etth1(400)
+    frame["date"] = pd.to_datetime(frame["date"]).dt.strftime("%d/%m/%Y %H:%M")
+    frame = frame.rename(columns={"date": "Date"})
+    csv = tmp_path / "eu.csv"
+    frame.to_csv(csv, sep=";", decimal=",", index=False)
+    dm = ForecastDataModule(path=str(csv), target="OT", seq_len=24, label_len=12, pred_len=6, na_values=-200)
+    dm.setup()
+    spec = dm.spec
+    assert spec.timestamp_col == "Date" and spec.freq == "h"
+    assert spec.dialect == Dialect(na_values=("-200",), dayfirst=True)  # separator and marks detected per file
+    assert DataSpec.from_dict(spec.to_dict()) == spec
+    assert DataSpec.from_dict({k: v for k, v in spec.to_dict().items() if k != "dialect"}).dialect == Dialect()
+    sun_to_thu = pd.date_range("2024-01-05", periods=6, freq=offset("C-SunMonTueWedThu"))
+    assert list(sun_to_thu.day_name().str[:3]) == ["Sun", "Mon", "Tue", "Wed", "Thu", "Sun"]
+
+
+def test_a_separator_that_splits_nothing_names_the_right_one(tmp_path: Path) -> None:
+    csv = tmp_path / "eu.csv"
+    etth1().to_csv(csv, sep=";", decimal=",", index=False)
+    with pytest.raises(DataError) as err:
+        read_panel(csv, dialect=Dialect(sep=","))
+    assert str(err.value) == (f"{csv}: no timestamp column 'date' (columns: date;HUFL;HULL;MUFL;MULL;LUFL;LULL;OT); "
+                              f"the header line holds semicolons: pass data.sep=semicolon")
+
+
+def test_a_bad_date_format_is_one_line() -> None:
+    with pytest.raises(DataError) as err:
+        read_panel(ETTH1, dialect=Dialect(date_format="%Q"))
+    assert str(err.value).startswith("data.date_format '%Q': not a date format (")
+
+
+def test_many_series_in_local_time_each_place_their_repeated_hour(tmp_path: Path) -> None:
+    index = berlin_hours("2021-10-30", "2021-11-01")
+    parts = [hourly(index, list(index.strftime("%d/%m/%Y %H:%M"))).assign(store=s) for s in ("a", "b")]
+    frame = pd.concat(parts).sort_index(kind="stable").reset_index(drop=True)  # interleaved: a, b, a, b ...
+    csv = tmp_path / "stores.csv"
+    frame.to_csv(csv, index=False)
+    panel = read_panel(csv, id_col="store", dialect=Dialect(tz="Europe/Berlin"))
+    assert panel.ids == ["a", "b"] and panel.dialect.dayfirst is True
+    for s in panel.series:
+        assert s.index.equals(index.rename("date"))
+
+
+
+
+def test_an_unsorted_file_names_the_order_it_was_read_in(tmp_path: Path) -> None:
+    frame = etth1()
+    frame["date"] = pd.to_datetime(frame["date"]).dt.strftime("%d/%m/%Y %H:%M")
+    csv = tmp_path / "unsorted.csv"
+    frame.iloc[[0, 1, 2, 5, 4, 3, *range(6, len(frame))]].to_csv(csv, index=False)
+    with pytest.raises(DataError) as err:
+        read_panel(csv)
+    assert str(err.value) == (f"{csv}: line 6: timestamp 2016-07-01 04:00:00 comes before the previous row's "
+                              f"2016-07-01 05:00:00; sort the file by 'date' (dates read day-first; if they are "
+                              f"month-first pass data.dayfirst=false)")
