@@ -12,6 +12,7 @@ from omegaconf import OmegaConf
 from forecast.attention.base import AttentionBackend
 from forecast.runtime import CONF_DIR
 from forecast.core.forecaster import Forecaster, build_forecaster, describe_composition
+from forecast.training.precision import apply_precision
 from tests.conftest import ETTH1, ETTH2, compose_train
 
 DIMS = {"enc_in": 7, "c_out": 7, "n_time_features": 4, "n_future": 0, "seq_len": 96, "label_len": 48, "pred_len": 24,
@@ -52,7 +53,8 @@ def test_group_options_compose(group: str, tmp_path: Path) -> None:
             for sub in (node or {}).values():
                 instantiate(sub)
         elif group == "trainer" and name not in ("gpu", "ddp"):
-            instantiate(node)
+            apply_precision(cfg)  # as the pipeline does: trainer.precision=auto resolved first
+            instantiate(cfg[group])
 
 
 @pytest.mark.parametrize("name", [str(p.relative_to(CONF_DIR / "experiment").with_suffix(""))

@@ -1,10 +1,11 @@
-"""The closed-form floors of a series, and the one of them that validates best."""
+"""The closed-form floors of a series, and the one of them that validation gives evidence for."""
 
 from __future__ import annotations
 
 import logging
 from typing import Any, Iterable, Mapping
 
+import numpy as np
 import torch
 from torch import Tensor, nn
 
@@ -14,6 +15,7 @@ from forecast.baselines.mean import WindowMean
 from forecast.baselines.naive import Naive
 from forecast.baselines.seasonal_naive import SeasonalNaive
 from forecast.core.forecaster import DataDims, ForecasterFactory
+from forecast.training.evidence import Verdict, hac_lag, weigh, window_losses
 
 log = logging.getLogger("forecast")
 RIDGE = "ridge"
@@ -57,13 +59,37 @@ def floor_errors(floors: Mapping[str, nn.Module], batches: Iterable[Any]) -> dic
     return {name: (squared[name] / count, absolute[name] / count) for name in floors}
 
 
+def choose_floor(losses: Mapping[str, np.ndarray], *, lag: int) -> tuple[str, list[Verdict]]:
+    """The floor the validation windows give evidence for, and the comparisons behind it.
+
+    The first floor (``naive``) needs no evidence; every other one is weighed against it
+    (:func:`~forecast.training.evidence.weigh`), and of the first and those whose gain over it is
+    evidence, the one with the lowest validation MSE is chosen (ties: the earlier one).
+
+    Args:
+        losses: ``{floor: per-window validation MSE (W,)}``, the simplest floor first, windows in time order.
+        lag: Newey-West lag (:func:`~forecast.training.evidence.hac_lag`).
+    """
+    names = list(losses)
+    simplest = names[0]
+    if not len(losses[simplest]):
+        raise ValueError("no windows to choose the floor on")
+    verdicts = [weigh(losses[simplest], losses[name], lag=lag, names=(simplest, name)) for name in names[1:]]
+    eligible = [simplest, *(v.challenger for v in verdicts if v.replace)]
+    return min(eligible, key=lambda name: float(np.mean(losses[name]))), verdicts
+
+
 class BestFloor(Baseline):
-    """Forecasts with whichever floor has the lowest validation MSE: naive, window mean, seasonal naive or ridge.
+    """Forecasts with the floor that validation gives evidence for: naive, window mean, seasonal naive or ridge.
 
     The ridge floor is fitted on the training windows (:meth:`fit_closed_form`); the choice is made on
     the validation windows (:meth:`select_on_validation`) and kept in the checkpoint (``choice``).
-    Until then it forecasts with the ridge floor. On a random walk repeating the last value can beat
-    a regression fitted on the training months; on a series with a daily shape the ridge wins.
+    Until then it forecasts with the ridge floor. Repeating the last value (``naive``) is the floor
+    that needs no evidence; another floor may forecast only when its validation gain over it is
+    significant once the overlap of neighbouring windows is accounted for
+    (:func:`forecast.training.evidence.weigh`), and of those the lowest validation MSE wins. On a
+    random walk a regression fitted on the training months can trail the last value, or lead it by
+    noise; on a series with a daily shape the ridge wins by far.
 
     Args:
         dims: the data's sizes.
@@ -77,6 +103,7 @@ class BestFloor(Baseline):
         self.candidates = nn.ModuleDict(candidate_floors(dims, period, ridge or RidgeFloor))
         self.names = list(self.candidates)
         self.register_buffer("choice", torch.tensor(self.names.index(RIDGE)))
+        self.verdicts: list[Verdict] = []
 
     @property
     def chosen(self) -> str:
@@ -88,12 +115,15 @@ class BestFloor(Baseline):
         return self.candidates[RIDGE].fit_closed_form(batches)
 
     def select_on_validation(self, batches: Iterable[Any]) -> None:
-        """Choose the candidate with the lowest MSE over the validation windows (ties: the earlier one)."""
-        errors = floor_errors(self.candidates, batches)
-        best = min(self.names, key=lambda name: errors[name][0])
-        self.choice.fill_(self.names.index(best))
-        log.info("best floor on validation: %s (%s)", best,
-                 ", ".join(f"{name} {mse:.4f}" for name, (mse, _) in errors.items()))
+        """Choose a floor on the validation windows (in window order) by :func:`choose_floor`;
+        :attr:`verdicts` keeps each comparison."""
+        losses = window_losses(dict(self.candidates.items()), batches)
+        chosen, self.verdicts = choose_floor(losses, lag=hac_lag(self.pred_len))
+        self.choice.fill_(self.names.index(chosen))
+        log.info("floor on validation: %s (%s)", chosen,
+                 ", ".join(f"{name} {float(loss.mean()):.4f}" for name, loss in losses.items()))
+        for verdict in self.verdicts:
+            log.info("  %s", verdict.line())
 
     def forward(self, x_enc: Tensor, x_mark_enc: Tensor | None = None, x_mark_dec: Tensor | None = None) -> Tensor:
         """Shapes: x_enc (B, seq_len, C_in), marks (B, seq_len, M), (B, T + P, M) -> (B, pred_len, C_out)."""

@@ -10,8 +10,10 @@ from typing import Any
 
 import lightning as L
 import torch
+import numpy as np
 from torch import Tensor
-from torchmetrics import MeanSquaredError
+
+from forecast.training.evidence import Verdict, hac_lag, weigh, window_losses
 
 log = logging.getLogger("forecast")
 
@@ -21,14 +23,19 @@ class ClosedFormStart(L.Callback):
 
     ``net.fit_closed_form`` runs on every training window in order (the data module's
     ``ordered_train_dataloader``), then ``net.select_on_validation`` on every validation window (a
-    ``BestFloor`` picks the floor that validates best); a checkpoint restored afterwards (resume, or validate/test with
+    ``BestFloor`` picks the floor validation gives evidence for); a checkpoint restored afterwards (resume, or
+    validate/test with
     ``ckpt_path``) overwrites the result with the same values, since the fit is deterministic.
 
     With ``keep_start`` and a closed-form part in a model that also trains (a floor residual), the
-    model as the fit left it (the start) is validated before training on the windows every round's
-    validation scores, and competes with every round: when no round's ``val/loss`` is below the start's, :meth:`on_fit_end` writes the start to
-    ``checkpoints/start.ckpt`` and :attr:`best_path` names it. A resumed run fits and validates the
-    start again, to the same numbers.
+    model as the fit left it (the start) is validated before training, window by window on the windows every round's validation
+    scores, and the
+    trained model replaces it only on evidence: at :meth:`on_fit_end` the best epoch (lowest
+    ``val/loss``) is weighed against the start on the same validation windows
+    (:func:`forecast.training.evidence.weigh`: a Diebold-Mariano test with a Newey-West variance over
+    the overlapping windows, and the gain must hold on their later half). Unless it wins, the start is
+    written to ``checkpoints/start.ckpt`` and :attr:`best_path` names it. A resumed run fits and
+    validates the start again, to the same numbers.
 
     Args:
         keep_start: make the closed-form start a checkpoint candidate.
@@ -39,6 +46,10 @@ class ClosedFormStart(L.Callback):
         start_loss: the start's ``val/loss`` (MSE over the validation windows every round scores); None when
             not a candidate.
         best_path: ``start.ckpt`` when the start was kept, else None.
+        verdict: the start against the best epoch; None when they were not weighed (no epoch beat the
+            start on ``val/loss``, or the start is not a candidate).
+        floor_choice: the floor chosen on validation by a ``BestFloor`` in the model and its comparisons
+            (``{"chosen": name, "comparisons": [Verdict.as_dict(), ...]}``); None without one.
     """
 
     def __init__(self, *, keep_start: bool, checkpoint_dir: str | Path) -> None:
@@ -48,7 +59,10 @@ class ClosedFormStart(L.Callback):
         self.fit_seconds: float | None = None
         self.start_loss: float | None = None
         self.best_path: str | None = None
+        self.verdict: Verdict | None = None
+        self.floor_choice: dict[str, Any] | None = None
         self._start_state: dict[str, Tensor] | None = None
+        self._start_losses: np.ndarray | None = None
 
     def setup(self, trainer: L.Trainer, pl_module: L.LightningModule, stage: str) -> None:
         if self.fitted:
@@ -60,11 +74,14 @@ class ClosedFormStart(L.Callback):
         if rows is None:
             return
         pl_module.net.select_on_validation(datamodule.ordered_dataloader("val"))
+        self.floor_choice = next(({"chosen": m.chosen, "comparisons": [v.as_dict() for v in m.verdicts]}
+                                  for m in pl_module.net.modules() if getattr(m, "verdicts", None)), None)
         self.fit_seconds = time.perf_counter() - started
         log.info("closed-form fit on %s rows in %.2f s", rows, self.fit_seconds)
         trains = any(p.requires_grad for p in pl_module.parameters())
         if stage == "fit" and self.keep_start and trains:
-            self.start_loss = validation_mse(pl_module, datamodule)
+            self._start_losses = validation_losses(pl_module, datamodule)
+            self.start_loss = float(self._start_losses.mean())
             self._start_state = copy.deepcopy(pl_module.state_dict())
             log.info("closed-form start: val/loss %.4f", self.start_loss)
 
@@ -74,26 +91,48 @@ class ClosedFormStart(L.Callback):
         checkpoint = trainer.checkpoint_callback
         trained = checkpoint.best_model_score if checkpoint is not None else trainer.callback_metrics.get("val/loss")
         if trained is not None and self.start_loss > float(trained):
-            return
-        log.info("no round beat the closed-form start on val/loss (%.4f); keeping the start", self.start_loss)
+            if checkpoint is not None and checkpoint.best_model_path:  # the best epoch, not the last
+                state = torch.load(checkpoint.best_model_path, map_location=pl_module.device, weights_only=False)
+                pl_module.load_state_dict(state["state_dict"])
+            datamodule = trainer.datamodule
+            self.verdict = weigh(self._start_losses, validation_losses(pl_module, datamodule),
+                                 lag=hac_lag(int(datamodule.pred_len), int(getattr(datamodule, "eval_stride", 1))),
+                                 names=("the start", "the trained model"))
+            log.info("%s", self.verdict.line())
+            if self.verdict.replace:
+                return
+        else:
+            log.info("no round beat the closed-form start on val/loss (%.4f); keeping the start", self.start_loss)
         pl_module.load_state_dict(self._start_state)
         self.best_path = str(self.checkpoint_dir / "start.ckpt")
         trainer.save_checkpoint(self.best_path)
 
+    def decisions(self) -> dict[str, Any]:
+        """What ``metrics.json`` records of the choices made on validation: ``keep`` (the start against
+        the best epoch: decision, reason, gain, statistic, p-value ...) and ``floor_choice`` (the floor
+        chosen and each comparison); ``{}`` when nothing was chosen."""
+        out: dict[str, Any] = {}
+        if self._start_state is not None:
+            kept = "start" if self.best_path is not None else "trained"
+            out["keep"] = {"decision": kept, **(self.verdict.as_dict() if self.verdict is not None else
+                                                {"reason": "no epoch beat the start on val/loss"})}
+        if self.floor_choice is not None:
+            out["floor_choice"] = self.floor_choice
+        return out
+
 
 @torch.no_grad()
-def validation_mse(pl_module: L.LightningModule, datamodule: Any) -> float:
-    """MSE of ``pl_module`` over the validation windows scored every round, in eval mode, as the task's
-    ``val/loss`` while fitting.
+def validation_losses(pl_module: L.LightningModule, datamodule: Any) -> np.ndarray:
+    """MSE of ``pl_module`` on each validation window every round scores (W,), in window order and eval
+    mode; their mean is the task's ``val/loss`` while fitting.
 
-    Every process reads every window (not its shard), so the number is the same under DDP.
+    Every process reads every window (not its shard), so the numbers are the same under DDP.
     """
     was_training = pl_module.training
     pl_module.eval()
-    device = next(pl_module.parameters(), torch.empty(0)).device  # in ``setup`` the weights may not be on the trainer's device yet
-    mse = MeanSquaredError().to(device)
-    for batch in datamodule.round_val_dataloader():
-        batch = batch._replace(**{k: v.to(device) for k, v in batch._asdict().items()})
-        mse.update(pl_module(batch).reshape(-1), batch.y.reshape(-1))
+    # in ``setup`` the weights may not be on the trainer's device yet
+    device = next(pl_module.parameters(), torch.empty(0)).device
+    losses = window_losses({"model": lambda *marks: pl_module.net(*(m.to(device) for m in marks))},
+                           datamodule.round_val_dataloader())["model"]
     pl_module.train(was_training)
-    return float(mse.compute())
+    return losses

@@ -247,6 +247,7 @@ def run_metrics(run: ComposedRun, evaluation: Evaluation) -> dict[str, Any]:
         "eval_seconds": evaluation.seconds,
         "start/val_loss": closed_form.start_loss,
         "kept_start": closed_form.best_path is not None,
+        **closed_form.decisions(),  # keep: the start against the best epoch; floor_choice: the floors weighed
         "n_params": count_parameters(net),
         "n_trainable_params": sum(p.numel() for p in net.parameters() if p.requires_grad),
         "seed": int(cfg.seed),

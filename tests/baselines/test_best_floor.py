@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
-from forecast.baselines.best_floor import BestFloor, floor_errors
+from forecast.baselines.best_floor import BestFloor, choose_floor, floor_errors
 from forecast.training.pipeline import train
 from forecast.data.batch import Batch
 from tests.conftest import compose_train, tiny_run_overrides
@@ -45,6 +46,20 @@ def test_the_floor_with_the_lowest_validation_mse_forecasts(kind: str, expected:
     torch.testing.assert_close(model(batch.x_enc), model.candidates[expected](batch.x_enc))
 
 
+def test_a_floor_leads_naive_only_with_evidence() -> None:
+    # per-window losses of overlapping windows (moving averages over 24 shocks): the ridge 2.4% under
+    # naive by noise, the seasonal naive 40% under it throughout, the mean above it
+    rng = np.random.default_rng(3)
+    naive = 1.0 + np.convolve(rng.normal(size=1524), np.ones(24) / 24, "valid")[:1500] ** 2  # (1500,)
+    noise = np.convolve(rng.normal(size=1524), np.ones(24) / 24, "valid")[:1500]
+    losses = {"naive": naive, "mean": naive * 1.5, "seasonal_naive": naive * 0.6, "ridge": naive - 0.02 + noise}
+    chosen, verdicts = choose_floor({k: losses[k] for k in ("naive", "mean", "ridge")}, lag=48)
+    assert losses["ridge"].mean() < naive.mean() and chosen == "naive"
+    assert [v.challenger for v in verdicts] == ["mean", "ridge"] and not any(v.replace for v in verdicts)
+    chosen, _ = choose_floor(losses, lag=48)
+    assert chosen == "seasonal_naive"  # eligible, and lower than the (ineligible) ridge
+
+
 def test_the_choice_is_kept_in_the_state(tmp_path: Path) -> None:
     model = BestFloor(dims=SIZES, period=12)
     model.choice.fill_(model.names.index("seasonal_naive"))
@@ -55,7 +70,9 @@ def test_the_choice_is_kept_in_the_state(tmp_path: Path) -> None:
 
 def test_the_default_starts_at_the_best_floor_on_validation(small_csv: Path, tmp_path: Path) -> None:
     ruined = train(compose_train(tiny_run_overrides(small_csv, "task.optimizer.lr=50.0"), tmp_path / "ruined"))
-    best = min(ruined["floors"], key=lambda name: ruined["floors"][name]["val/mse"])
+    best = ruined["floor_choice"]["chosen"]
+    weighed = [c["challenger"] for c in ruined["floor_choice"]["comparisons"]]
+    assert weighed == [name for name in ruined["floors"] if name != "naive"]  # from the simplest floor up
     assert ruined["kept_start"]
     assert ruined["start/val_loss"] == pytest.approx(ruined["floors"][best]["val/mse"], rel=1e-5)
     assert ruined["test/mse"] == pytest.approx(ruined["floors"][best]["test/mse"], rel=1e-5)

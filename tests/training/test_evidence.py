@@ -1,0 +1,90 @@
+"""The evidence rule: the Diebold-Mariano statistic with a Newey-West variance, its p-value, and the verdict."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from forecast.training.evidence import (degrees_of_freedom, diebold_mariano, hac_lag, newey_west_variance,
+                                        student_t_sf, weigh)
+
+
+def overlapping_losses(rng: np.random.Generator, n: int, horizon: int, shift: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per-window losses of two forecasters whose differences are a moving sum over ``horizon`` shocks
+    (as overlapping windows give), the challenger's lower by ``shift`` on average."""
+    shocks = rng.normal(size=n + horizon)
+    d = np.convolve(shocks, np.ones(horizon) / math.sqrt(horizon), "valid")[:n] + shift  # (n,)
+    incumbent = 2.0 + np.abs(rng.normal(size=n))
+    return incumbent, incumbent - d
+
+
+def test_newey_west_variance_is_the_bartlett_weighted_sum_of_autocovariances() -> None:
+    d = np.array([1.0, -2.0, 0.5, 3.0, -1.0, 0.0, 2.0])
+    c = d - d.mean()
+    gamma = [float(c[k:] @ c[:len(c) - k]) / len(c) for k in range(3)]
+    assert newey_west_variance(d, 2) == pytest.approx(gamma[0] + 2 * (2 / 3) * gamma[1] + 2 * (1 / 3) * gamma[2])
+    assert newey_west_variance(d, 0) == pytest.approx(gamma[0])
+
+
+def test_the_statistic_equals_statsmodels_hac_t_value() -> None:
+    sm = pytest.importorskip("statsmodels.api")
+    rng = np.random.default_rng(3)
+    incumbent, challenger = overlapping_losses(rng, 400, 12, 0.1)
+    statistic, _ = diebold_mariano(incumbent, challenger, lag=24)
+    d = incumbent - challenger
+    fit = sm.OLS(d, np.ones(len(d))).fit(cov_type="HAC", cov_kwds={"maxlags": 24, "use_correction": False})
+    assert statistic == pytest.approx(float(fit.tvalues[0]), rel=1e-10)
+
+
+def test_student_t_tail_matches_scipy() -> None:
+    stats = pytest.importorskip("scipy.stats")
+    for t, df in [(0.3, 1), (2.0, 4), (-1.5, 3), (5.0, 57), (1.7, 30), (12.0, 2)]:
+        assert student_t_sf(t, df) == pytest.approx(float(stats.t.sf(t, df)), rel=1e-9, abs=1e-15)
+
+
+def test_overlap_is_accounted_for_a_gain_iid_counting_would_call_significant_is_not() -> None:
+    # 1,500 windows whose loss differences are a moving sum over 24 shocks: ~60 independent looks
+    rng = np.random.default_rng(0)
+    incumbent, challenger = overlapping_losses(rng, 1500, 24, 0.2)
+    naive_t = float(np.mean(incumbent - challenger) / (np.std(incumbent - challenger) / math.sqrt(1500)))
+    assert naive_t > 4  # counting every window as a look: "significant" (p < 1e-5)
+    verdict = weigh(incumbent, challenger, lag=hac_lag(24))
+    assert verdict.gain > 0 and verdict.p_value > verdict.alpha and not verdict.replace
+    assert verdict.line().startswith("kept the start over the model: the model's")
+    assert "not significant" in verdict.line()
+
+
+def test_false_replacements_stay_near_alpha_under_no_difference() -> None:
+    rng = np.random.default_rng(1)
+    verdicts = [weigh(*overlapping_losses(rng, 800, 12, 0.0), lag=hac_lag(12)) for _ in range(300)]
+    assert sum(v.replace for v in verdicts) / 300 <= 1.3 * verdicts[0].alpha
+
+
+def test_a_real_gain_is_kept() -> None:
+    rng = np.random.default_rng(2)
+    incumbent, challenger = overlapping_losses(rng, 1500, 24, 1.0)
+    verdict = weigh(incumbent, challenger, lag=hac_lag(24), names=("naive", "ridge"))
+    assert verdict.replace and verdict.p_value < 1e-3
+    assert verdict.line().startswith("ridge replaces naive: ridge's")
+
+
+def test_a_gain_lost_on_the_later_half_is_not_kept() -> None:
+    incumbent = np.full(400, 1.0)
+    challenger = np.concatenate([np.full(200, 0.2), np.full(200, 1.05)])  # great early, worse late
+    challenger = challenger + 0.01 * np.sin(np.arange(400))
+    verdict = weigh(incumbent, challenger, lag=4)
+    assert verdict.gain > 0 and verdict.later_gain < 0 and not verdict.replace
+    assert "does not hold on the later half" in verdict.line() or "not significant" in verdict.line()
+    assert weigh(incumbent, challenger, lag=4, confirm_later=False).replace == (verdict.p_value < verdict.alpha)
+
+
+def test_degenerate_differences() -> None:
+    same = np.linspace(1, 2, 50)
+    assert diebold_mariano(same, same, lag=3) == (0.0, 1.0)
+    statistic, p = diebold_mariano(same, same - 0.1, lag=3)  # better everywhere by the same amount
+    assert statistic == math.inf and p == 0.0
+    assert degrees_of_freedom(50, 4) == 9 and degrees_of_freedom(5, 12) == 1
+    with pytest.raises(ValueError, match="differ in shape"):
+        weigh(same, same[:10], lag=2)

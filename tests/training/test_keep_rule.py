@@ -1,0 +1,55 @@
+"""The keep rule through a training run, on generated series whose answer is known (a tiny default model)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from forecast.training.pipeline import train
+from tests.conftest import compose_train, tiny_run_overrides
+
+N_ROWS = 1000
+TRAINING = ["data.features=S", "trainer.max_epochs=2", "trainer.limit_train_batches=10", "task.optimizer.lr=1e-2"]
+
+
+def series_csv(path: Path, values: np.ndarray) -> Path:
+    dates = pd.date_range("2020-01-01", periods=len(values), freq="h")
+    pd.DataFrame({"date": dates, "OT": values}).to_csv(path, index=False)
+    return path
+
+
+def run(csv: Path, out: Path, *extra: str) -> dict:
+    overrides = [o for o in tiny_run_overrides(csv) if not o.startswith("data.features")]
+    return train(compose_train([*overrides, *TRAINING, *extra], out))
+
+
+def test_on_a_random_walk_the_floor_is_kept(tmp_path: Path) -> None:
+    walk = np.cumsum(np.random.default_rng(0).normal(size=N_ROWS))
+    metrics = run(series_csv(tmp_path / "walk.csv", walk), tmp_path / "run")
+    chosen = metrics["floor_choice"]["chosen"]
+    assert chosen == "naive"  # nothing beats repeating the last value with evidence
+    assert metrics["kept_start"] and metrics["keep"]["decision"] == "start"
+    assert Path(metrics["checkpoint"]).name == "start.ckpt"
+    assert metrics["test/mse"] == pytest.approx(metrics["floors"][chosen]["test/mse"], rel=1e-5)
+    keep = metrics["keep"]
+    if "gain" in keep:  # an epoch did beat the start on validation; the rule found it no evidence
+        assert keep["p_value"] >= keep["alpha"] or keep["later_gain"] <= 0
+        assert keep["reason"].startswith("kept the start over the trained model")
+
+
+def test_structure_the_floors_miss_keeps_the_trained_model(tmp_path: Path) -> None:
+    # a 10-step cycle whose amplitude drifts over 97 steps: no daily season, and the ridge is held
+    # back to (almost) the last value by alpha 1e6, so the floors miss the cycle and the residual learns it
+    t = np.arange(N_ROWS)
+    cycle = np.sin(2 * np.pi * t / 10) * (1 + 0.5 * np.sin(2 * np.pi * t / 97))
+    values = cycle + 0.1 * np.random.default_rng(0).normal(size=N_ROWS)
+    metrics = run(series_csv(tmp_path / "cycle.csv", values), tmp_path / "run", "model.floor.ridge.alpha=1e6")
+    keep = metrics["keep"]
+    assert not metrics["kept_start"] and keep["decision"] == "trained"
+    assert keep["p_value"] < keep["alpha"] and keep["gain"] > 0.2 and keep["later_gain"] > 0
+    assert keep["reason"].startswith("the trained model replaces the start")
+    start_test = metrics["floors"][metrics["floor_choice"]["chosen"]]["test/mse"]
+    assert metrics["test/mse"] < 0.8 * start_test
