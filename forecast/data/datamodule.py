@@ -5,15 +5,14 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Annotated, Any, Sequence
 
 import lightning as L
 import numpy as np
 import pandas as pd
 from sklearn.preprocessing import StandardScaler
 import torch.distributed as dist
-from lightning.pytorch.overrides.distributed import UnrepeatedDistributedSampler
-from torch.utils.data import DataLoader, DistributedSampler
+from lightning.pytorch.trainer.states import TrainerFn
 
 from forecast.data.dialect import dialect_from_settings
 from forecast.data.errors import DataError
@@ -23,7 +22,10 @@ from forecast.data.reader import DATAFRAME, FillMethod, Series, read_panel
 from forecast.data.spec import DataSpec, Features, Scaler
 from forecast.data.splits import SPLITS, RowRange, fits_every_split, n_windows, split_ranges
 from forecast.data.time_features import n_continuous_features, time_marks
-from forecast.data.windows import ConcatWindows, WindowDataset, as_tensor
+from forecast.data.index import WindowIndex, fixed_sample, stride_under_cap
+from forecast.data.sampler import OrderedIds, StreamLoader, WindowStream
+from forecast.data.settings import check_settings
+from forecast.data.windows import as_tensor
 
 
 def _distributed() -> bool:
@@ -47,24 +49,35 @@ class SeriesRows:
     ranges: dict[str, RowRange]
 
 
-def _check_setting(key: str, value: Any, kind: type | tuple[type, ...], what: str, *, none: bool = False) -> None:
-    """Refuse a wrongly typed ``data.<key>`` with one line (bool is no int here)."""
-    if value is None and none:
-        return
-    ok = isinstance(value, kind) and not (isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple)
-                                                                                   else (kind,)))
-    if not ok:
-        raise DataError(f"data.{key} must be {what}{' or null' if none else ''}, got {value!r}; "
-                        f"set data.{key}=<{what}>")
-
-
 def _name(value: Any) -> str | None:
     """A column name from the config (``data.target=3`` arrives as an int)."""
     return None if value is None else str(value)
 
 
+def _moments(rows: np.ndarray, scale: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and std (ddof 0) of training rows, (C,) each, as ``StandardScaler`` gives them: a constant
+    column (variance within rounding of 0) gets std 1; ``scale`` False gives 0 and 1."""
+    if not scale or rows.shape[1] == 0:
+        return np.zeros(rows.shape[1]), np.ones(rows.shape[1])
+    n, eps = len(rows), np.finfo(np.float64).eps
+    mean, var = rows.mean(axis=0), rows.var(axis=0)
+    std = np.sqrt(var)
+    std[var <= n * eps * var + (n * mean * eps) ** 2] = 1.0
+    return mean, std
+
+
+def _rank_world() -> tuple[int, int]:
+    """This process and the number of processes (0, 1 without DDP)."""
+    return (dist.get_rank(), dist.get_world_size()) if _distributed() else (0, 1)
+
+
+Column = Annotated[str | int, "a column name"]
+# how the file is written: checked by forecast.data.dialect, in its own words
+DIALECT_KEYS = ("sep", "decimal", "thousands", "na_values", "dayfirst", "date_format", "epoch_unit", "tz")
+
+
 class ForecastDataModule(L.LightningDataModule):
-    """Reads one CSV, splits it, scales it with training rows only and serves windows.
+    """Reads one CSV or Parquet file, splits it, scales it with training rows only and serves windows.
 
     A file may hold many series (``id_col``): one model trains on the windows of every series, no
     window crosses two series, and each series is split by time on its own (``borders``/``ratios``
@@ -72,8 +85,8 @@ class ForecastDataModule(L.LightningDataModule):
     note.
 
     Args:
-        path: CSV file: numeric columns, with a timestamp column unless ``timestamp_col`` is None; or a
-            DataFrame of the same columns (:func:`forecast.api.train` passes one), named ``<DataFrame>``.
+        path: CSV or Parquet file: numeric columns, with a timestamp column unless ``timestamp_col`` is None;
+            or a DataFrame of the same columns (:func:`forecast.api.train` passes one), named ``<DataFrame>``.
         target: the target column (``OT`` for ETT).
         features: ``M`` all columns to all, ``S`` target to target, ``MS`` all columns to target.
         timestamp_col: timestamp column name; None reads rows as consecutive steps (no calendar features).
@@ -86,14 +99,15 @@ class ForecastDataModule(L.LightningDataModule):
         borders: ``[train_end, val_end, test_end]`` rows (of each series); ``None`` uses ``ratios``.
         ratios: train/val/test fractions when no borders are given.
         scale: standardise with training-row statistics.
-        batch_size: training batch size (shuffled, last partial batch dropped).
+        batch_size: training windows per step and process, drawn by a seeded stream of passes over every
+            training window (:class:`~forecast.data.sampler.WindowStream`; a pass's partial last batch dropped).
         eval_batch_size: validation/test batch size (every window kept); default ``batch_size``.
         num_workers: DataLoader workers.
         fill: fill missing cells (empty, NaN, infinite; ``ffill`` or ``interpolate``) instead of refusing them.
         train_stride: step between training window origins (1 = every window).
         eval_stride: step between validation and test window origins (1 = every window, as the
             papers score); the floors are scored on the same windows.
-        seed: shuffling seed of the distributed training sampler (DDP).
+        seed: seed of the training stream and of the validation sample.
         header: the file's first line names the columns; False names them ``0 … n-1``.
         id_col: the column naming each row's series (many series in one file), or None.
         scaler: with ``id_col``: ``series`` scales each series with its own training rows, ``global``
@@ -106,50 +120,48 @@ class ForecastDataModule(L.LightningDataModule):
             ``id_col``.
         sep, decimal, thousands, na_values, dayfirst, date_format, epoch_unit, tz: how the file is written
             (:class:`~forecast.data.dialect.Dialect`; None detects where the file makes it clear).
+        val_max_windows: most validation windows scored after each training round: a fixed seeded
+            sample when there are more (None: every one).
+        eval_max_windows: most windows the final validation and test score: a file with more scores them
+            at the smallest stride (above ``eval_stride``) that stays under it (None: every window).
+        fit_max_windows: most training windows the closed-form fits (the floors, a floor inside the model)
+            take: a file with more fits them on every k-th window of each series (None: every window).
 
-    The loaders bring their own distributed samplers (run the trainer with
-    ``use_distributed_sampler=False``): shuffled shards for training, unpadded shards for
-    validation and test.
+    Windows are integer ids over one float32 copy of the values (:class:`~forecast.data.index.WindowIndex`);
+    a batch is one gather. The loaders bring their own distributed sharding (run the trainer with
+    ``use_distributed_sampler=False``): each process takes its slice of every global training batch, and
+    unpadded shards of the validation and test windows.
     """
 
-    def __init__(self, *, path: str | Path | pd.DataFrame, target: str = "OT", features: Features = "M",
-                 timestamp_col: str | None = "date",
-                 columns: Sequence[str] | None = None, seq_len: int = 96, label_len: int = 48, pred_len: int = 24,
-                 freq: str | None = None, borders: Sequence[int] | None = None,
-                 ratios: Sequence[float] = (0.7, 0.1, 0.2), scale: bool = True, batch_size: int = 32,
-                 eval_batch_size: int | None = None, num_workers: int = 0, fill: FillMethod | None = None,
-                 train_stride: int = 1, seed: int = 0, header: bool = True, id_col: str | None = None,
-                 scaler: Scaler = "series", fill_missing_dates: bool = False, eval_stride: int = 1,
-                 future_columns: Sequence[str] | str | None = None, sep: str | None = None,
-                 decimal: str | None = None, thousands: str | None = None,
-                 na_values: Sequence[str] | str | None = None, dayfirst: bool | None = None,
-                 date_format: str | None = None, epoch_unit: str | None = None, tz: str | None = None) -> None:
+    def __init__(self, *, path: Annotated[str | Path | pd.DataFrame, "a file path"], target: Column = "OT", features: Features = "M",
+                 timestamp_col: Column | None = "date", columns: Sequence[str] | None = None, seq_len: int = 96,
+                 label_len: int = 48, pred_len: int = 24,
+                 freq: Annotated[str | None, "a pandas frequency such as h, 15min, D"] = None,
+                 borders: Annotated[Sequence[int] | None, "a list [train_end, val_end, test_end]"] = None,
+                 ratios: Annotated[Sequence[float], "a list [train, val, test] of fractions"] = (0.7, 0.1, 0.2),
+                 scale: bool = True, batch_size: int = 32, eval_batch_size: int | None = None, num_workers: int = 0,
+                 fill: FillMethod | None = None, train_stride: int = 1, seed: int = 0, header: bool = True,
+                 id_col: Column | None = None, scaler: Scaler = "series", fill_missing_dates: bool = False,
+                 eval_stride: int = 1,
+                 future_columns: Annotated[Sequence[str] | str | None, "a list of column names"] = None,
+                 val_max_windows: int | None = 4096, eval_max_windows: int | None = 20_000,
+                 fit_max_windows: int | None = 200_000, sep: str | None = None, decimal: str | None = None,
+                 thousands: str | None = None, na_values: Sequence[str] | str | None = None,
+                 dayfirst: bool | None = None, date_format: str | None = None, epoch_unit: str | None = None,
+                 tz: str | None = None) -> None:
         super().__init__()
+        check_settings(ForecastDataModule.__init__, {k: v for k, v in locals().items()
+                                                     if k not in ("self", "__class__", *DIALECT_KEYS)})
         self.dialect = dialect_from_settings(sep=sep, decimal=decimal, thousands=thousands, na_values=na_values,
                                              dayfirst=dayfirst, date_format=date_format, epoch_unit=epoch_unit, tz=tz)
-        for key, value in (("seq_len", seq_len), ("label_len", label_len), ("pred_len", pred_len),
-                           ("batch_size", batch_size), ("num_workers", num_workers), ("train_stride", train_stride),
-                           ("eval_stride", eval_stride), ("seed", seed)):
-            _check_setting(key, value, int, "an integer")
-        _check_setting("eval_batch_size", eval_batch_size, int, "an integer", none=True)
-        for key, value in (("scale", scale), ("header", header), ("fill_missing_dates", fill_missing_dates)):
-            _check_setting(key, value, bool, "true or false")
-        _check_setting("path", path, (str, Path, pd.DataFrame), "a file path")
-        _check_setting("freq", freq, str, "a pandas frequency such as h, 15min, D", none=True)
-        _check_setting("borders", borders, Sequence, "a list [train_end, val_end, test_end]", none=True)
-        _check_setting("ratios", ratios, Sequence, "a list [train, val, test] of fractions")
-        if isinstance(borders, str) or isinstance(ratios, str):
-            raise DataError(f"data.{'borders' if isinstance(borders, str) else 'ratios'} must be a list, "
-                            f"got {borders if isinstance(borders, str) else ratios!r}")
-        if features not in ("M", "S", "MS"):
-            raise DataError(f"data.features must be M, S or MS, got {features!r}")
-        if fill not in (None, "ffill", "interpolate"):
-            raise DataError(f"data.fill must be ffill, interpolate or null, got {fill!r}")
-        if scaler not in ("series", "global"):
-            raise DataError(f"data.scaler must be series or global, got {scaler!r}")
         if min(seq_len, pred_len) < 1 or not 0 <= label_len <= seq_len:
             raise DataError(f"need seq_len >= 1, pred_len >= 1 and 0 <= label_len <= seq_len; got seq_len={seq_len}, "
                             f"label_len={label_len}, pred_len={pred_len}")
+        for key, value in (("batch_size", batch_size), ("train_stride", train_stride), ("eval_stride", eval_stride),
+                           ("val_max_windows", val_max_windows), ("eval_max_windows", eval_max_windows),
+                           ("fit_max_windows", fit_max_windows)):
+            if value is not None and value < 1:
+                raise DataError(f"data.{key} must be at least 1, got {value}; set data.{key}=<a positive integer>")
         self.frame = path if isinstance(path, pd.DataFrame) else None
         self.path = Path(DATAFRAME) if self.frame is not None else Path(path)
         self.target, self.features, self.timestamp_col = _name(target), features, _name(timestamp_col)
@@ -168,12 +180,19 @@ class ForecastDataModule(L.LightningDataModule):
         self.seed = seed
         self.header, self.id_col, self.scaler = header, _name(id_col), scaler
         self.fill_missing_dates = fill_missing_dates
-        _check_setting("future_columns", future_columns, (Sequence, str), "a list of column names", none=True)
+        self.val_max_windows, self.eval_max_windows = val_max_windows, eval_max_windows
+        self.fit_max_windows = fit_max_windows
+        self.round_cap: int | None = None  # set_round_cap: most steps in a training round (None: an epoch)
+        self._stream: WindowStream | None = None  # the training stream of the running fit
+        self._resume_drawn = 0  # its cursor in the checkpoint a fit resumes from
         named = [future_columns] if isinstance(future_columns, str) else list(future_columns or [])
         self.future_columns = check_future_columns(named, target=self.target, id_col=self.id_col)
         self.spec: DataSpec | None = None
-        self.datasets: dict[str, WindowDataset | ConcatWindows] = {}
-        self.every_train_window: WindowDataset | ConcatWindows | None = None  # stride 1, for closed-form fits
+        self.datasets: dict[str, WindowIndex] = {}  # train (train_stride), val and test (eval_strides)
+        self.every_train_window: WindowIndex | None = None  # stride 1, for closed-form fits
+        self.eval_strides: dict[str, int] = {}  # the stride of the val and test windows scored in the end
+        self.round_val: WindowIndex | None = None  # validation windows at eval_stride, of which ...
+        self.round_val_ids: np.ndarray | None = None  # ... these are scored every round, (V,)
         self.ranges: dict[str, RowRange] = {}
         self.slices: list[SeriesRows] = []
         self.index: pd.Index | None = None
@@ -206,13 +225,17 @@ class ForecastDataModule(L.LightningDataModule):
                             f"set data.target")
         targets = [self.target] if self.features in ("S", "MS") else inputs
         kept = self._usable(panel.series)
-        values = [s.frame[inputs].to_numpy(dtype=np.float64) for s in kept]  # (N_s, C_in) each
-        known = [s.frame[self.future_columns].to_numpy(dtype=np.float64) for s in kept]  # (N_s, K) each
+        names = list(kept[0].frame.columns)
+        at_inputs, at_known = [names.index(c) for c in inputs], [names.index(c) for c in self.future_columns]
+        tables = [s.frame.to_numpy(dtype=np.float64) for s in kept]  # (N_s, columns read) each
+        values = [t[:, at_inputs] for t in tables]  # (N_s, C_in) each
+        known = [t[:, at_known] for t in tables]  # (N_s, K) each
+        del tables
         offsets = np.cumsum([0] + [len(v) for v in values])
         self.slices = [SeriesRows(s.series_id, int(o), len(v), self._ranges(len(v)))
                        for s, o, v in zip(kept, offsets, values)]
         mean, std = self._fit_scaler([v[:sl.ranges["train"].end] for v, sl in zip(values, self.slices)])
-        per_series = [self._fit_scaler([v[:sl.ranges["train"].end]]) for v, sl in zip(values, self.slices)] \
+        per_series = [_moments(v[:sl.ranges["train"].end], self.scale) for v, sl in zip(values, self.slices)] \
             if self.id_col is not None and self.scaler == "series" else []
         future_mean, future_std = self._fit_scaler([k[:sl.ranges["train"].end] for k, sl in zip(known, self.slices)])
         floats = lambda a: tuple(float(x) for x in a)  # noqa: E731
@@ -226,26 +249,38 @@ class ForecastDataModule(L.LightningDataModule):
                              series_scale=tuple(floats(d) for _, d in per_series),
                              future_columns=tuple(self.future_columns), future_mean=floats(future_mean),
                              future_scale=floats(future_std), dialect=panel.dialect)
-        scaled = np.concatenate([self.spec.scale_inputs(v, s.series_id) for v, s in zip(values, kept)])
-        scaled = np.ascontiguousarray(scaled.astype(np.float32))  # (N, C_in), every series one after another
+        # (N, C_in) float32, every series one after another, scaled with its own statistics or the pooled ones
+        scaled = np.empty((int(offsets[-1]), len(inputs)), dtype=np.float32)
+        for i, (v, sl) in enumerate(zip(values, self.slices)):
+            m, d = per_series[i] if per_series else (self.spec.mean, self.spec.scale)
+            scaled[sl.offset: sl.offset + sl.rows] = (v - np.asarray(m)) / np.asarray(d)
+        del values
         self.index = kept[0].index.append([s.index for s in kept[1:]]) if len(kept) > 1 else kept[0].index
         x = as_tensor(scaled)
-        y = as_tensor(np.ascontiguousarray(scaled[:, self.spec.target_index]))  # (N, C_out)
-        marks = as_tensor(np.concatenate([with_known(time_marks(s.index, panel.freq), self.spec.scale_future(k))
-                                          for s, k in zip(kept, known)]))  # (N, M): calendar and known-future
+        target_index = self.spec.target_index
+        # every input a target (features M): the targets are the inputs themselves, not a second copy
+        y = x if target_index == list(range(len(inputs))) else as_tensor(np.ascontiguousarray(scaled[:, target_index]))
+        calendar = time_marks(self.index, panel.freq)  # (N, n_time_features + 5), elementwise in the timestamps
+        marks = as_tensor(with_known(calendar, self.spec.scale_future(np.concatenate(known))))  # (N, M)
 
-        def windows(split: str, stride: int) -> WindowDataset | ConcatWindows:
-            parts = [WindowDataset(x, y, marks, start=sl.offset + sl.ranges[split].start,
-                                   end=sl.offset + sl.ranges[split].end, seq_len=self.seq_len,
-                                   label_len=self.label_len, pred_len=self.pred_len, stride=stride)
-                     for sl in self.slices]
-            return parts[0] if self.id_col is None else ConcatWindows(parts)
+        def windows(split: str, stride: int) -> WindowIndex:
+            return WindowIndex(x, y, marks, starts=[sl.offset + sl.ranges[split].start for sl in self.slices],
+                               ends=[sl.offset + sl.ranges[split].end for sl in self.slices], seq_len=self.seq_len,
+                               label_len=self.label_len, pred_len=self.pred_len, stride=stride)
 
-        for split in SPLITS:
-            self.datasets[split] = windows(split, self.train_stride if split == "train" else self.eval_stride)
+        self.datasets["train"] = windows("train", self.train_stride)
         # closed-form fits (floors, a floor inside the model) are cheap: they take every training window
-        # whatever stride the gradient steps use
-        self.every_train_window = self.datasets["train"] if self.train_stride == 1 else windows("train", 1)
+        # whatever stride the gradient steps use, up to fit_max_windows (then every k-th of each series)
+        every = self.datasets["train"] if self.train_stride == 1 else windows("train", 1)
+        fit_stride = stride_under_cap(every, self.fit_max_windows)
+        self.every_train_window = every if fit_stride == 1 else every.with_stride(fit_stride)
+        self.round_val = windows("val", self.eval_stride)
+        self.round_val_ids = fixed_sample(len(self.round_val), self.val_max_windows, self.seed)
+        for split in ("val", "test"):
+            every = self.round_val if split == "val" else windows(split, self.eval_stride)
+            self.eval_strides[split] = stride_under_cap(every, self.eval_max_windows)
+            self.datasets[split] = every if self.eval_strides[split] == self.eval_stride \
+                else every.with_stride(self.eval_strides[split])
         if self.id_col is None:
             self.ranges = self.slices[0].ranges
 
@@ -319,44 +354,76 @@ class ForecastDataModule(L.LightningDataModule):
                 "pred_len": spec.pred_len, "target_index": spec.target_index}
 
     # ---------------------------------------------------------------------------------------- loaders
-    def train_dataloader(self) -> DataLoader:
-        data = self.datasets["train"]
-        sampler = DistributedSampler(data, shuffle=True, seed=self.seed) if _distributed() else None
-        return DataLoader(data, batch_size=self.batch_size, shuffle=sampler is None, sampler=sampler,
-                          drop_last=len(data) > self.batch_size,
-                          num_workers=self.num_workers, persistent_workers=self.num_workers > 0)
+    def set_round_cap(self, round_cap: int | None) -> None:
+        """Most optimiser steps in a training round (a Lightning epoch); None makes a round a whole pass."""
+        self.round_cap = round_cap
 
-    def ordered_dataloader(self, split: str) -> DataLoader:
-        """The windows of ``split`` once, in order, at the eval batch size, on every rank (not its shard):
+    def train_stream(self, world: int | None = None) -> WindowStream:
+        """The seeded stream of training batches (this process's part of each global batch); ``world``
+        processes in place of the running ones (to plan before they start)."""
+        rank, world = _rank_world() if world is None else (0, world)
+        return WindowStream(len(self.datasets["train"]), self.batch_size, seed=self.seed, round_cap=self.round_cap,
+                            rank=rank, world=world)
+
+    def train_dataloader(self) -> StreamLoader:
+        """One round of seeded batches per iteration, resumable at any batch: the cursor is saved in every
+        checkpoint (:meth:`state_dict`), and a resumed fit continues from it."""
+        self._stream = self.train_stream()
+        self._stream.load_state_dict({"drawn": self._resume_drawn})
+        return StreamLoader(self.datasets["train"], self._stream, num_workers=self.num_workers)
+
+    def _loader(self, data: WindowIndex, ids: np.ndarray, *, shard: bool) -> StreamLoader:
+        rank, world = _rank_world() if shard else (0, 1)
+        return StreamLoader(data, OrderedIds(ids, self.eval_batch_size, rank=rank, world=world),
+                            num_workers=self.num_workers if shard else 0)
+
+    def ordered_dataloader(self, split: str) -> StreamLoader:
+        """The windows of ``split`` once, in order, at the eval batch size, on every process (not its shard):
         closed-form fits, the floors, choices and calibrations made on the whole split. For ``train``
-        every window (``train_stride`` thins the gradient steps only); for ``val`` and ``test`` the
-        windows the metrics score (every ``eval_stride``-th)."""
+        every window up to ``fit_max_windows`` (``train_stride`` thins the gradient steps only); for ``val``
+        and ``test`` the windows the final metrics score (every ``eval_strides[split]``-th)."""
         data = self.every_train_window if split == "train" else self.datasets[split]
-        return DataLoader(data, batch_size=self.eval_batch_size, shuffle=False)
+        return self._loader(data, np.arange(len(data)), shard=False)
 
-    def ordered_train_dataloader(self) -> DataLoader:
+    def ordered_train_dataloader(self) -> StreamLoader:
         """Every training window once, in order (:meth:`ordered_dataloader` of ``train``)."""
         return self.ordered_dataloader("train")
 
-    def _eval_loader(self, split: str) -> DataLoader:
-        # Under DDP each rank takes every world-size-th window, unpadded: metrics (sums reduced
-        # across ranks by torchmetrics) count every window exactly once.
-        data = self.datasets[split]
-        sampler = UnrepeatedDistributedSampler(data, shuffle=False) if _distributed() else None
-        return DataLoader(data, batch_size=self.eval_batch_size, shuffle=False, sampler=sampler, drop_last=False,
-                          num_workers=self.num_workers, persistent_workers=self.num_workers > 0)
+    def round_val_dataloader(self) -> StreamLoader:
+        """The validation windows scored after every training round (at most ``val_max_windows``, a fixed
+        seeded sample), in order, on every process."""
+        return self._loader(self.round_val, self.round_val_ids, shard=False)
 
-    def val_dataloader(self) -> DataLoader:
-        return self._eval_loader("val")
+    def _fitting(self) -> bool:
+        trainer = getattr(self, "trainer", None)
+        return trainer is not None and trainer.state.fn == TrainerFn.FITTING
 
-    def test_dataloader(self) -> DataLoader:
-        return self._eval_loader("test")
+    def val_dataloader(self) -> StreamLoader:
+        """While fitting, the round sample (:meth:`round_val_dataloader`); otherwise the final validation
+        windows. Under DDP each process takes every world-size-th window, unpadded: the metrics (sums
+        reduced across processes by torchmetrics) count every window once."""
+        if self._fitting():
+            return self._loader(self.round_val, self.round_val_ids, shard=True)
+        return self._loader(self.datasets["val"], np.arange(len(self.datasets["val"])), shard=True)
+
+    def test_dataloader(self) -> StreamLoader:
+        return self._loader(self.datasets["test"], np.arange(len(self.datasets["test"])), shard=True)
+
+    def describe_windows(self) -> dict[str, Any]:
+        """What the metrics score, for ``metrics.json``: windows and strides of each split."""
+        return {"train_windows": len(self.datasets["train"]), "train_stride": self.train_stride,
+                "fit_windows": len(self.every_train_window), "fit_stride": self.every_train_window.stride,
+                "round_val_windows": len(self.round_val_ids), "val_windows": len(self.datasets["val"]),
+                "val_stride": self.eval_strides["val"], "test_windows": len(self.datasets["test"]),
+                "test_stride": self.eval_strides["test"]}
 
     # ----------------------------------------------------------------------------------- checkpoints
     def state_dict(self) -> dict[str, Any]:
-        return {"spec": self._spec().to_dict()}
+        """The data's spec and the training stream's cursor (global batches drawn)."""
+        return {"spec": self._spec().to_dict(), "train_batches_drawn": self._stream.drawn if self._stream else 0}
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        self._resume_drawn = int(state_dict.get("train_batches_drawn", 0))
         saved = DataSpec.from_dict(state_dict["spec"])
         if self.spec is not None and saved.input_columns != self.spec.input_columns:
             raise DataError(f"checkpoint was trained on columns {list(saved.input_columns)}, this data has "

@@ -126,6 +126,35 @@ def _frame_cells(frame: pd.DataFrame) -> pd.DataFrame:
     return cells.reset_index(drop=True)
 
 
+def read_table(path: Path, header: bool, sep: str = ",") -> pd.DataFrame:
+    """Every cell of a CSV or Parquet file as a string (Parquet by its ``.parquet``/``.pq`` suffix).
+
+    CSV is parsed by pyarrow's multithreaded reader when pyarrow is installed, else by pandas' C parser;
+    Parquet columns are read as they are stored and then written as text (:func:`_frame_cells`), so both
+    are validated alike.
+    """
+    if path.suffix.lower() in (".parquet", ".pq"):
+        try:
+            frame = pd.read_parquet(path)
+        except ImportError as exc:
+            raise DataError(f"{path}: reading Parquet needs pyarrow; pip install pyarrow") from exc
+        except (OSError, ValueError) as exc:
+            raise DataError(f"{path}: cannot read as Parquet ({str(exc).splitlines()[0]})") from exc
+        return _frame_cells(frame)
+    try:
+        import pyarrow  # noqa: F401
+        engine = "pyarrow"
+    except ImportError:
+        engine = "c"
+    if engine == "pyarrow":
+        try:
+            return pd.read_csv(path, dtype=str, keep_default_na=False, header=0 if header else None, sep=sep,
+                               engine=engine)
+        except (ValueError, pd.errors.ParserError):
+            pass  # what pyarrow refuses (ragged rows, odd quoting), the C parser reports in its own words
+    return pd.read_csv(path, dtype=str, keep_default_na=False, header=0 if header else None, sep=sep)
+
+
 def _read_raw(path: Path | pd.DataFrame, header: bool, hints: Hints, sep: str = ",") -> tuple[pd.DataFrame, int]:
     """Every cell as a string, columns named from the header (or ``0 … n-1``); also the first data line.
     A DataFrame is not read: its column names are its header."""
@@ -133,7 +162,7 @@ def _read_raw(path: Path | pd.DataFrame, header: bool, hints: Hints, sep: str = 
         return _frame_cells(path), 2
     require_file(path)
     try:
-        raw = pd.read_csv(path, dtype=str, keep_default_na=False, header=0 if header else None, sep=sep)
+        raw = read_table(path, header, sep)
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         other = "" if sep != "," else f"; {hints.set('sep', 'semicolon')} (or tab, pipe) reads another separator"
         raise DataError(f"{path}: cannot read as CSV ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__}); "

@@ -28,7 +28,8 @@ class ClosedFormStart(L.Callback):
     ``ckpt_path``) overwrites the result with the same values, since the fit is deterministic.
 
     With ``keep_start`` and a closed-form part in a model that also trains (a floor residual), the
-    model as the fit left it (the start) is validated before training, window by window, and the
+    model as the fit left it (the start) is validated before training, window by window on the windows every round's validation
+    scores, and the
     trained model replaces it only on evidence: at :meth:`on_fit_end` the best epoch (lowest
     ``val/loss``) is weighed against the start on the same validation windows
     (:func:`forecast.training.evidence.weigh`: a Diebold-Mariano test with a Newey-West variance over
@@ -42,7 +43,8 @@ class ClosedFormStart(L.Callback):
 
     Attributes:
         fit_seconds: seconds of the closed-form fit; None when the model has no closed-form part.
-        start_loss: the start's ``val/loss`` (MSE over every validation window); None when not a candidate.
+        start_loss: the start's ``val/loss`` (MSE over the validation windows every round scores); None when
+            not a candidate.
         best_path: ``start.ckpt`` when the start was kept, else None.
         verdict: the start against the best epoch; None when they were not weighed (no epoch beat the
             start on ``val/loss``, or the start is not a candidate).
@@ -100,7 +102,7 @@ class ClosedFormStart(L.Callback):
             if self.verdict.replace:
                 return
         else:
-            log.info("no epoch beat the closed-form start on val/loss (%.4f); keeping the start", self.start_loss)
+            log.info("no round beat the closed-form start on val/loss (%.4f); keeping the start", self.start_loss)
         pl_module.load_state_dict(self._start_state)
         self.best_path = str(self.checkpoint_dir / "start.ckpt")
         trainer.save_checkpoint(self.best_path)
@@ -121,8 +123,8 @@ class ClosedFormStart(L.Callback):
 
 @torch.no_grad()
 def validation_losses(pl_module: L.LightningModule, datamodule: Any) -> np.ndarray:
-    """MSE of ``pl_module`` on each validation window (W,), in window order and eval mode; their mean is
-    the task's ``val/loss``.
+    """MSE of ``pl_module`` on each validation window every round scores (W,), in window order and eval
+    mode; their mean is the task's ``val/loss`` while fitting.
 
     Every process reads every window (not its shard), so the numbers are the same under DDP.
     """
@@ -131,6 +133,6 @@ def validation_losses(pl_module: L.LightningModule, datamodule: Any) -> np.ndarr
     # in ``setup`` the weights may not be on the trainer's device yet
     device = next(pl_module.parameters(), torch.empty(0)).device
     losses = window_losses({"model": lambda *marks: pl_module.net(*(m.to(device) for m in marks))},
-                           datamodule.ordered_dataloader("val"))["model"]
+                           datamodule.round_val_dataloader())["model"]
     pl_module.train(was_training)
     return losses

@@ -45,7 +45,7 @@ def reset_peak_memory(device: torch.device | None = None) -> None:
 
 
 class RunMonitor(L.Callback):
-    """Counts and times completed training epochs (kept in checkpoints, so a resumed run counts them all),
+    """Counts and times completed training rounds (epochs) (kept in checkpoints, so a resumed run counts them all),
     measures median test-batch latency (ms) and the peak memory from the start of fitting."""
 
     def __init__(self) -> None:
@@ -54,6 +54,7 @@ class RunMonitor(L.Callback):
         self._t0 = 0.0
         self._epoch_t0 = 0.0
         self._in_epoch = False
+        self._validated = False
         self.restored_epochs: int | None = None  # epochs done before a resume
 
     @property
@@ -62,8 +63,10 @@ class RunMonitor(L.Callback):
 
     def on_save_checkpoint(self, trainer: L.Trainer, pl_module: L.LightningModule,
                            checkpoint: dict[str, Any]) -> None:
-        # Lightning checkpoints an epoch at validation end, before on_train_epoch_end: count it as done
-        running = [time.perf_counter() - self._epoch_t0] if self._in_epoch else []
+        # Lightning checkpoints an epoch at validation end, before on_train_epoch_end: count it as done; a
+        # checkpoint inside a round (every N steps) leaves the round to the resumed run
+        done = self._in_epoch and self._validated
+        running = [time.perf_counter() - self._epoch_t0] if done else []
         checkpoint[EPOCHS_KEY] = self.epoch_seconds + running
 
     def on_load_checkpoint(self, trainer: L.Trainer, pl_module: L.LightningModule,
@@ -76,7 +79,10 @@ class RunMonitor(L.Callback):
         reset_peak_memory(pl_module.device)
 
     def on_train_epoch_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
-        self._epoch_t0, self._in_epoch = time.perf_counter(), True
+        self._epoch_t0, self._in_epoch, self._validated = time.perf_counter(), True, False
+
+    def on_validation_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        self._validated = trainer.state.fn == TrainerFn.FITTING
 
     def on_train_epoch_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         self.epoch_seconds.append(time.perf_counter() - self._epoch_t0)

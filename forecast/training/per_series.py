@@ -15,19 +15,15 @@ from typing import Any
 import numpy as np
 import torch
 from torch import nn
-from torch.utils.data import DataLoader
-
-from forecast.data.windows import WindowDataset
-
 SPLITS = ("val", "test")
 
 
 @torch.inference_mode()
-def _predict(net: nn.Module, windows: WindowDataset, batch_size: int) -> tuple[np.ndarray, np.ndarray]:
-    """Forecasts and targets of every window, scaled. Shapes: (W, P, C_out) each, float64."""
+def _predict(net: nn.Module, loader: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Forecasts and targets of every window a loader yields, scaled. Shapes: (W, P, C_out) each, float64."""
     device = next(net.parameters(), torch.empty(0)).device
     preds, ys = [], []
-    for batch in DataLoader(windows, batch_size=batch_size, shuffle=False):
+    for batch in loader:
         out = net(batch.x_enc.to(device), batch.x_mark_enc.to(device), batch.x_mark_dec.to(device))
         preds.append(out.float().cpu())
         ys.append(batch.y)
@@ -37,9 +33,12 @@ def _predict(net: nn.Module, windows: WindowDataset, batch_size: int) -> tuple[n
 def panel_metrics(net: nn.Module, datamodule: Any) -> dict[str, Any]:
     """Per-series test metrics of a panel, and pooled original-unit metrics under per-series scalers.
 
+    Scores the windows the task's final validation and test score (``datamodule.datasets``), in large
+    batches over every series at once, then splits the errors by series.
+
     Args:
         net: the tested forecaster (its best weights), ``net(x_enc, x_mark_enc, x_mark_dec) -> (B, P, C_out)``.
-        datamodule: a set-up ``ForecastDataModule`` with ``id_col`` (its ``slices`` and ``ConcatWindows``).
+        datamodule: a set-up ``ForecastDataModule`` with ``id_col``.
 
     Returns:
         ``{"series": {id: {windows, mse, mae, mse_orig, mae_orig}}}`` (test windows), plus
@@ -53,19 +52,28 @@ def panel_metrics(net: nn.Module, datamodule: Any) -> dict[str, Any]:
     net.eval()
     out: dict[str, Any] = {}
     per_series: dict[str, dict[str, float]] = {}
+    stats = [spec.stats(sl.series_id) for sl in datamodule.slices]
+    scales = np.array([np.asarray(d)[spec.target_index] for _, d in stats])  # (S, C_out)
     for split in SPLITS:
-        sq, ab, n = 0.0, 0.0, 0
-        for rows, windows in zip(datamodule.slices, datamodule.datasets[split].parts):
-            pred, y = _predict(net, windows, datamodule.eval_batch_size)  # (W, P, C_out) each
-            unscale = lambda v: spec.unscale_targets(torch.from_numpy(v), rows.series_id).numpy()  # noqa: E731
-            err, err_orig = pred - y, unscale(pred) - unscale(y)
-            sq, ab, n = sq + float(np.sum(err_orig ** 2)), ab + float(np.sum(np.abs(err_orig))), n + err_orig.size
-            if split == "test":
-                per_series[str(rows.series_id)] = {
-                    "windows": len(windows), "mse": float(np.mean(err ** 2)), "mae": float(np.mean(np.abs(err))),
-                    "mse_orig": float(np.mean(err_orig ** 2)), "mae_orig": float(np.mean(np.abs(err_orig)))}
+        index = datamodule.datasets[split]
+        pred, y = _predict(net, datamodule.ordered_dataloader(split))  # (W, P, C_out) each
+        series = index.series_of(np.arange(len(index)))  # (W,)
+        err = pred - y  # (W, P, C_out)
+        err_orig = err * scales[series][:, None, :]  # unscaling shifts both by the same mean
+        if split == "test":
+            counts = np.bincount(series, minlength=index.n_series)  # (S,)
+            size = err[0].size if len(err) else 1
+            sums = {name: np.bincount(series, weights=v.reshape(len(v), -1).sum(axis=1), minlength=index.n_series)
+                    for name, v in (("mse", err ** 2), ("mae", np.abs(err)), ("mse_orig", err_orig ** 2),
+                                    ("mae_orig", np.abs(err_orig)))}  # (S,) each
+            for s, sl in enumerate(datamodule.slices):
+                if counts[s]:
+                    per_series[str(sl.series_id)] = {"windows": int(counts[s]), **{
+                        name: float(total[s] / (counts[s] * size)) for name, total in sums.items()}}
         if spec.scaler == "series":
-            out[f"{split}/mae_orig"], out[f"{split}/rmse_orig"] = ab / n, math.sqrt(sq / n)
+            n = max(1, err_orig.size)
+            out[f"{split}/mae_orig"] = float(np.sum(np.abs(err_orig)) / n)
+            out[f"{split}/rmse_orig"] = math.sqrt(float(np.sum(err_orig ** 2)) / n)
     net.train(was_training)
     out["series"] = per_series
     return out

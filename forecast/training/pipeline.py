@@ -30,6 +30,7 @@ from forecast.core.forecaster import build_forecaster, check_types, describe_com
 from forecast.data.errors import DataError
 from forecast.io import atomic_path, write_json
 from forecast.runtime import console
+from forecast.training.budget import apply_plan, describe_budget, log_plan, windows_line
 from forecast.training.closed_form import ClosedFormStart
 from forecast.training.compile import maybe_compile
 from forecast.training.conformal import calibrate, store_in_checkpoint, validation_scores
@@ -37,6 +38,7 @@ from forecast.training.floors import Floors, evaluate_floors, standing
 from forecast.training.monitor import RunMonitor
 from forecast.training.per_series import panel_metrics
 from forecast.training.precision import apply_precision
+from forecast.training.progress import StepProgressBar
 from forecast.training.recipe import RECIPE_KEY
 from forecast.training.recipe_checkpoint import RecipeCheckpoint
 from forecast.training.resume import (ResumeState, check_resumable, finished_steps, last_checkpoint, merge_log,
@@ -90,6 +92,7 @@ class ComposedRun:
         monitor: epoch times and peak memory.
         closed_form: fits the closed-form parts before the first pass and keeps that start if it wins.
         resume_from: ``last.ckpt`` of the run being continued, or None.
+        read_seconds: wall time of reading and setting up the data.
     """
 
     cfg: DictConfig
@@ -103,6 +106,7 @@ class ComposedRun:
     monitor: RunMonitor
     closed_form: ClosedFormStart
     resume_from: Path | None
+    read_seconds: float = 0.0
 
     @property
     def trainable(self) -> bool:
@@ -119,12 +123,14 @@ class Evaluation:
         best: the selected checkpoint.
         calibration: the conformal calibration stored in ``best`` (None without validation windows).
         run_stats: peak memory of fitting, validation and test.
+        seconds: wall time of the final validation and test.
     """
 
     metrics: dict[str, float]
     best: str | None
     calibration: dict[str, Any] | None
     run_stats: dict[str, Any]
+    seconds: float = 0.0
 
 
 def compose(cfg: DictConfig, *, frame: pd.DataFrame | None = None) -> ComposedRun:
@@ -142,8 +148,13 @@ def compose(cfg: DictConfig, *, frame: pd.DataFrame | None = None) -> ComposedRu
     run_dir = Path(cfg.paths.output_dir)
     apply_precision(cfg)  # trainer.precision=auto -> bf16-mixed or 32-true, once, before config.yaml
     check_types(cfg.trainer, "trainer")
+    check_types(cfg.train, "train")
     datamodule = instantiate(cfg.data, **({} if frame is None else {"path": frame}))
+    read_started = time.perf_counter()
     datamodule.setup("fit")
+    read_seconds = time.perf_counter() - read_started
+    log.info("read %s in %.2f s", datamodule.path, read_seconds)
+    trainer_plan = apply_plan(instantiate(cfg.train), datamodule)  # rounds of at most train.round_cap steps
     spec = datamodule.spec
     if cfg.data.get("freq") is None and spec.freq is not None:  # record the inferred frequency, so what
         with open_dict(cfg):  # derives from it (a floor's season, ${period_for:${data.freq}}) sees it
@@ -170,10 +181,13 @@ def compose(cfg: DictConfig, *, frame: pd.DataFrame | None = None) -> ComposedRu
     callbacks += [closed_form, monitor, RecipeCheckpoint(config=resolved, spec=spec, model_dims=dims,
                                                          floors=floors.checkpoint_state()),
                   ResumeState(run_dir=run_dir, command=resume_command(run_dir))]
+    if cfg.trainer.get("enable_progress_bar", True):
+        callbacks.append(StepProgressBar())  # one bar over the whole budget of steps
     trainer: L.Trainer = instantiate(cfg.trainer, callbacks=callbacks, logger=loggers or False,
-                                     default_root_dir=str(run_dir))
+                                     default_root_dir=str(run_dir), **trainer_plan)
     return ComposedRun(cfg=cfg, resolved=resolved, run_dir=run_dir, datamodule=datamodule, floors=floors, net=net,
-                       task=task, trainer=trainer, monitor=monitor, closed_form=closed_form, resume_from=resume_from)
+                       task=task, trainer=trainer, monitor=monitor, closed_form=closed_form, resume_from=resume_from,
+                       read_seconds=read_seconds)
 
 
 def fit(run: ComposedRun) -> str | None:
@@ -185,6 +199,7 @@ def fit(run: ComposedRun) -> str | None:
         set_aside_log(run.run_dir, finished_steps(run.resume_from))
     if not run.trainable:
         return None
+    log_plan(trainer, run.datamodule)
     trainer.fit(run.task, datamodule=run.datamodule,
                 ckpt_path=None if run.resume_from is None else str(run.resume_from))
     checkpoint = trainer.checkpoint_callback
@@ -199,11 +214,13 @@ def evaluate(run: ComposedRun, best: str | None) -> Evaluation:
     ``checkpoints/best.ckpt`` (with its recipe) and tested from there.
     """
     trainer, task, datamodule = run.trainer, run.task, run.datamodule
+    started = time.perf_counter()
     val_metrics = trainer.validate(task, datamodule=datamodule, ckpt_path=best, verbose=False)[0]
     if not run.trainable:  # parameter-free or closed-form: no fit, so no ModelCheckpoint; save one (with recipe)
         best = str(run.run_dir / "checkpoints" / "best.ckpt")
         trainer.save_checkpoint(best)
     test_metrics = trainer.test(task, datamodule=datamodule, ckpt_path=best, verbose=False)[0]
+    seconds = time.perf_counter() - started
     run_stats = run.monitor.summary(task.device)  # peak memory of fitting, validation and test only
     calibration = None
     if trainer.is_global_zero and best is not None and len(datamodule.datasets["val"]):
@@ -212,7 +229,7 @@ def evaluate(run: ComposedRun, best: str | None) -> Evaluation:
         calibration = calibrate(validation_scores(task.net, datamodule.ordered_dataloader("val")))
         store_in_checkpoint(best, calibration, recipe_key=RECIPE_KEY)
     metrics = {k: float(v) for k, v in {**val_metrics, **test_metrics}.items()}
-    return Evaluation(metrics=metrics, best=best, calibration=calibration, run_stats=run_stats)
+    return Evaluation(metrics=metrics, best=best, calibration=calibration, run_stats=run_stats, seconds=seconds)
 
 
 def run_metrics(run: ComposedRun, evaluation: Evaluation) -> dict[str, Any]:
@@ -226,6 +243,8 @@ def run_metrics(run: ComposedRun, evaluation: Evaluation) -> dict[str, Any]:
         else (closed_form.fit_seconds or 0.0),
         "resumed_after_epochs": monitor.restored_epochs,
         "fit_seconds": closed_form.fit_seconds,
+        "read_seconds": run.read_seconds,
+        "eval_seconds": evaluation.seconds,
         "start/val_loss": closed_form.start_loss,
         "kept_start": closed_form.best_path is not None,
         **closed_form.decisions(),  # keep: the start against the best epoch; floor_choice: the floors weighed
@@ -240,7 +259,8 @@ def run_metrics(run: ComposedRun, evaluation: Evaluation) -> dict[str, Any]:
         "seq_len": spec.seq_len, "label_len": spec.label_len, "pred_len": spec.pred_len,
         "checkpoint": evaluation.best,
         "run_dir": str(run.run_dir),
-        "test_windows": len(run.datamodule.datasets["test"]),
+        **run.datamodule.describe_windows(),
+        **describe_budget(run.trainer, run.datamodule),
         "floors": run.floors.metrics,
         "floor_seconds": run.floors.seconds,
         **describe_backends(cfg, net),
@@ -269,8 +289,9 @@ def write(run: ComposedRun, evaluation: Evaluation, metrics: dict[str, Any], sta
     last_checkpoint(run_dir).unlink(missing_ok=True)  # finished: nothing left to resume
     vs_floors = standing(metrics["test/mse"], run.floors.test_mse())
     print(f"test/mse {metrics['test/mse']:.4f} ({vs_floors})  test/mae {metrics['test/mae']:.4f}  "
-          f"test/mae_orig {metrics['test/mae_orig']:.4f}  ({metrics['test_windows']} test windows, "
-          f"{metrics['epochs']} epochs, {metrics['wall_seconds']:.0f} s, {metrics['precision']})")
+          f"test/mae_orig {metrics['test/mae_orig']:.4f}  ({windows_line(metrics)}, "
+          f"{metrics['epochs']} rounds, {metrics['steps']} steps, {metrics['wall_seconds']:.0f} s, "
+          f"{metrics['precision']})")
     print(f"run dir:    {run_dir}")
     print(f"checkpoint: {evaluation.best}")
 

@@ -1,8 +1,9 @@
-"""Continue a run that stopped (a crash, Ctrl-C, a time limit) from its last finished epoch.
+"""Continue a run that stopped (a crash, Ctrl-C, SIGTERM, a kill) from its last checkpoint.
 
-Every training run keeps ``checkpoints/last.ckpt`` (a second ``ModelCheckpoint``, monitor none, in
-``forecast/conf/callbacks/default.yaml``): weights, optimiser, scheduler, epoch, early-stopping and checkpoint
-state, plus the random-number generators this module adds. ``forecast-train <the run's settings>
+Every training run keeps ``checkpoints/last.ckpt`` (:class:`~forecast.training.checkpoints.LastCheckpoint`:
+after every round, every ``train.ckpt_every_steps`` steps and on SIGTERM/Ctrl-C): weights, optimiser,
+scheduler, loop counters, early-stopping and checkpoint state, the training stream's cursor (the data
+module's state), plus the random-number generators this module adds. ``forecast-train <the run's settings>
 resume=RUN_DIR`` continues from it in the same directory and, on CPU, ends with the metrics the run
 would have had without the stop.
 ``last.ckpt`` is removed once the run has written ``metrics.json``.
@@ -180,7 +181,7 @@ class ResumeState(L.Callback):
         if trainer.state.fn != TrainerFn.FITTING or not trainer.is_global_zero:
             return
         if last_checkpoint(self.run_dir).is_file():
-            log.error("training stopped (%s); its last finished epoch is saved. Continue it with:\n  %s",
+            log.error("training stopped (%s); its last checkpoint is saved. Continue it with:\n  %s",
                       type(exception).__name__, self.command)
         else:
             log.error("training stopped (%s) before its first epoch ended; nothing to resume",

@@ -125,7 +125,7 @@ def test_the_cli_says_how_to_resume_and_resumes_in_the_run_dir(small_csv: Path, 
     assert crashed.returncode != 0 and "simulated crash" in crashed.stderr
     (run_dir,) = (tmp_path / "outputs").glob("*/*")
     hint = f"forecast-train {' '.join(args)} {' '.join(CRASH)} resume={run_dir}"
-    assert "its last finished epoch is saved. Continue it with:\n  " + hint in crashed.stdout + crashed.stderr
+    assert "its last checkpoint is saved. Continue it with:\n  " + hint in crashed.stdout + crashed.stderr
     first_overrides = (run_dir / ".hydra" / "overrides.yaml").read_text()
 
     refused = run_cli(*args, "model.net.net.d_ff=64", f"resume={run_dir}", cwd=tmp_path)

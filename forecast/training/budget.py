@@ -1,0 +1,83 @@
+"""How long training runs: a budget of optimiser steps in rounds, or the reference's whole epochs.
+
+A round is one Lightning epoch of ``min(steps per pass, round_cap)`` steps: validation, early stopping, the
+per-epoch learning-rate schedule and ``last.ckpt`` all happen at its end. ``trainer.max_epochs`` counts the
+rounds, so the budget is ``max_epochs x round steps`` whatever the size of the data (``train.max_steps`` sets
+it in steps instead). A file small enough that a pass takes fewer than ``round_cap`` steps (ETTh1: 266) trains
+exactly as epochs would; a panel of a million windows trains ``max_epochs x round_cap`` steps instead of
+``max_epochs`` passes. ``schedule: epochs`` makes every round a whole pass (the papers' protocol).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import lightning as L
+
+from forecast.data.errors import DataError
+
+log = logging.getLogger("forecast")
+
+
+@dataclass(frozen=True)
+class TrainPlan:
+    """The ``train`` settings.
+
+    Attributes:
+        schedule: ``budget`` (rounds of at most ``round_cap`` steps) or ``epochs`` (rounds are whole passes).
+        round_cap: most optimiser steps in a round under ``budget``.
+        max_steps: the budget in optimiser steps (overrides ``trainer.max_epochs`` rounds); None: rounds.
+        ckpt_every_steps: steps between the ``last.ckpt`` written inside a round (None: only after each
+            round's validation and on SIGTERM/Ctrl-C).
+    """
+
+    schedule: Literal["budget", "epochs"] = "budget"
+    round_cap: int = 1000
+    max_steps: int | None = None
+    ckpt_every_steps: int | None = 500
+
+    def __post_init__(self) -> None:
+        for key in ("round_cap", "max_steps", "ckpt_every_steps"):
+            value = getattr(self, key)
+            if value is not None and value < 1:
+                raise DataError(f"train.{key} must be at least 1, got {value}; set train.{key}=<a positive integer>")
+
+
+def apply_plan(plan: TrainPlan, datamodule: Any) -> dict[str, Any]:
+    """Give the data module its round length; the trainer settings the plan overrides (``max_steps``)."""
+    datamodule.set_round_cap(plan.round_cap if plan.schedule == "budget" else None)
+    if plan.max_steps is None:
+        return {}
+    return {"max_steps": plan.max_steps, "max_epochs": -1}
+
+
+def describe_budget(trainer: L.Trainer, datamodule: Any) -> dict[str, Any]:
+    """The budget as run, for ``metrics.json``: steps, round length, windows drawn and their coverage."""
+    stream = datamodule.train_stream(trainer.world_size)
+    windows = len(datamodule.datasets["train"])
+    seen = trainer.global_step * trainer.accumulate_grad_batches * stream.global_batch
+    return {"steps": int(trainer.global_step), "round_steps": len(stream), "global_batch": stream.global_batch,
+            "windows_seen": int(seen),
+            "coverage": min(1.0, seen / windows) if windows else 0.0}
+
+
+def windows_line(metrics: dict[str, Any]) -> str:
+    """``2857 test windows`` or, when a cap thinned them, ``20000 test windows at stride 7``."""
+    stride = metrics.get("test_stride", 1)
+    return f"{metrics['test_windows']} test windows" + (f" at stride {stride}" if stride > 1 else "")
+
+
+def log_plan(trainer: L.Trainer, datamodule: Any) -> None:
+    """One line saying the budget, and what validation and test score."""
+    stream = datamodule.train_stream(trainer.world_size)
+    bounds = [b for b in (trainer.max_steps, (trainer.max_epochs or 0) * len(stream)) if b is not None and b > 0]
+    planned = min(bounds) if bounds else None
+    windows = datamodule.describe_windows()
+    passes = (planned or 0) * stream.global_batch / max(1, windows["train_windows"])
+    log.info("budget: %s steps in rounds of %d (batch %d x %d processes; %.2f passes over %d training windows); "
+             "validation every round on %d windows; final validation on %d (stride %d), test on %d (stride %d)",
+             planned if planned is not None else "unbounded", len(stream), stream.batch_size, trainer.world_size,
+             passes, windows["train_windows"], windows["round_val_windows"], windows["val_windows"],
+             windows["val_stride"], windows["test_windows"], windows["test_stride"])

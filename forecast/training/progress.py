@@ -1,0 +1,49 @@
+"""A progress bar over the whole step budget, with an ETA, instead of one bar per epoch."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import lightning as L
+from lightning.pytorch.callbacks import TQDMProgressBar
+from lightning.pytorch.callbacks.progress.tqdm_progress import _update_n
+
+
+def planned_steps(trainer: L.Trainer) -> int | None:
+    """Optimiser steps the fit will take at most: ``max_steps``, or rounds x steps per round; None if unbounded."""
+    bounds = []
+    if trainer.max_steps is not None and trainer.max_steps > 0:
+        bounds.append(trainer.max_steps)
+    batches = trainer.num_training_batches
+    if trainer.max_epochs is not None and trainer.max_epochs > 0 and math.isfinite(batches):
+        bounds.append(trainer.max_epochs * math.ceil(batches / trainer.accumulate_grad_batches))
+    return min(bounds) if bounds else None
+
+
+class StepProgressBar(TQDMProgressBar):
+    """One training bar for the whole budget, ``steps done/planned [elapsed<ETA, steps/s]``, described by its
+    round (``round 2/6``); validation and test show their own bars counting their batches. A resumed run
+    starts the bar at its restored step."""
+
+    def on_train_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        self.train_progress_bar = self.init_train_tqdm()
+        self.train_progress_bar.reset(total=planned_steps(trainer))
+        self.train_progress_bar.initial = trainer.global_step
+        _update_n(self.train_progress_bar, trainer.global_step)
+
+    def on_train_epoch_start(self, trainer: L.Trainer, *_: Any) -> None:
+        rounds = f"/{trainer.max_epochs}" if trainer.max_epochs is not None and trainer.max_epochs > 0 else ""
+        self.train_progress_bar.set_description(f"round {trainer.current_epoch + 1}{rounds}, steps")
+
+    def on_train_batch_end(self, trainer: L.Trainer, pl_module: L.LightningModule, outputs: Any, batch: Any,
+                           batch_idx: int) -> None:
+        n = trainer.global_step
+        if self._should_update(n, self.train_progress_bar.total):
+            _update_n(self.train_progress_bar, n)
+            self.train_progress_bar.set_postfix(self.get_metrics(trainer, pl_module))
+
+    def on_train_epoch_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        if not self.train_progress_bar.disable:
+            _update_n(self.train_progress_bar, trainer.global_step)
+            self.train_progress_bar.set_postfix(self.get_metrics(trainer, pl_module))
