@@ -50,6 +50,7 @@ CHATTY_LOGGERS = ("lightning", "lightning.pytorch", "lightning.fabric", "matplot
 # warnings raised inside the libraries that a user of forecast cannot act on
 UNACTIONABLE_WARNINGS = (
     r".*isinstance\(treespec, LeafSpec\)` is deprecated",  # Lightning's pytree helper on newer torch
+    r"The number of training batches .* is smaller than the logging interval",  # a short round: logged at its end
 )
 
 

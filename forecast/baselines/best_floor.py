@@ -122,8 +122,10 @@ class BestFloor(Baseline):
         self.choice.fill_(self.names.index(chosen))
         log.info("floor on validation: %s (%s)", chosen,
                  ", ".join(f"{name} {float(loss.mean()):.4f}" for name, loss in losses.items()))
-        for verdict in self.verdicts:
-            log.info("  %s", verdict.line())
+        chosen_mse = float(losses[chosen].mean())
+        for verdict in self.verdicts:  # at INFO only a floor that scored lower than the chosen one yet lost
+            lower = float(losses[verdict.challenger].mean()) < chosen_mse
+            log.log(logging.INFO if lower else logging.DEBUG, "  %s", verdict.line())
 
     def forward(self, x_enc: Tensor, x_mark_enc: Tensor | None = None, x_mark_dec: Tensor | None = None) -> Tensor:
         """Shapes: x_enc (B, seq_len, C_in), marks (B, seq_len, M), (B, T + P, M) -> (B, pred_len, C_out)."""

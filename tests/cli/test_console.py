@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tests.conftest import tiny_run_overrides
 
-BAR = re.compile(r"^(Epoch \d+/\d+|Validation|Testing|Sanity Checking)\b")
+BAR = re.compile(r"^(Epoch \d+/\d+|round \d+/\d+, steps|Training|Validation|Testing|Sanity Checking)\b|^\s*\x1b?\[A$")
 
 
 def console_lines(output: str) -> list[str]:
@@ -40,10 +40,11 @@ def test_a_default_run_prints_its_own_lines_and_the_bar(small_csv: Path, tmp_pat
     output = train(small_csv, tmp_path)
     lines = console_lines(output)
     assert len(lines) <= 15, "\n".join(lines)
-    assert lines[0].startswith("floors (naive, mean, seasonal_naive, ridge) in ")  # the message alone, no stamp
+    assert lines[0].startswith("read ") and lines[0].endswith(" s")  # the message alone, no stamp
+    assert lines[1].startswith("floors (naive, mean, seasonal_naive, ridge) in ")
     closing = [line for line in lines if line.startswith(("test/mse ", "run dir:    ", "checkpoint: "))]
     assert len(closing) == 3  # the closing lines, once each
-    assert re.search(r"^Epoch 1/1 ", output, flags=re.M)  # the progress bar stays
+    assert re.search(r"^round 1/2, steps: ", output, flags=re.M)  # the progress bar stays
     for chatter in ("GPU available", "Tip:", "Total FLOPs", "Trainable params", "LeafSpec", "Restoring states"):
         assert chatter not in output
 
