@@ -264,12 +264,13 @@ def _first_unreadable(text: pd.Series, dialect: Dialect) -> int:
 
 
 def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndarray, fill: FillMethod | None,
-            hints: Hints, *, sep: str = ",", dialect: Dialect = Dialect()) -> tuple[np.ndarray, str]:
-    """The numeric cells, (N, C) float64; missing and infinite ones NaN (refused unless ``fill``).
+            hints: Hints, *, sep: str = ",", dialect: Dialect = Dialect()) -> tuple[np.ndarray, str, int]:
+    """The numeric cells, (N, C) float64; missing and infinite ones NaN (refused unless ``fill``, except the
+    cells written as one of the dialect's ``na_values``, which the user declared missing).
 
     Numbers are pandas' read with the dialect's decimal and thousands marks (detected where the cells make
     them clear: :func:`~forecast.data.dialect.number_marks`) and its ``na_values``. Also returns what was
-    detected ("" when nothing).
+    detected ("" when nothing) and the number of cells written as a missing-value code.
     """
     failing = _not_numbers(raw, columns, dialect)
     decimal, thousands, detected = number_marks(list(failing.values()), sep=sep, decimal=dialect.decimal,
@@ -296,14 +297,16 @@ def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndar
                 raise DataError(f"{path}: line {line[r]}: column {col!r} has non-numeric value {raw[col].iloc[r]!r}; "
                                 f"every data column must be numeric{_marks_hint(raw[col].iloc[r], marks, hints)}")
         out[:, c] = values.to_numpy(dtype=np.float64)
+    coded = np.zeros(out.shape, dtype=bool)
+    if dialect.na_values:
+        for c, col in enumerate(columns):
+            missing = np.flatnonzero(~np.isfinite(out[:, c]))
+            coded[missing, c] = [_is_code(raw[col].iloc[r].strip(), dialect.na_values) for r in missing]
     if fill is None:
-        bad = ~np.isfinite(out)
+        bad = ~np.isfinite(out) & ~coded
         if bad.any():
             r, c = (int(x[0]) for x in np.nonzero(bad))
             cell = raw[columns[c]].iloc[r].strip()
-            if _is_code(cell, dialect.na_values):
-                raise DataError(f"{path}: line {line[r]}: column {columns[c]!r} is missing ({cell!r}, one of "
-                                f"data.na_values); pass {hints.fill} to fill the missing cells")
             if np.isnan(out[r, c]):
                 raise DataError(f"{path}: line {line[r]}: column {columns[c]!r} is empty or NaN; fill the gap or pass "
                                 f"{hints.fill}")
@@ -311,7 +314,7 @@ def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndar
                             f"{cell!r}; replace it, or pass {hints.fill} to treat it as "
                             f"missing")
     out[~np.isfinite(out)] = np.nan
-    return out, detected
+    return out, detected, int(coded.sum())
 
 
 def _is_code(cell: str, codes: Sequence[str]) -> bool:
@@ -423,8 +426,9 @@ def read_panel(path: str | Path, *, timestamp_col: str | None = "date", columns:
         for name, rows in groups:
             _order(stamps[rows], path, line[rows], timestamp_col, "" if name is None else f" of series {name}",
                    order_hint=order_hint, hints=hints)
-    values, marks = _values(raw, columns, path, line, fill, hints, sep=sep, dialect=dialect)
+    values, marks, coded = _values(raw, columns, path, line, fill, hints, sep=sep, dialect=dialect)
     detected += [marks] if marks else []
+    frame_fill: FillMethod | None = fill if fill is not None or not coded else "interpolate"
 
     found: list[tuple[str | None, Gap]] = []  # the gaps of every series
     holidays: list[tuple[str | None, Gap]] = []  # at business days without fill_missing_dates: kept as they are
@@ -461,10 +465,13 @@ def read_panel(path: str | Path, *, timestamp_col: str | None = "date", columns:
                 frame = add_missing_rows(frame, freq)
         else:
             frame.index = pd.RangeIndex(len(frame), name=STEP)
-        if fill is not None:
-            frame = _fill(frame, fill, path, "" if name is None else f" of series {name}")
+        if frame_fill is not None:
+            frame = _fill(frame, frame_fill, path, "" if name is None else f" of series {name}")
         series.append(Series(frame=frame, extra_columns=extra, series_id=name))
     notes = [f"{path}: detected {', '.join(detected)}"] if detected else []
+    if coded:
+        notes.append(f"{path}: {coded} cell(s) written as a missing-value code ({', '.join(dialect.na_values)}) "
+                     f"filled by {frame_fill}" + ("" if fill else f" ({hints.fill} chooses)"))
     if found:
         added = sum(g.missing for _, g in found)
         notes.append(f"{path}: added {added} missing row(s) at frequency {freq!r} in {len(found)} gap(s) "

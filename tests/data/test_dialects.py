@@ -86,14 +86,20 @@ def test_missing_value_code(tmp_path: Path) -> None:
     csv = tmp_path / "na.csv"
     frame.to_csv(csv, index=False)
     assert read_panel(csv).series[0].frame["HULL"].iloc[5] == -200  # without the option -200 is a value
+    coded = read_panel(csv, dialect=Dialect(na_values=("-200",)))  # the option alone: declared missing, interpolated
+    assert coded.notes == (f"{csv}: 1 cell(s) written as a missing-value code (-200) filled by interpolate "
+                           f"(data.fill=ffill|interpolate chooses)",)
+    expected = (frame["HULL"].iloc[4] + frame["HULL"].iloc[6]) / 2
+    assert coded.series[0].frame["HULL"].iloc[5] == pytest.approx(expected)
+    filled = read_panel(csv, dialect=dialect_from_settings(na_values=[-200]), fill="ffill").series[0].frame
+    assert filled["HULL"].iloc[5] == frame["HULL"].iloc[4]
+    pd.testing.assert_frame_equal(filled.drop(index=filled.index[5]), reference().drop(index=filled.index[5]))
+    frame.loc[8, "OT"] = None  # an empty cell is not a declared code: still refused without data.fill
+    frame.to_csv(csv, index=False)
     with pytest.raises(DataError) as err:
         read_panel(csv, dialect=Dialect(na_values=("-200",)))
-    assert str(err.value) == (f"{csv}: line 7: column 'HULL' is missing ('-200.0', one of data.na_values); pass "
-                              f"data.fill=ffill|interpolate to fill the missing cells")
-    filled = read_panel(csv, dialect=dialect_from_settings(na_values=[-200]), fill="interpolate").series[0].frame
-    expected = (frame["HULL"].iloc[4] + frame["HULL"].iloc[6]) / 2
-    assert filled["HULL"].iloc[5] == pytest.approx(expected)
-    pd.testing.assert_frame_equal(filled.drop(index=filled.index[5]), reference().drop(index=filled.index[5]))
+    assert str(err.value) == (f"{csv}: line 10: column 'OT' is empty or NaN; fill the gap or pass "
+                              f"data.fill=ffill|interpolate")
 
 
 # ------------------------------------------------------------------------------------ date orders

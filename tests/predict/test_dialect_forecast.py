@@ -95,7 +95,7 @@ CASES: dict[str, tuple[Callable[[Path], None], list[str], str, pd.DatetimeIndex]
     "day_first": (day_first, [], "date", after(ETT_END, "h")),
     "local_time": (local_time, [f"data.tz={BERLIN}"], "date", after(pd.Timestamp("2021-11-05", tz=BERLIN), "h")),
     "offsets": (offsets, [], "date", after(pd.Timestamp("2021-04-12 21:00", tz="UTC"), "h")),
-    "missing_code": (missing_code, ["data.na_values=[-200]", "data.fill=interpolate"], "date", after(ETT_END, "h")),
+    "missing_code": (missing_code, ["data.na_values=[-200]"], "date", after(ETT_END, "h")),
     "trading_days": (trading_days, [], "Date", after(TRADING[-1], "B")),
     "unix_seconds": (unix_seconds, [], "timestamp", after(ETT_END.tz_localize("UTC"), "h")),
     "thousands": (thousands, [], "date", after(ETT_END, "h")),
@@ -146,14 +146,13 @@ def test_trains_and_forecasts_from_the_checkpoint_alone(name: str, root: Path, t
     csv, run_dir = trained(root, name)
     _, _, column, expected = CASES[name]
     out = tmp_path / "forecast.csv"
-    fill = ["--fill", "interpolate"] if name == "missing_code" else []  # missing cells: filled when asked, always
-    code, stdout, err = predict(capsys, run_dir, csv, "-o", out, *fill)  # no reading option repeated
+    code, stdout, err = predict(capsys, run_dir, csv, "-o", out)  # no reading option repeated, no --fill
     assert code == 0, err
     frame = pd.read_csv(out)
     assert list(frame.columns[:1]) == [column] and len(frame) == PRED_LEN
     assert stamps_of(frame[column], expected).equals(expected)
     assert np.isfinite(frame.drop(columns=[column]).to_numpy()).all()
-    api = load(run_dir).predict(csv, fill="interpolate" if fill else None)
+    api = load(run_dir).predict(csv)
     assert pd.DatetimeIndex(api[column]).equals(expected)
     np.testing.assert_allclose(api.drop(columns=[column]).to_numpy(), frame.drop(columns=[column]).to_numpy(),
                                rtol=1e-4)
