@@ -13,6 +13,7 @@ import torch  # noqa: E402
 from torch import nn  # noqa: E402
 from torch.utils.data import default_collate  # noqa: E402
 
+from forecast.core.parameters import module_device  # noqa: E402
 from forecast.data.spec import DataSpec  # noqa: E402
 from forecast.data.windows import WindowDataset  # noqa: E402
 from forecast.io import atomic_path  # noqa: E402
@@ -40,7 +41,7 @@ def plot_test_windows(model: nn.Module, dataset: WindowDataset, spec: DataSpec, 
     model.eval()
     picks = np.linspace(0, len(dataset) - 1, num=min(n_windows, len(dataset))).round().astype(int)
     batch = default_collate([dataset[int(i)] for i in picks])
-    device = next(model.parameters(), torch.empty(0)).device
+    device = module_device(model)
     pred = model(batch.x_enc.to(device), batch.x_mark_enc.to(device), batch.x_mark_dec.to(device)).cpu()
     col = spec.target_columns[-1]
     t_out = spec.target_columns.index(col)

@@ -1,9 +1,10 @@
-"""How many parameters a forecaster has: every parameter, less what a part says it allocates unused."""
+"""A forecaster's parameters: how many it has (less what a part says it allocates unused), and where they are."""
 
 from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
+import torch
 from torch import nn
 
 
@@ -24,3 +25,11 @@ def count_parameters(net: nn.Module) -> int:
     """Parameters of ``net`` (each shared one once), less those its parts report unused (:class:`PartlyFitted`)."""
     unused = sum(m.unused_parameters() for m in net.modules() if isinstance(m, PartlyFitted))
     return sum(p.numel() for p in net.parameters()) - unused
+
+
+def module_device(net: nn.Module) -> torch.device:
+    """The device of ``net``'s weights (the CPU for a module without parameters): where its inputs go.
+
+    This is not ``LightningModule.device`` in a ``setup`` hook, which runs before Lightning moves the weights.
+    """
+    return next(net.parameters(), torch.empty(0)).device

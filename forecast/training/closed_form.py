@@ -13,6 +13,7 @@ import torch
 import numpy as np
 from torch import Tensor
 
+from forecast.core.parameters import module_device
 from forecast.training.evidence import Verdict, hac_lag, weigh, window_losses
 
 log = logging.getLogger("forecast")
@@ -130,8 +131,7 @@ def validation_losses(pl_module: L.LightningModule, datamodule: Any) -> np.ndarr
     """
     was_training = pl_module.training
     pl_module.eval()
-    # in ``setup`` the weights may not be on the trainer's device yet
-    device = next(pl_module.parameters(), torch.empty(0)).device
+    device = module_device(pl_module)
     losses = window_losses({"model": lambda *marks: pl_module.net(*(m.to(device) for m in marks))},
                            datamodule.round_val_dataloader())["model"]
     pl_module.train(was_training)

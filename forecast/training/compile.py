@@ -9,6 +9,8 @@ import shutil
 import torch
 from torch import nn
 
+from forecast.core.parameters import module_device
+
 log = logging.getLogger("forecast")
 
 
@@ -33,7 +35,7 @@ def maybe_compile(net: nn.Module, enabled: bool) -> bool:
     """
     if not enabled:
         return False
-    device = next(net.parameters(), torch.empty(0)).device
+    device = module_device(net)
     missing = compiler_missing(device)
     if missing is not None:
         log.warning("compile=true: %s, so the model runs eagerly", missing)

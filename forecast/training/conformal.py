@@ -38,6 +38,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from forecast.core.parameters import module_device
 from forecast.data.errors import DataError
 from forecast.io import atomic_path
 
@@ -83,7 +84,7 @@ def validation_scores(model: nn.Module, batches: Iterable[Any]) -> np.ndarray:
     """
     was_training = model.training
     model.eval()
-    device = next(model.parameters(), torch.empty(0)).device
+    device = module_device(model)
     errors = []
     with torch.random.fork_rng(devices=[]):
         for batch in batches:

@@ -15,13 +15,16 @@ from typing import Any
 import numpy as np
 import torch
 from torch import nn
+
+from forecast.core.parameters import module_device
+
 SPLITS = ("val", "test")
 
 
 @torch.inference_mode()
 def _predict(net: nn.Module, loader: Any) -> tuple[np.ndarray, np.ndarray]:
     """Forecasts and targets of every window a loader yields, scaled. Shapes: (W, P, C_out) each, float64."""
-    device = next(net.parameters(), torch.empty(0)).device
+    device = module_device(net)
     preds, ys = [], []
     for batch in loader:
         out = net(batch.x_enc.to(device), batch.x_mark_enc.to(device), batch.x_mark_dec.to(device))
