@@ -5,12 +5,15 @@ per-epoch learning-rate schedule and ``last.ckpt`` all happen at its end. ``trai
 rounds, so the budget is ``max_epochs x round steps`` whatever the size of the data (``train.max_steps`` sets
 it in steps instead). A file small enough that a pass takes fewer than ``round_cap`` steps (ETTh1: 266) trains
 exactly as epochs would; a panel of a million windows trains ``max_epochs x round_cap`` steps instead of
-``max_epochs`` passes. ``schedule: epochs`` makes every round a whole pass (the papers' protocol).
+``max_epochs`` passes. ``train.max_steps`` is met in whole rounds of equal length, so every step of the
+budget is validated: ``ceil(max_steps / rounds)`` steps in each of the fewest rounds that fit it (at most
+``rounds - 1`` steps above it). ``schedule: epochs`` makes every round a whole pass (the papers' protocol).
 """
 
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -46,11 +49,18 @@ class TrainPlan:
 
 
 def apply_plan(plan: TrainPlan, datamodule: Any) -> dict[str, Any]:
-    """Give the data module its round length; the trainer settings the plan overrides (``max_steps``)."""
-    datamodule.set_round_cap(plan.round_cap if plan.schedule == "budget" else None)
+    """Give the data module its round length; the trainer settings the plan overrides (``max_epochs`` for
+    ``train.max_steps``). Needs the data set up (the length of a pass)."""
+    cap = plan.round_cap if plan.schedule == "budget" else None
+    datamodule.set_round_cap(cap)
     if plan.max_steps is None:
         return {}
-    return {"max_steps": plan.max_steps, "max_epochs": -1}
+    per_round = len(datamodule.train_stream(1))  # min(a pass, round_cap) at one process
+    rounds = math.ceil(plan.max_steps / per_round)
+    if plan.schedule == "budget":
+        datamodule.set_round_cap(math.ceil(plan.max_steps / rounds))
+        return {"max_epochs": rounds, "max_steps": -1}
+    return {"max_epochs": rounds, "max_steps": plan.max_steps}  # whole passes; the last one cut at max_steps
 
 
 def describe_budget(trainer: L.Trainer, datamodule: Any) -> dict[str, Any]:

@@ -122,3 +122,16 @@ def test_sigkill_at_a_random_moment_then_resume(tiny_csv: Path, straight: dict, 
     resumed = train(compose_train(overrides(tiny_csv, "budget", "train.ckpt_every_steps=1", f"resume={run_dir}"),
                                   run_dir))
     assert_same_run(straight, resumed)
+
+
+@pytest.mark.parametrize("max_steps, rounds, round_steps", [(4, 1, 4), (12, 3, 4), (13, 3, 5)])
+def test_max_steps_runs_in_whole_validated_rounds(max_steps: int, rounds: int, round_steps: int, tiny_csv: Path,
+                                                  tmp_path: Path) -> None:
+    """train.max_steps below, at and between multiples of round_cap (5): the fewest rounds that fit it, of equal
+    length, each ending with validation, early stopping on."""
+    extra = [f"train.max_steps={max_steps}", "callbacks.early_stopping.patience=3"]
+    plan = [p for p in PLAN if not p.startswith("callbacks.early_stopping")]
+    metrics = train(compose_train(tiny_run_overrides(tiny_csv, *plan, "train.schedule=budget", *extra), tmp_path))
+    assert (metrics["epochs"], metrics["round_steps"], metrics["steps"]) == (rounds, round_steps,
+                                                                             rounds * round_steps)
+    assert "val/mse" in metrics and metrics["checkpoint"].endswith(".ckpt")
