@@ -188,3 +188,8 @@ def test_a_uci_style_file_trains_and_forecasts_without_repeating_options(names: 
     after = pd.date_range(START + pd.Timedelta(hours=119), periods=PRED_LEN + 1, freq="h")[1:]
     assert list(pd.to_datetime(got[names[0]])) == list(after)  # 15 March 2004 18:00 onwards, hourly
     assert np.isfinite(got[list(truth.columns)].to_numpy()).all()
+    one = true_frame(120).rename_axis("stamp").reset_index()  # the timestamp in one column: named, read alone
+    one.to_csv(tmp_path / "one.csv", index=False)
+    code, _, err = predict(capsys, run_dir, tmp_path / "one.csv", "--timestamp-col", "stamp")
+    assert code == 0, err
+    assert list(pd.to_datetime(pd.read_csv(tmp_path / "one.forecast.csv")["stamp"])) == list(after)
