@@ -14,6 +14,7 @@ from sklearn.preprocessing import StandardScaler
 import torch.distributed as dist
 from lightning.pytorch.trainer.states import TrainerFn
 
+from forecast.data.date_time import check_pair
 from forecast.data.dialect import dialect_from_settings
 from forecast.data.errors import DataError
 from forecast.data.hints import TRAIN
@@ -72,6 +73,7 @@ def _rank_world() -> tuple[int, int]:
 
 
 Column = Annotated[str | int, "a column name"]
+TimestampColumn = Annotated[str | int | Sequence[str] | None, "a column name or a list [date, time]"]
 # how the file is written: checked by forecast.data.dialect, in its own words
 DIALECT_KEYS = ("sep", "decimal", "thousands", "na_values", "dayfirst", "date_format", "epoch_unit", "tz")
 
@@ -89,7 +91,9 @@ class ForecastDataModule(L.LightningDataModule):
             or a DataFrame of the same columns (:func:`forecast.api.train` passes one), named ``<DataFrame>``.
         target: the target column (``OT`` for ETT).
         features: ``M`` all columns to all, ``S`` target to target, ``MS`` all columns to target.
-        timestamp_col: timestamp column name; None reads rows as consecutive steps (no calendar features).
+        timestamp_col: timestamp column name; None reads rows as consecutive steps (no calendar features);
+            a list ``[Date, Time]`` joins a date column and a time-of-day column into one timestamp
+            (:mod:`forecast.data.date_time`; such a pair is also detected).
         columns: input columns to use for ``M``/``MS`` (default: every numeric column).
         seq_len: encoder window length.
         label_len: start-token length, the last ``label_len`` known steps fed to the decoder.
@@ -134,7 +138,7 @@ class ForecastDataModule(L.LightningDataModule):
     """
 
     def __init__(self, *, path: Annotated[str | Path | pd.DataFrame, "a file path"], target: Column = "OT", features: Features = "M",
-                 timestamp_col: Column | None = "date", columns: Sequence[str] | None = None, seq_len: int = 96,
+                 timestamp_col: TimestampColumn = "date", columns: Sequence[str] | None = None, seq_len: int = 96,
                  label_len: int = 48, pred_len: int = 24,
                  freq: Annotated[str | None, "a pandas frequency such as h, 15min, D"] = None,
                  borders: Annotated[Sequence[int] | None, "a list [train_end, val_end, test_end]"] = None,
@@ -164,7 +168,10 @@ class ForecastDataModule(L.LightningDataModule):
                 raise DataError(f"data.{key} must be at least 1, got {value}; set data.{key}=<a positive integer>")
         self.frame = path if isinstance(path, pd.DataFrame) else None
         self.path = Path(DATAFRAME) if self.frame is not None else Path(path)
-        self.target, self.features, self.timestamp_col = _name(target), features, _name(timestamp_col)
+        self.target, self.features = _name(target), features
+        self.timestamp_col: str | tuple[str, str] | None = (
+            check_pair(timestamp_col) if isinstance(timestamp_col, Sequence) and not isinstance(timestamp_col, str)
+            else _name(timestamp_col))
         self.columns = [str(c) for c in columns] if columns is not None else None
         self.seq_len, self.label_len, self.pred_len = seq_len, label_len, pred_len
         self.freq = freq

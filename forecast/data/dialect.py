@@ -9,7 +9,8 @@ Every field is one of pandas' own reading options: ``read_csv``'s ``sep``, ``dec
 each file, so a CSV written by pandas reads too.
 
 Configured as ``data.sep``, ``data.decimal``, ``data.thousands``, ``data.na_values``, ``data.dayfirst``,
-``data.date_format``, ``data.epoch_unit`` and ``data.tz``; the settled dialect is stored in the checkpoint's
+``data.date_format``, ``data.epoch_unit`` and ``data.tz`` (and a time-of-day column by
+``data.timestamp_col=[Date,Time]``); the settled dialect is stored in the checkpoint's
 data spec, so ``forecast-predict`` reads the same kind of file without repeating them.
 """
 
@@ -52,6 +53,9 @@ class Dialect:
         tz: the time zone: naive timestamps are local time there (``tz_localize``: the repeated autumn hour
             resolved by order); timestamps with UTC offsets and epoch numbers are converted to it
             (``tz_convert``; UTC when None).
+        time_col: the column of the times of day whose cells are joined to the timestamp column's dates
+            (``Date;Time`` / ``10/03/2004;18.00.00``: :mod:`forecast.data.date_time`); set by
+            ``data.timestamp_col=[Date,Time]`` or detected, None when the timestamp is one column.
     """
 
     sep: str | None = None
@@ -62,6 +66,7 @@ class Dialect:
     date_format: str | None = None
     epoch_unit: str | None = None
     tz: str | None = None
+    time_col: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain Python containers (``na_values`` a list)."""

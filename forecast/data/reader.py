@@ -29,6 +29,7 @@ from typing import Literal, Sequence
 import numpy as np
 import pandas as pd
 
+from forecast.data.date_time import check_pair, find_date_time_pair, join_date_time, named_date_time_pair
 from forecast.data.dialect import SEP_NAMES, Dialect, number_marks, sniff_sep
 from forecast.data.errors import DataError, require_file
 from forecast.data.hints import TRAIN, Hints
@@ -43,6 +44,7 @@ _MISSING = ("", "nan", "na", "null")
 _PANDAS_MISSING = ["na", "Na", "NULL", "null", "nan", "NaN", "NA", "N/A", "n/a", ""]  # read_csv's na_values
 _MARKED = re.compile(r"\d[,.' ]\d")  # a digit, a mark, a digit: a number written with marks
 _DATE = re.compile(r"^\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}([ T]\d{1,2}(:\d{2}){0,2}(\.\d+)?)?$")
+_UNNAMED = re.compile(r"^(Unnamed: \d+)?$")  # how pandas names a header cell left empty
 
 
 @dataclass(frozen=True)
@@ -188,6 +190,52 @@ def _timestamp_column(names: Sequence[str], wanted: str, path: Path, hints: Hint
     return found
 
 
+def _settle_timestamp(raw: pd.DataFrame, wanted: str | None, dialect: Dialect, path: Path,
+                      hints: Hints) -> tuple[str | None, Dialect, list[str]]:
+    """The timestamp column and the dialect's time-of-day column (:mod:`forecast.data.date_time`), and what
+    was detected: ``wanted`` and the dialect's ``time_col`` when given; else a date column followed by a time
+    column (starting at ``wanted`` when the file has it); else ``wanted`` or the column named like it."""
+    names = list(raw.columns)
+    if wanted is None:
+        return None, replace(dialect, time_col=None), []
+    if dialect.time_col is not None:
+        missing = [c for c in (wanted, dialect.time_col) if c not in names]
+        if missing:
+            raise DataError(f"{path}: no column {missing[0]!r} for the timestamps' dates and times in columns "
+                            f"{wanted!r} and {dialect.time_col!r} (columns: {', '.join(names)}); {hints.timestamp}")
+        return wanted, dialect, []
+    pair = None
+    if wanted in names:
+        pair = find_date_time_pair(raw, wanted)
+    elif find_timestamp_column([wanted]) is not None:
+        pair = find_date_time_pair(raw)
+    if pair is not None:
+        return pair[0], replace(dialect, time_col=pair[1]), [f"timestamps from columns {pair[0]!r} and {pair[1]!r} "
+                                                             f"combined"]
+    if wanted in names:
+        return wanted, dialect, []
+    named = named_date_time_pair(names)
+    if named is not None and find_timestamp_column(names) is None:
+        raise DataError(f"{path}: no timestamp column {wanted!r}, and columns {named[0]!r} and {named[1]!r} do not "
+                        f"hold only dates and times of day; to read them as one timestamp pass "
+                        f"{hints.set('timestamp_col', f'[{named[0]},{named[1]}]')}, else {hints.timestamp}")
+    found = _timestamp_column(names, wanted, path, hints)
+    return found, dialect, [f"timestamps in column {found!r}"]
+
+
+def _empty_unnamed(raw: pd.DataFrame) -> list[str]:
+    """The columns with an empty header cell and no value (a separator at every line's end: ``AH;;``)."""
+    return [c for c in raw.columns if _UNNAMED.match(c) and bool((raw[c].str.strip() == "").all())]
+
+
+def _empty_tail(raw: pd.DataFrame) -> int:
+    """The number of rows at the end whose every cell is empty (``;;;;``)."""
+    n = len(raw)
+    while n > 0 and all(str(v).strip() == "" for v in raw.iloc[n - 1]):
+        n -= 1
+    return len(raw) - n
+
+
 def _sep_hint(names: Sequence[str], hints: Hints) -> str:
     """The separator setting, when the column names hold another separator ("" when they do not)."""
     held = [s for s in SEP_NAMES if s != "," and any(s in n for n in names)]
@@ -301,7 +349,7 @@ def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndar
     if dialect.na_values:
         for c, col in enumerate(columns):
             missing = np.flatnonzero(~np.isfinite(out[:, c]))
-            coded[missing, c] = [_is_code(raw[col].iloc[r].strip(), dialect.na_values) for r in missing]
+            coded[missing, c] = [_is_code(raw[col].iloc[r].strip(), dialect.na_values, marks) for r in missing]
     if fill is None:
         bad = ~np.isfinite(out) & ~coded
         if bad.any():
@@ -317,9 +365,16 @@ def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndar
     return out, detected, int(coded.sum())
 
 
-def _is_code(cell: str, codes: Sequence[str]) -> bool:
-    """Whether ``cell`` is one of the missing-value codes (``-200.0`` is ``-200``)."""
-    return cell in codes or (_is_number(cell) and any(_is_number(c) and float(c) == float(cell) for c in codes))
+def _is_code(cell: str, codes: Sequence[str], marks: Dialect = Dialect()) -> bool:
+    """Whether ``cell`` is one of the missing-value codes (``-200.0``, and ``-200,0`` with decimal commas, is
+    ``-200``)."""
+    if cell in codes:
+        return True
+    if marks.thousands:
+        cell = cell.replace(marks.thousands, "")
+    if marks.decimal and marks.decimal != ".":
+        cell = cell.replace(marks.decimal, ".")
+    return _is_number(cell) and any(_is_number(c) and float(c) == float(cell) for c in codes)
 
 
 def _marks_hint(cell: str, dialect: Dialect, hints: Hints) -> str:
@@ -343,16 +398,19 @@ def _fill(frame: pd.DataFrame, fill: FillMethod, path: Path, who: str) -> pd.Dat
     return frame
 
 
-def read_panel(path: str | Path, *, timestamp_col: str | None = "date", columns: Sequence[str] | None = None,
-               id_col: str | None = None, header: bool = True, fill: FillMethod | None = None,
-               freq: str | None = None, model_freq: bool = False, fill_missing_dates: bool = False,
+def read_panel(path: str | Path, *, timestamp_col: str | Sequence[str] | None = "date",
+               columns: Sequence[str] | None = None, id_col: str | None = None, header: bool = True,
+               fill: FillMethod | None = None, freq: str | None = None, model_freq: bool = False,
+               fill_missing_dates: bool = False,
                hints: Hints = TRAIN, dialect: Dialect = Dialect()) -> Panel:
     """Read ``path`` and validate it.
 
     Args:
         path: CSV file, or a DataFrame of the same columns (named ``<DataFrame>`` in messages).
         timestamp_col: the timestamp column; None reads rows as consecutive steps (no calendar). A file
-            without it but with one column named date, timestamp, time, ds or datetime (any case) uses that.
+            without it but with one column named date, timestamp, time, ds or datetime (any case) uses that;
+            a date column followed by a time-of-day column (``Date;Time``) is read as one timestamp, and
+            ``[date, time]`` names such a pair (:mod:`forecast.data.date_time`).
         columns: the numeric columns required, in this order; ``None`` takes every other column.
             Columns present in the file but not required are listed in ``extra_columns``.
         id_col: the series id column (many series in one file), or None for one series.
@@ -376,11 +434,22 @@ def read_panel(path: str | Path, *, timestamp_col: str | None = "date", columns:
         sep = _separator(path, dialect)
     raw, first_line = _read_raw(path, header, hints, sep)
     path = Path(DATAFRAME) if isinstance(path, pd.DataFrame) else path
-    names = list(raw.columns)
     detected = [f"{SEP_NAMES[sep]}-separated columns"] if dialect.sep is None and sep != "," else []
-    if timestamp_col is not None and timestamp_col not in names:
-        timestamp_col = _timestamp_column(names, timestamp_col, path, hints)
-        detected.append(f"timestamps in column {timestamp_col!r}")
+    blank = _empty_unnamed(raw) if header else []
+    if blank:
+        raw = raw.drop(columns=blank)
+        detected.append(f"{len(blank)} empty unnamed column(s) left out ({', '.join(repr(c) for c in blank)})")
+    tail = _empty_tail(raw)
+    if tail and tail < len(raw):
+        raw = raw.iloc[: len(raw) - tail]
+        detected.append(f"{tail} empty row(s) at the end left out")
+    names = list(raw.columns)
+    if timestamp_col is not None and not isinstance(timestamp_col, str):
+        timestamp_col, time_col = check_pair(timestamp_col)
+        dialect = replace(dialect, time_col=time_col)
+    timestamp_col, dialect, found_ts = _settle_timestamp(raw, timestamp_col, dialect, path, hints)
+    detected += found_ts
+    time_col = dialect.time_col
     if id_col is not None and id_col not in names:
         raise DataError(f"{path}: no id column {id_col!r} (columns: {', '.join(names)}); {hints.id_col}")
     if fill_missing_dates and timestamp_col is None:
@@ -388,7 +457,7 @@ def read_panel(path: str | Path, *, timestamp_col: str | None = "date", columns:
                         f"name the timestamp column")
     if fill_missing_dates and fill is None:
         raise DataError(f"{path}: {hints.fill_missing_dates} adds empty rows: also pass {hints.fill} to fill them")
-    available = [c for c in names if c not in (timestamp_col, id_col)]
+    available = [c for c in names if c not in (timestamp_col, time_col, id_col)]
     if columns is None:
         columns = available
         extra: tuple[str, ...] = ()
@@ -399,7 +468,7 @@ def read_panel(path: str | Path, *, timestamp_col: str | None = "date", columns:
                             f"(file has: {', '.join(available)})")
         extra = tuple(c for c in available if c not in columns)
     if not columns:
-        besides = " and ".join(repr(c) for c in (timestamp_col, id_col) if c is not None)
+        besides = " and ".join(repr(c) for c in (timestamp_col, time_col, id_col) if c is not None)
         raise DataError(f"{path}: no numeric columns{' besides ' + besides if besides else ''}")
     if len(raw) == 0:
         raise DataError(f"{path}: the file has {'a header but ' if header else ''}no data rows")
@@ -419,7 +488,9 @@ def read_panel(path: str | Path, *, timestamp_col: str | None = "date", columns:
         groups = list(zip((str(u) for u in uniques), np.split(order, bounds)))
     stamps, order_hint = None, ""
     if timestamp_col is not None:
-        parsed = parse_timestamps(raw[timestamp_col].str.strip(), [rows for _, rows in groups], col=timestamp_col,
+        text = raw[timestamp_col].str.strip() if time_col is None else join_date_time(
+            raw[timestamp_col], raw[time_col], keep_text=dialect.date_format is not None)
+        parsed = parse_timestamps(text, [rows for _, rows in groups], col=timestamp_col,
                                   dialect=dialect, source=str(path), line=line, hints=hints)
         stamps, dialect, order_hint = parsed.stamps, parsed.dialect, parsed.order_hint
         detected += parsed.detected

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -32,7 +32,8 @@ class DataSpec:
     and fed to the model as extra mark columns (``forecast.data.known_future``).
 
     ``dialect`` is how the training file was written (:class:`~forecast.data.dialect.Dialect`, the date order
-    and epoch unit as settled): files read for this model are read the same way.
+    and epoch unit as settled, and a time-of-day column joined to ``timestamp_col``): files read for this model
+    are read the same way.
     """
 
     timestamp_col: str | None
@@ -90,6 +91,11 @@ class DataSpec:
                 fields[key] = tuple(tuple(v) for v in fields[key])
         fields["dialect"] = Dialect.from_dict(fields.get("dialect"))
         return cls(**fields)
+
+    def dialect_for(self, timestamp_col: str | None) -> Dialect:
+        """How to read a file for this model whose timestamp column is ``timestamp_col``: as the training file,
+        without its time-of-day column (``dialect.time_col``) when another timestamp column is named."""
+        return self.dialect if timestamp_col == self.timestamp_col else replace(self.dialect, time_col=None)
 
     def has_scaler(self, series_id: str | None) -> bool:
         """Whether the statistics of ``series_id`` are known (always, unless scaled per series)."""

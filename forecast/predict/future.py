@@ -45,7 +45,7 @@ def read_future(path: str | Path | pd.DataFrame, spec: DataSpec, history: Series
     columns = list(spec.future_columns)
     panel = read_panel(path, timestamp_col=timestamp_col, columns=columns, header=header, fill=fill, freq=spec.freq,
                        model_freq=spec.freq is not None, hints=PREDICT,
-                       dialect=spec.dialect if dialect is None else dialect)
+                       dialect=spec.dialect_for(timestamp_col) if dialect is None else dialect)
     frame = panel.series[0].frame
     first_line = 2 if header or isinstance(path, pd.DataFrame) else 1
     path = DATAFRAME if isinstance(path, pd.DataFrame) else path

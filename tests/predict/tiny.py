@@ -58,9 +58,9 @@ def panel(n_series: int = 24, rows: int = 160, *, short: Sequence[int] = (), fre
 
 
 def train_tiny(root: Path, name: str, frame: pd.DataFrame, *, features: str = "M", target: str = "OT",
-               extra: Sequence[str] = (), header: bool = True) -> Path:
-    """Train a tiny Informer on ``frame`` (cached per ``name``; written without its header row unless
-    ``header``); returns its run directory."""
+               extra: Sequence[str] = (), header: bool = True, sep: str = ",") -> Path:
+    """Train a tiny Informer on ``frame`` (cached per ``name``; written ``sep``-separated, without its header
+    row unless ``header``); returns its run directory."""
     key = (name, features, target, tuple(extra))
     if key in _RUNS:
         return _RUNS[key]
@@ -69,7 +69,7 @@ def train_tiny(root: Path, name: str, frame: pd.DataFrame, *, features: str = "M
     run_dir = root / f"run_{name}_{features}"
     run_dir.mkdir(parents=True, exist_ok=True)
     csv = run_dir / f"{name}.csv"
-    frame.to_csv(csv, index=False, header=header)
+    frame.to_csv(csv, index=False, header=header, sep=sep)
     register_resolvers()
     overrides = [
         "data=csv", f"data.path={csv}", f"data.target={target}", f"data.features={features}",

@@ -1,0 +1,195 @@
+"""A timestamp in two columns, as the UCI air quality file writes it (``Date;Time`` / ``10/03/2004;18.00.00``,
+decimal commas, ``-200`` for missing, ``;;`` at every line's end): read into one hourly series, trained on with
+``data.na_values=[-200]`` alone, and forecast from without repeating it (issue #39)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from omegaconf import OmegaConf
+
+from forecast.data.datamodule import ForecastDataModule
+from forecast.data.dialect import Dialect
+from forecast.data.errors import DataError
+from forecast.data.reader import read_panel
+from forecast.data.spec import DataSpec
+from tests.predict.tiny import PRED_LEN, etth1_rows, predict, train_tiny
+
+START = pd.Timestamp("2004-03-10 18:00")  # written 10/03/2004;18.00.00: day-first
+CODED = ((5, "HUFL"), (40, "OT"), (41, "MULL"), (200, "OT"))  # (row, column) written -200
+UCI = Dialect(na_values=("-200",))
+
+
+def true_frame(rows: int) -> pd.DataFrame:
+    """ETTh1's values on hourly timestamps from 10 March 2004 18:00 (index ``Date``)."""
+    frame = etth1_rows(rows).drop(columns=["date"])
+    frame.index = pd.DatetimeIndex(pd.date_range(START, periods=rows, freq="h").to_numpy(), name="Date")
+    return frame
+
+
+def uci_frame(truth: pd.DataFrame, *, date: str = "%d/%m/%Y", time: str = "%H.%M.%S",
+              names: tuple[str, str] = ("Date", "Time")) -> pd.DataFrame:
+    """``truth`` as the UCI file writes it, every cell text: date and time columns, decimal commas, -200 codes,
+    two unnamed empty columns at the end (written ``;`` separated: ``...;0,7578;;``)."""
+    cells = truth.map(lambda v: repr(float(v)).replace(".", ","))
+    for row, col in CODED:
+        if row < len(cells):
+            cells.iloc[row, cells.columns.get_loc(col)] = "-200"
+    cells.insert(0, names[1], truth.index.strftime(time))
+    cells.insert(0, names[0], truth.index.strftime(date))
+    cells[""] = ""
+    cells.insert(len(cells.columns), "", "", allow_duplicates=True)
+    return cells.reset_index(drop=True)
+
+
+def write(frame: pd.DataFrame, path: Path) -> Path:
+    frame.to_csv(path, sep=";", index=False)
+    return path
+
+
+def expected(truth: pd.DataFrame) -> pd.DataFrame:
+    """``truth`` with each coded cell the mean of its neighbours (linear interpolation of an isolated cell)."""
+    out = truth.copy()
+    for row, col in CODED:
+        if row < len(out):
+            out.iloc[row, out.columns.get_loc(col)] = (truth[col].iloc[row - 1] + truth[col].iloc[row + 1]) / 2
+    return out
+
+
+# --------------------------------------------------------------------------------------- reading
+def test_a_uci_style_file_reads_as_one_hourly_series(tmp_path: Path) -> None:
+    truth = true_frame(400)
+    csv = write(uci_frame(truth), tmp_path / "AirQualityUCI.csv")
+    assert csv.read_text().splitlines()[1] == "10/03/2004;18.00.00;" + ";".join(
+        repr(float(v)).replace(".", ",") for v in truth.iloc[0]) + ";;"
+    panel = read_panel(csv, dialect=UCI)
+    frame = panel.series[0].frame
+    assert frame.index.equals(truth.index) and panel.freq == "h" and panel.timestamp_col == "Date"
+    assert frame.index[0] == pd.Timestamp("2004-03-10 18:00")  # 10 March, not 3 October
+    pd.testing.assert_frame_equal(frame, expected(truth))
+    assert panel.dialect == Dialect(na_values=("-200",), dayfirst=True, time_col="Time")
+    assert panel.notes == (
+        f"{csv}: detected semicolon-separated columns, 2 empty unnamed column(s) left out ('Unnamed: 9', "
+        f"'Unnamed: 10'), timestamps from columns 'Date' and 'Time' combined, day-first dates (10/03/2004 18:00:00 "
+        f"is 2004-03-10 18:00:00: the only order giving increasing timestamps), decimal commas",
+        f"{csv}: 4 cell(s) written as a missing-value code (-200) filled by interpolate "
+        f"(data.fill=ffill|interpolate chooses)")
+
+
+def test_the_pair_named_explicitly_reads_the_same(tmp_path: Path) -> None:
+    truth = true_frame(400)
+    csv = write(uci_frame(truth), tmp_path / "aq.csv")
+    panel = read_panel(csv, timestamp_col=["Date", "Time"], dialect=UCI)
+    pd.testing.assert_frame_equal(panel.series[0].frame, expected(truth))
+    assert panel.dialect.time_col == "Time" and "combined" not in panel.notes[0]
+    dm = ForecastDataModule(path=str(csv), target="OT", seq_len=24, label_len=12, pred_len=6, na_values=[-200],
+                            timestamp_col=OmegaConf.create(["Date", "Time"]))  # as Hydra passes a list
+    dm.setup()
+    assert dm.spec.timestamp_col == "Date" and dm.spec.dialect.time_col == "Time"
+    assert dm.spec.input_columns == tuple(truth.columns)
+    assert DataSpec.from_dict(dm.spec.to_dict()) == dm.spec
+
+
+@pytest.mark.parametrize("value,message", [
+    (["Date", "Time", "CO"], "data.timestamp_col must be a column name or a list [date, time] of two columns, got "
+                             "['Date', 'Time', 'CO']; set data.timestamp_col=[Date,Time]"),
+    ({"a": 1}, "data.timestamp_col must be a column name or a list [date, time] or null, got {'a': 1}; "
+               "set data.timestamp_col=<a column name or a list [date, time]>"),
+])
+def test_a_bad_timestamp_setting_is_one_line(value: object, message: str) -> None:
+    with pytest.raises(DataError) as err:
+        ForecastDataModule(path="x.csv", timestamp_col=value)
+    assert str(err.value) == message
+
+
+@pytest.mark.parametrize("names,date,time", [
+    (("date", "time"), "%Y-%m-%d", "%H:%M:%S"),  # the default timestamp column is a date only: joined too
+    (("Datum", "Zeit"), "%d.%m.%Y", "%H.%M"),  # dots in the date are kept, in the time they become colons
+    (("day", "hour"), "%d/%m/%Y", "%H"),  # whole hours
+])
+def test_other_date_and_time_pairs(names: tuple[str, str], date: str, time: str, tmp_path: Path) -> None:
+    truth = true_frame(300)
+    csv = write(uci_frame(truth, date=date, time=time, names=names), tmp_path / "pair.csv")
+    panel = read_panel(csv, dialect=UCI)
+    assert panel.series[0].index.equals(truth.index.rename(names[0]))
+    assert f"timestamps from columns {names[0]!r} and {names[1]!r} combined" in panel.notes[0]
+    assert list(panel.series[0].frame.columns) == list(truth.columns)
+
+
+def test_a_date_format_reads_the_joined_text_as_written(tmp_path: Path) -> None:
+    truth = true_frame(300)
+    csv = write(uci_frame(truth), tmp_path / "aq.csv")
+    panel = read_panel(csv, dialect=Dialect(na_values=("-200",), date_format="%d/%m/%Y %H.%M.%S"))
+    pd.testing.assert_frame_equal(panel.series[0].frame, expected(truth))
+    with pytest.raises(DataError, match=r"line 2: cannot parse timestamp '10/03/2004 18.00.00' in column 'Date' "
+                                        r"with data.date_format '%d/%m/%Y %H:%M:%S'"):
+        read_panel(csv, dialect=Dialect(na_values=("-200",), date_format="%d/%m/%Y %H:%M:%S"))
+
+
+def test_a_bad_time_names_the_setting_then_the_line(tmp_path: Path) -> None:
+    cells = uci_frame(true_frame(300))
+    cells.loc[7, "Time"] = "1 am"
+    csv = write(cells, tmp_path / "bad.csv")
+    with pytest.raises(DataError) as err:
+        read_panel(csv, dialect=UCI)
+    assert str(err.value) == (
+        f"{csv}: no timestamp column 'date', and columns 'Date' and 'Time' do not hold only dates and times of day; "
+        f"to read them as one timestamp pass data.timestamp_col=[Date,Time], else set data.timestamp_col=NAME, or "
+        f"data.timestamp_col=null for rows without timestamps")
+    with pytest.raises(DataError) as err:
+        read_panel(csv, timestamp_col=["Date", "Time"], dialect=UCI)
+    assert str(err.value) == (f"{csv}: line 9: cannot parse timestamp '11/03/2004 1 am' in column 'Date'; use ISO "
+                              f"format like 2016-07-01 00:00:00, or pass data.date_format='%d.%m.%Y %H:%M' with the "
+                              f"file's format")
+    with pytest.raises(DataError) as err:
+        read_panel(csv, timestamp_col=["Date", "Hour"], dialect=UCI)
+    assert str(err.value).startswith(f"{csv}: no column 'Hour' for the timestamps' dates and times in columns 'Date' "
+                                     f"and 'Hour' (columns: Date, Time, HUFL,")
+
+
+def test_a_code_written_with_a_decimal_comma_is_a_code(tmp_path: Path) -> None:
+    truth = true_frame(300)
+    cells = uci_frame(truth)
+    cells.loc[5, "HUFL"] = "-200,0"
+    panel = read_panel(write(cells, tmp_path / "aq.csv"), dialect=UCI)
+    pd.testing.assert_frame_equal(panel.series[0].frame, expected(truth))
+
+
+def test_empty_rows_at_the_end_are_left_out(tmp_path: Path) -> None:
+    truth = true_frame(300)
+    csv = write(uci_frame(truth), tmp_path / "aq.csv")
+    with csv.open("a") as f:
+        f.write(";" * 10 + "\n" + ";" * 10 + "\n")
+    panel = read_panel(csv, dialect=UCI)
+    pd.testing.assert_frame_equal(panel.series[0].frame, expected(truth))
+    assert "2 empty row(s) at the end left out" in panel.notes[0]
+
+
+# -------------------------------------------------------------------------------- train and predict
+@pytest.mark.parametrize("names,extra", [
+    (("Date", "Time"), ()),  # detected
+    (("reading_day", "reading_clock"), ("data.timestamp_col=[reading_day,reading_clock]",)),  # named: stored
+])
+def test_a_uci_style_file_trains_and_forecasts_without_repeating_options(names: tuple[str, str], extra: tuple[str, ...],
+                                                                         tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture) -> None:
+    truth = true_frame(400)
+    run_dir = train_tiny(tmp_path, "AirQualityUCI", uci_frame(truth, names=names), sep=";",
+                         extra=["data.na_values=[-200]", *extra])
+    assert "-200" in (run_dir / "AirQualityUCI.csv").read_text()
+    csv = write(uci_frame(true_frame(120), names=names), tmp_path / "new.csv")
+    code, out, err = predict(capsys, run_dir, csv)
+    assert code == 0, err
+    got = pd.read_csv(tmp_path / "new.forecast.csv")
+    assert list(got.columns) == [names[0], *truth.columns]
+    after = pd.date_range(START + pd.Timedelta(hours=119), periods=PRED_LEN + 1, freq="h")[1:]
+    assert list(pd.to_datetime(got[names[0]])) == list(after)  # 15 March 2004 18:00 onwards, hourly
+    assert np.isfinite(got[list(truth.columns)].to_numpy()).all()
+    one = true_frame(120).rename_axis("stamp").reset_index()  # the timestamp in one column: named, read alone
+    one.to_csv(tmp_path / "one.csv", index=False)
+    code, _, err = predict(capsys, run_dir, tmp_path / "one.csv", "--timestamp-col", "stamp")
+    assert code == 0, err
+    assert list(pd.to_datetime(pd.read_csv(tmp_path / "one.forecast.csv")["stamp"])) == list(after)
