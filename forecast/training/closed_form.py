@@ -36,7 +36,8 @@ class ClosedFormStart(L.Callback):
     (:func:`forecast.training.evidence.weigh`: a Diebold-Mariano test with a Newey-West variance over
     the overlapping windows, and the gain must hold on their later half). Unless it wins, the start is
     written to ``checkpoints/start.ckpt`` and :attr:`best_path` names it. A resumed run fits and
-    validates the start again, to the same numbers.
+    validates the start again, to the same numbers. Early stopping counts from the start too: its best score
+    begins at the start's ``val/loss``, so training ends after ``patience`` rounds that do not beat the start.
 
     Args:
         keep_start: make the closed-form start a checkpoint candidate.
@@ -85,6 +86,12 @@ class ClosedFormStart(L.Callback):
             self.start_loss = float(self._start_losses.mean())
             self._start_state = copy.deepcopy(pl_module.state_dict())
             log.info("closed-form start: val/loss %.4f", self.start_loss)
+
+    def on_train_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        stopping = trainer.early_stopping_callback
+        fresh = stopping is not None and not torch.isfinite(stopping.best_score) and trainer.global_step == 0
+        if self.start_loss is not None and fresh and stopping.monitor == "val/loss" and stopping.mode == "min":
+            stopping.best_score = torch.tensor(self.start_loss)  # a resumed run restores its own
 
     def on_fit_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         if self._start_state is None:

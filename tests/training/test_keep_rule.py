@@ -53,3 +53,13 @@ def test_structure_the_floors_miss_keeps_the_trained_model(tmp_path: Path) -> No
     assert keep["reason"].startswith("the trained model replaces the start")
     start_test = metrics["floors"][metrics["floor_choice"]["chosen"]]["test/mse"]
     assert metrics["test/mse"] < 0.8 * start_test
+
+
+def test_early_stopping_counts_from_the_start(tmp_path: Path) -> None:
+    """Rounds that never beat the closed-form start stop training after `patience` of them, not after
+    `patience` rounds without beating the best trained one."""
+    walk = np.cumsum(np.random.default_rng(0).normal(size=N_ROWS))
+    metrics = run(series_csv(tmp_path / "walk.csv", walk), tmp_path / "run", "trainer.max_epochs=6",
+                  "callbacks.early_stopping.patience=2", "task.optimizer.lr=5e-2")
+    assert metrics["keep"]["reason"] == "no epoch beat the start on val/loss"
+    assert metrics["epochs"] == 2
