@@ -37,7 +37,7 @@ class TrainPlan:
     """
 
     schedule: Literal["budget", "epochs"] = "budget"
-    round_cap: int = 1000
+    round_cap: int = 500
     max_steps: int | None = None
     ckpt_every_steps: int | None = 500
 
