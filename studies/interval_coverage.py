@@ -4,7 +4,9 @@ test span, and how candidate calibrations compare on the same windows.
     python studies/interval_runs.py OUT_DIR            # the runs (ETT and five real series, two seeds)
     python studies/interval_coverage.py OUT_DIR        # backtests them; writes OUT_DIR/interval_coverage.csv
 
-Each finished run is scored once (OUT_DIR/scored/<run>.json); the tables are printed from every run scored.
+Each finished run is backtested once (its arrays in OUT_DIR/backtests/<run>.npz) and scored once
+(OUT_DIR/scored/<run>.json; delete it to re-score from the cached backtests); the tables are printed from
+every run scored.
 
 For every run: a rolling backtest of its validation and test spans (every window), the model's and the
 ridge floor's forecasts, scaled. The validation errors calibrate, the test windows score. Methods, each
@@ -18,7 +20,11 @@ applied to the model and to the ridge floor from that forecaster's own validatio
   interval;
 - ``track_<rate>``: online quantile tracking of the half-width from its split start
   (:func:`forecast.training.conformal.track_half_widths`, what ``forecast-predict --rolling`` reports at
-  the default rate 0.05).
+  the default rate 0.05);
+- ``logtrack_<eta>``: multiplicative tracking, ``w <- w * exp(eta (miss - (1 - a)))`` from the split start (the
+  additive tracker on the log of the width);
+- ``scaled_0.02``: tracking on a smoothed error scale: ``w = sigma * exp(q)``, ``sigma`` an exponential average
+  (weight 0.05) of the revealed errors from the validation mean, ``q`` tracked multiplicatively at 0.02.
 
 Coverage: the share of test (window, step, column) actuals inside; width and interval score (Gneiting &
 Raftery) in scaled units, so they average across series. Also written, the causes: coverage of the
@@ -44,15 +50,37 @@ from forecast.training.conformal import conformal_quantiles, track_half_widths
 LEVELS = (0.8, 0.95)
 ACI_GAMMA = 0.005
 RATES = (0.01, 0.05, 0.1)
+LOG_RATES = (0.03, 0.05)
 
 
-def backtests(run_dir: Path) -> tuple[dict, dict[str, dict[str, np.ndarray]]]:
-    """The run's metrics and ``{span: {model, ridge, actual, origins}}`` for the val and test spans (scaled)."""
+BACKTEST_KEYS = ("model", "ridge", "actual", "origins")
+
+
+def backtests(run_dir: Path, cache: Path) -> tuple[dict, dict[str, dict[str, np.ndarray]]]:
+    """The run's metrics and ``{span: {model, ridge, actual, origins}}`` for the val and test spans (scaled).
+
+    The arrays are read from ``cache/<run>.npz`` when it exists (keys ``<span>_<name>``), else computed
+    and written there, so methods can be re-scored without rerunning the backtests.
+    """
+    metrics = json.loads((run_dir / "metrics.json").read_text())
+    saved = cache / f"{run_dir.name}.npz"
+    if saved.is_file():
+        with np.load(saved) as arrays:
+            return metrics, {span: {k: arrays[f"{span}_{k}"] for k in BACKTEST_KEYS} for span in ("val", "test")}
+    out = compute_backtests(run_dir)
+    cache.mkdir(parents=True, exist_ok=True)
+    tmp = saved.with_suffix(".tmp.npz")
+    np.savez(tmp, **{f"{span}_{k}": v for span, arrays in out.items() for k, v in arrays.items()})
+    tmp.replace(saved)
+    return metrics, out
+
+
+def compute_backtests(run_dir: Path) -> dict[str, dict[str, np.ndarray]]:
+    """``{span: {model, ridge, actual, origins}}`` from rolling backtests of the run's checkpoint (scaled)."""
     import forecast
     from forecast.predict.rolling import run_backtest
     from forecast.predict.span import resolve_spans
 
-    metrics = json.loads((run_dir / "metrics.json").read_text())
     fc = forecast.load(run_dir).trained
     spec = fc.spec
     data = fc.config["data"]
@@ -66,7 +94,7 @@ def backtests(run_dir: Path) -> tuple[dict, dict[str, dict[str, np.ndarray]]]:
     stored = np.asarray(fc.conformal["half_widths"], dtype=np.float64)[[79, 94]]  # (2, P, C) the checkpoint's
     errors = np.abs(out["val"]["model"] - out["val"]["actual"])
     np.testing.assert_allclose(conformal_quantiles(errors, LEVELS), stored, rtol=1e-4, atol=1e-6)
-    return metrics, out
+    return out
 
 
 def aci_widths(errors: np.ndarray, origins: np.ndarray, calib: np.ndarray, level: float,
@@ -100,6 +128,51 @@ def aci_widths(errors: np.ndarray, origins: np.ndarray, calib: np.ndarray, level
     return out
 
 
+def delayed_feedback(errors: np.ndarray, origins: np.ndarray, state: dict[str, np.ndarray], width, update) -> np.ndarray:
+    """Half-widths (W, P, C) of an online rule with the delayed feedback of track_half_widths: before window
+    ``j`` every newly known (window, step) error is fed to ``update(state, steps, errors (k, C), widths (k, C))``;
+    window ``j`` then gets ``width(state)`` (P, C)."""
+    n_win, n_step, _ = errors.shape
+    steps = np.arange(n_step)
+    known = np.searchsorted(origins, origins[:, None] - 1 - steps[None, :], side="right")  # (W, P)
+    done = np.zeros(n_step, dtype=np.int64)
+    out = np.empty(errors.shape)
+    for j in range(n_win):
+        while True:
+            todo = done < known[j]
+            if not todo.any():
+                break
+            ps, ws = steps[todo], done[todo]
+            update(state, ps, errors[ws, ps], out[ws, ps])
+            done[todo] += 1
+        out[j] = width(state)
+    return out
+
+
+def log_track_widths(errors: np.ndarray, origins: np.ndarray, start: np.ndarray, level: float, eta: float) -> np.ndarray:
+    """Multiplicative tracking: ``w <- w * exp(eta * (miss - (1 - level)))`` from the split start (P, C)."""
+    positive = start > 0
+    state = {"log": np.log(np.where(positive, start, 1.0))}
+
+    def update(st, ps, err, w):
+        st["log"][ps] += eta * ((err > w) - (1.0 - level))
+
+    return delayed_feedback(errors, origins, state, lambda st: np.where(positive, np.exp(st["log"]), start), update)
+
+
+def scaled_track_widths(errors: np.ndarray, origins: np.ndarray, start: np.ndarray, scale: np.ndarray, level: float,
+                        eta: float, beta: float) -> np.ndarray:
+    """Tracking on a smoothed error scale: ``w = sigma * exp(q)``, ``q`` tracked multiplicatively at ``eta``,
+    ``sigma`` an exponential average (weight ``beta``) of the revealed errors from the validation mean ``scale``."""
+    state = {"q": np.log(start / scale), "sigma": scale.astype(np.float64).copy()}
+
+    def update(st, ps, err, w):
+        st["q"][ps] += eta * ((err > w) - (1.0 - level))
+        st["sigma"][ps] = (1 - beta) * st["sigma"][ps] + beta * err
+
+    return delayed_feedback(errors, origins, state, lambda st: st["sigma"] * np.exp(st["q"]), update)
+
+
 def method_widths(val_err: np.ndarray, test_err: np.ndarray, origins: np.ndarray,
                   level: float) -> dict[str, np.ndarray]:
     """``{method: half-widths}``, each (P, C) or (W, P, C), of one forecaster at one level."""
@@ -108,6 +181,9 @@ def method_widths(val_err: np.ndarray, test_err: np.ndarray, origins: np.ndarray
     out = {"split": split, "split_late": late, "aci": aci_widths(test_err, origins, val_err, level)}
     for rate in RATES:
         out[f"track_{rate:g}"] = track_half_widths(test_err, origins, split, level, rate=rate)
+    for eta in LOG_RATES:
+        out[f"logtrack_{eta:g}"] = log_track_widths(test_err, origins, split, level, eta)
+    out["scaled_0.02"] = scaled_track_widths(test_err, origins, split, val_err.mean(axis=0), level, 0.02, 0.05)
     return out
 
 
@@ -158,7 +234,7 @@ def main() -> None:
         if done.is_file() or not (run_dir / "metrics.json").is_file() or (args.only and run_dir.name not in args.only):
             continue
         name, seed = run_dir.name.rsplit("-s", 1)
-        metrics, bt = backtests(run_dir)
+        metrics, bt = backtests(run_dir, args.out / "backtests")
         rows = []
         origins = bt["test"]["origins"]
         for who in ("model", "ridge"):

@@ -161,6 +161,45 @@ def test_tracking_keeps_the_level_when_the_errors_drift(level: float) -> None:
     assert abs((errors <= tracked).mean() - level) < 0.02
 
 
+@pytest.mark.parametrize("level", [0.8, 0.95])
+def test_tracking_recovers_the_level_after_a_step_change_in_the_error_scale(level: float) -> None:
+    """Errors three times larger from the middle of the span on: the split interval under-covers the second
+    half; the tracked one is back within sampling error of the level over the last quarter."""
+    rng = np.random.default_rng(8)
+    n_win, n_step = 4000, 2
+    scale = np.where(np.arange(n_win) < n_win // 2, 1.0, 3.0)[:, None, None]
+    calib = np.abs(rng.normal(size=(500, n_step, 1)))
+    errors = np.abs(rng.normal(size=(n_win, n_step, 1))) * scale
+    start = conformal_quantile(calib, level)
+    tracked = track_half_widths(errors, np.arange(n_win), start, level)
+    late = slice(3 * n_win // 4, None)
+    assert (errors[n_win // 2:] <= start).mean() < level - 0.2
+    assert abs((errors[late] <= tracked[late]).mean() - level) < _sampling_error(level, errors[late].size)
+
+
+@pytest.mark.parametrize("level", [0.8, 0.95])
+def test_tracking_bound_holds_against_an_adaptive_adversary(level: float) -> None:
+    """An adversary that sees each window's half-width before choosing its errors (bound ``B`` when the
+    width is below ``B``, a miss; else 0, a hit) and one that alternates long calm and wild blocks: per
+    step, the miss share stays within (B + (d + 2) eta) / (eta T) of 1 - level, B bounding errors and start."""
+    n_win, n_step, bound_b = 400, 3, 2.0
+    start = np.array([[0.5], [1.0], [2.0]])  # (P, 1), at most B
+    origins = np.arange(n_win)
+    errors = np.zeros((n_win, n_step, 1))
+    for j in range(n_win):  # window j's widths do not depend on errors[j]: choose them after seeing the widths
+        widths = track_half_widths(errors[:j + 1], origins[:j + 1], start, level)[j]
+        errors[j] = np.where(widths < bound_b, bound_b, 0.0)
+    blocks = np.where((np.arange(n_win) // 50) % 2 == 0, 0.0, bound_b)[:, None, None] * np.ones((1, n_step, 1))
+    eta = ADAPT_RATE * start  # (P, 1)
+    delay = np.arange(n_step)[:, None]  # step p of window i is known at window i + p + 1: p windows late
+    limit = (bound_b + (delay + 2) * eta) / (eta * n_win)  # (P, 1)
+    for errs in (errors, blocks):
+        tracked = track_half_widths(errs, origins, start, level)
+        miss_share = (errs > tracked).mean(axis=0)  # (P, 1)
+        assert np.all(np.abs(miss_share - (1 - level)) <= limit)
+    assert np.all((errors > track_half_widths(errors, origins, start, level)).mean(axis=0) > 1 - level)
+
+
 def test_tracking_uses_only_the_actuals_known_at_each_origin() -> None:
     """Every 3rd origin: window j's widths do not move when an error not yet known at its origin changes
     (step p of window i is known once origins[i] + 1 + p <= origins[j]), and do move with a known one."""
