@@ -110,10 +110,11 @@ def train(overrides: list[str], run_dir: Path, *, previous_rule: bool = False) -
     return json.loads((run_dir / "metrics.json").read_text())
 
 
-def backtest_mse(checkpoint: Path, csv_path: Path, out: Path) -> float:
-    """Test MSE of ``checkpoint`` by a rolling backtest over the test span (equal to the run's ``test/mse``)."""
+def backtest_mse(checkpoint: Path, csv_path: Path, out: Path, fill: list[str]) -> float:
+    """Test MSE of ``checkpoint`` by a rolling backtest over the test span (equal to the run's ``test/mse``);
+    ``fill``: the run's ``--fill`` for a file with empty cells."""
     proc = subprocess.run([sys.executable, "-m", "forecast.cli.predict", str(checkpoint), str(csv_path), "--rolling",
-                           "--span", "test", "--output", str(out), "--overwrite"], capture_output=True, text=True)
+                           "--span", "test", "--output", str(out), "--overwrite", *fill], capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(f"{checkpoint}: {proc.stderr[-3000:]}")
     return float(json.loads(out.with_suffix(".json").read_text())["metrics"]["model"]["mse"])
@@ -141,7 +142,8 @@ def one_run(name: str, seed: int, out: Path) -> dict[str, Any]:
         trained_test = m["test/mse"]
     else:
         best = sorted((run_dir / "checkpoints").glob("best*.ckpt"))
-        trained_test = backtest_mse(best[-1], csv_of(name, data_dir), run_dir / "best_epoch_backtest.csv")
+        fill = [f"--fill={o.split('=', 1)[1]}" for o in SERIES[name][6] if o.startswith("data.fill=")]
+        trained_test = backtest_mse(best[-1], csv_of(name, data_dir), run_dir / "best_epoch_backtest.csv", fill)
     if by_val == chosen:
         previous = trained_test if weighed else start_test
     else:

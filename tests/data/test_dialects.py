@@ -233,6 +233,18 @@ def test_numbers_of_no_clear_unit_name_the_option(tmp_path: Path) -> None:
     assert panel.series[0].index[1] == pd.Timestamp("1970-01-01 01:00", tz="UTC")
 
 
+
+def test_a_column_of_years_is_yearly(tmp_path: Path) -> None:
+    """Whole numbers 1000 .. 2999 are years, not Unix times; the checkpoint's dialect reads them again."""
+    csv = tmp_path / "years.csv"
+    pd.DataFrame({"year": np.arange(1960, 2012), "rate": np.linspace(5.0, 2.0, 52)}).to_csv(csv, index=False)
+    panel = read_panel(csv, timestamp_col="year")
+    assert panel.dialect.date_format == "%Y"
+    assert panel.series[0].index.equals(pd.DatetimeIndex(pd.date_range("1960-01-01", periods=52, freq="YS"),
+                                                         name="year"))
+    assert any("years (1960 .. 2011)" in note for note in panel.notes)
+    assert read_panel(csv, timestamp_col="year", dialect=panel.dialect).series[0].index.equals(panel.series[0].index)
+
 # ------------------------------------------------------------------------------------ trading days
 def trading(days: pd.DatetimeIndex) -> pd.DataFrame:
     rng = np.random.default_rng(0)
