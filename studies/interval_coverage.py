@@ -128,7 +128,8 @@ def aci_widths(errors: np.ndarray, origins: np.ndarray, calib: np.ndarray, level
     return out
 
 
-def delayed_feedback(errors: np.ndarray, origins: np.ndarray, state: dict[str, np.ndarray], width, update) -> np.ndarray:
+def delayed_feedback(errors: np.ndarray, origins: np.ndarray, state: dict[str, np.ndarray], width,
+                     update) -> np.ndarray:
     """Half-widths (W, P, C) of an online rule with the delayed feedback of track_half_widths: before window
     ``j`` every newly known (window, step) error is fed to ``update(state, steps, errors (k, C), widths (k, C))``;
     window ``j`` then gets ``width(state)`` (P, C)."""
@@ -149,7 +150,8 @@ def delayed_feedback(errors: np.ndarray, origins: np.ndarray, state: dict[str, n
     return out
 
 
-def log_track_widths(errors: np.ndarray, origins: np.ndarray, start: np.ndarray, level: float, eta: float) -> np.ndarray:
+def log_track_widths(errors: np.ndarray, origins: np.ndarray, start: np.ndarray, level: float,
+                     eta: float) -> np.ndarray:
     """Multiplicative tracking: ``w <- w * exp(eta * (miss - (1 - level)))`` from the split start (P, C)."""
     positive = start > 0
     state = {"log": np.log(np.where(positive, start, 1.0))}

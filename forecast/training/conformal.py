@@ -17,9 +17,9 @@ Angelopoulos, Candès & Tibshirani 2023), run separately for every (horizon step
 of step ``p`` starts at the split-conformal half-width ``w0`` and, each time the actual of an earlier
 window's step ``p`` becomes known (``p + 1`` rows after that window's last input), moves by
 ``rate * w0 * (miss - (1 - a))``: up by ``rate * w0 * a`` after a miss, down by ``rate * w0 * (1 - a)``
-after a hit. Guarantee, for any sequence of errors (no exchangeability, any drift): with the errors and
-the start ``w0`` bounded by ``B``, the share of misses over ``T`` windows is within ``(B + (d + 2) * eta) / (eta * T)``
-of ``1 - a`` (``eta = rate * w0``, ``d`` the feedback delay in windows), since the width stays in
+after a hit. Guarantee, for any sequence of errors (no exchangeability, any drift): with the errors
+and the start ``w0`` bounded by ``B``, the share of misses over ``T`` windows is within
+``(B + (d + 2) * eta) / (eta * T)`` of ``1 - a`` (``eta = rate * w0``, ``d`` the feedback delay in windows), since the width stays in
 ``[-(d + 1) * eta, B + (d + 1) * eta]``. It is a long-run average over the windows, not a promise for
 any one window, and it is loose for short spans.
 
