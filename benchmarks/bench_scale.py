@@ -152,16 +152,21 @@ def plot(table: Path, png: Path) -> None:
     import matplotlib.pyplot as plt
 
     frame = pd.read_csv(table)
+    frame["values"] = frame["total_rows"] * frame["channels"]  # cells of the file: rows x columns
+    frame = frame.sort_values("values")
     fig, ax = plt.subplots(figsize=(6.5, 4))
     for column, label in (("wall_s", "wall"), ("train_s", "training"), ("eval_s", "evaluation"),
                           ("floors_s", "floors"), ("read_s", "read")):
         if column in frame and frame[column].notna().any():
-            ax.plot(frame["total_rows"], frame[column], "o-", label=label)
+            ax.plot(frame["values"], frame[column], "o-", label=label)
+    for _, row in frame.iterrows():
+        ax.annotate(f"{row['cell']} ({row['steps']} steps)", (row["values"], row["wall_s"]), fontsize=7,
+                    textcoords="offset points", xytext=(4, 4))
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("rows in the file (all series)")
-    ax.set_ylabel("seconds (2-core CPU, shared)")
-    ax.set_title("forecast-train, default settings: cost vs rows")
+    ax.set_xlabel("values in the file (rows x columns, all series)")
+    ax.set_ylabel("seconds (2-core CPU)")
+    ax.set_title("forecast-train, default settings: cost vs size")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
     fig.tight_layout()
