@@ -102,30 +102,19 @@ def aci_widths(errors: np.ndarray, origins: np.ndarray, calib: np.ndarray, level
     """Half-widths (W, P, C) of ACI on the level, with the delayed feedback of track_half_widths."""
     n = calib.shape[0]
     ordered = np.sort(calib, axis=0)  # (n, P, C)
-    n_win, n_step, n_col = errors.shape
-    alpha = np.full((n_step, n_col), 1.0 - level)
-    out = np.empty(errors.shape)
-    steps = np.arange(n_step)
-    known = np.searchsorted(origins, origins[:, None] - 1 - steps[None, :], side="right")
-    done = np.zeros(n_step, dtype=np.int64)
-    cols = np.arange(n_col)
+    _, n_step, n_col = errors.shape
+    steps, cols = np.arange(n_step), np.arange(n_col)
 
-    def width(a: np.ndarray) -> np.ndarray:  # (P, C) levels 1 - alpha -> conformal quantile
+    def width(state: dict[str, np.ndarray]) -> np.ndarray:  # (P, C) levels 1 - alpha -> conformal quantile
+        a = state["alpha"]
         rank = np.ceil((n + 1) * (1.0 - a) - 1e-9).astype(np.int64)
         w = ordered[np.clip(rank, 1, n) - 1, steps[:, None], cols[None, :]]
         return np.where(rank > n, np.inf, np.where(a >= 1.0, 0.0, w))
 
-    for j in range(n_win):
-        while True:
-            todo = done < known[j]
-            if not todo.any():
-                break
-            ps, ws = steps[todo], done[todo]
-            miss = errors[ws, ps] > out[ws, ps]
-            alpha[ps] += gamma * ((1.0 - level) - miss)
-            done[todo] += 1
-        out[j] = width(alpha)
-    return out
+    def update(state: dict[str, np.ndarray], ps: np.ndarray, err: np.ndarray, widths: np.ndarray) -> None:
+        state["alpha"][ps] += gamma * ((1.0 - level) - (err > widths))
+
+    return delayed_feedback(errors, origins, {"alpha": np.full((n_step, n_col), 1.0 - level)}, width, update)
 
 
 def delayed_feedback(errors: np.ndarray, origins: np.ndarray, state: dict[str, np.ndarray], width,
