@@ -63,6 +63,16 @@ def apply_plan(plan: TrainPlan, datamodule: Any) -> dict[str, Any]:
     return {"max_epochs": rounds, "max_steps": plan.max_steps}  # whole passes; the last one cut at max_steps
 
 
+def planned_steps(trainer: L.Trainer, round_steps: float) -> int | None:
+    """Optimiser steps a fit takes at most: ``max_steps``, or rounds x ``round_steps``; None if unbounded."""
+    bounds = []
+    if trainer.max_steps is not None and trainer.max_steps > 0:
+        bounds.append(trainer.max_steps)
+    if trainer.max_epochs is not None and trainer.max_epochs > 0 and math.isfinite(round_steps):
+        bounds.append(trainer.max_epochs * int(round_steps))
+    return min(bounds) if bounds else None
+
+
 def describe_budget(trainer: L.Trainer, datamodule: Any) -> dict[str, Any]:
     """The budget as run, for ``metrics.json``: steps, round length, windows drawn and their coverage."""
     stream = datamodule.train_stream(trainer.world_size)
@@ -82,8 +92,7 @@ def windows_line(metrics: dict[str, Any]) -> str:
 def log_plan(trainer: L.Trainer, datamodule: Any) -> None:
     """One line saying the budget, and what validation and test score."""
     stream = datamodule.train_stream(trainer.world_size)
-    bounds = [b for b in (trainer.max_steps, (trainer.max_epochs or 0) * len(stream)) if b is not None and b > 0]
-    planned = min(bounds) if bounds else None
+    planned = planned_steps(trainer, len(stream))
     windows = datamodule.describe_windows()
     passes = (planned or 0) * stream.global_batch / max(1, windows["train_windows"])
     log.info("budget: %s steps in rounds of %d (batch %d x %d processes; %.2f passes over %d training windows); "

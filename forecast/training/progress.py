@@ -9,16 +9,7 @@ import lightning as L
 from lightning.pytorch.callbacks import TQDMProgressBar
 from lightning.pytorch.callbacks.progress.tqdm_progress import _update_n
 
-
-def planned_steps(trainer: L.Trainer) -> int | None:
-    """Optimiser steps the fit will take at most: ``max_steps``, or rounds x steps per round; None if unbounded."""
-    bounds = []
-    if trainer.max_steps is not None and trainer.max_steps > 0:
-        bounds.append(trainer.max_steps)
-    batches = trainer.num_training_batches
-    if trainer.max_epochs is not None and trainer.max_epochs > 0 and math.isfinite(batches):
-        bounds.append(trainer.max_epochs * math.ceil(batches / trainer.accumulate_grad_batches))
-    return min(bounds) if bounds else None
+from forecast.training.budget import planned_steps
 
 
 class StepProgressBar(TQDMProgressBar):
@@ -28,7 +19,9 @@ class StepProgressBar(TQDMProgressBar):
 
     def on_train_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         self.train_progress_bar = self.init_train_tqdm()
-        self.train_progress_bar.reset(total=planned_steps(trainer))
+        batches = trainer.num_training_batches
+        round_steps = math.ceil(batches / trainer.accumulate_grad_batches) if math.isfinite(batches) else batches
+        self.train_progress_bar.reset(total=planned_steps(trainer, round_steps))
         self.train_progress_bar.initial = trainer.global_step
         _update_n(self.train_progress_bar, trainer.global_step)
 
