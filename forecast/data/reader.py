@@ -300,13 +300,18 @@ def _pandas_numbers(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect)
     return pd.DataFrame(out, index=raw.index)
 
 
+def _without_marks(text: pd.Series, marks: Dialect) -> pd.Series:
+    """The cells with the thousands separator left out and the decimal mark a dot, as ``pd.to_numeric`` reads."""
+    if marks.thousands:
+        text = text.str.replace(marks.thousands, "", regex=False)
+    if marks.decimal and marks.decimal != ".":
+        text = text.str.replace(marks.decimal, ".", regex=False)
+    return text
+
+
 def _first_unreadable(text: pd.Series, dialect: Dialect) -> int:
     """The first row whose cell does not read as a number with the dialect's marks (for the message)."""
-    plain = text.str.strip()
-    if dialect.thousands:
-        plain = plain.str.replace(dialect.thousands, "", regex=False)
-    if dialect.decimal and dialect.decimal != ".":
-        plain = plain.str.replace(dialect.decimal, ".", regex=False)
+    plain = _without_marks(text.str.strip(), dialect)
     missing = text.str.strip().str.lower().isin(_MISSING) | text.str.strip().isin(dialect.na_values)
     return int(np.flatnonzero((pd.to_numeric(plain, errors="coerce").isna() & ~missing).to_numpy())[0])
 
@@ -349,7 +354,7 @@ def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndar
     if dialect.na_values:
         for c, col in enumerate(columns):
             missing = np.flatnonzero(~np.isfinite(out[:, c]))
-            coded[missing, c] = [_is_code(raw[col].iloc[r].strip(), dialect.na_values, marks) for r in missing]
+            coded[missing, c] = _coded(raw[col].iloc[missing].str.strip(), dialect.na_values, marks)
     if fill is None:
         bad = ~np.isfinite(out) & ~coded
         if bad.any():
@@ -365,16 +370,12 @@ def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndar
     return out, detected, int(coded.sum())
 
 
-def _is_code(cell: str, codes: Sequence[str], marks: Dialect = Dialect()) -> bool:
-    """Whether ``cell`` is one of the missing-value codes (``-200.0``, and ``-200,0`` with decimal commas, is
-    ``-200``)."""
-    if cell in codes:
-        return True
-    if marks.thousands:
-        cell = cell.replace(marks.thousands, "")
-    if marks.decimal and marks.decimal != ".":
-        cell = cell.replace(marks.decimal, ".")
-    return _is_number(cell) and any(_is_number(c) and float(c) == float(cell) for c in codes)
+def _coded(cells: pd.Series, codes: Sequence[str], marks: Dialect) -> np.ndarray:
+    """Which (stripped) cells are one of the missing-value codes, (N,) bool: written as the code, or the same
+    number (``-200.0``, and ``-200,0`` with decimal commas, is ``-200``)."""
+    numbers = [float(c) for c in codes if _is_number(c) and not np.isnan(float(c))]
+    values = pd.to_numeric(_without_marks(cells, marks), errors="coerce")
+    return (cells.isin(codes) | values.isin(numbers)).to_numpy(dtype=bool)
 
 
 def _marks_hint(cell: str, dialect: Dialect, hints: Hints) -> str:
