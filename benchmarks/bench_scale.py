@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy.signal import lfilter
 
 ROOT = Path(__file__).resolve().parents[1]
 PERIODS = {"min": (1440, 10080), "h": (24, 168), "D": (7, 365)}  # the "daily" and "weekly" cycles in steps
@@ -54,6 +55,7 @@ NAMED = {
     "panel_3000x730": Cell("panel_3000x730", rows=730, series=3000, channels=1, freq="D"),
     "minute_1m": Cell("minute_1m", rows=1_000_000, series=1, channels=7, freq="min"),
     "sensors_862": Cell("sensors_862", rows=17_544, series=1, channels=862, freq="h"),
+    "m5_30490x1941": Cell("m5_30490x1941", rows=1_941, series=30_490, channels=1, freq="D", fmt="parquet"),
 }
 
 
@@ -74,30 +76,24 @@ def generate(cell: Cell, seed: int = 0) -> pd.DataFrame:
     channels of a series are the same shape with their own amplitudes. Long format with ``id`` for a panel."""
     rng = np.random.default_rng(seed)
     day, week = PERIODS[cell.freq]
-    t = np.arange(cell.rows, dtype=np.float64)  # (T,)
-    factor = np.cumsum(rng.normal(0, 0.05, cell.rows)).astype(np.float32)  # (T,)
-    start = pd.Timestamp("2020-01-01")
-    stamps = pd.date_range(start, periods=cell.rows, freq=cell.freq)
-    frames = []
-    cos_d, sin_d = np.cos(2 * np.pi * t / day), np.sin(2 * np.pi * t / day)
-    cos_w, sin_w = np.cos(2 * np.pi * t / week), np.sin(2 * np.pi * t / week)
-    for s in range(cell.series):
-        k = cell.channels
-        amp = rng.uniform(0.5, 2.0, (4, k)).astype(np.float32)  # (4, C)
-        cycles = (np.outer(cos_d, amp[0]) + np.outer(sin_d, amp[1]) + 0.5 * np.outer(cos_w, amp[2])
-                  + 0.5 * np.outer(sin_w, amp[3]))  # (T, C)
-        noise = rng.normal(0, 0.3, (cell.rows, k)).astype(np.float32)  # (T, C)
-        ar = np.empty_like(noise)
-        ar[0] = noise[0]
-        for i in range(1, cell.rows):  # AR(1); vectorised over the channels
-            ar[i] = 0.8 * ar[i - 1] + noise[i]
-        values = rng.uniform(-5, 5, k) + cycles + np.outer(factor, rng.uniform(0.5, 1.5, k)) + ar  # (T, C)
-        frame = pd.DataFrame(values.astype(np.float32), columns=[f"c{j}" for j in range(k - 1)] + ["OT"])
-        frame.insert(0, "date", stamps)
-        if cell.series > 1:
-            frame.insert(0, "id", f"s{s:05d}")
-        frames.append(frame)
-    return pd.concat(frames, ignore_index=True)
+    n, k, rows = cell.series, cell.channels, cell.rows
+    t = np.arange(rows, dtype=np.float64)  # (T,)
+    factor = np.cumsum(rng.normal(0, 0.05, rows)).astype(np.float32)  # (T,)
+    waves = np.stack([np.cos(2 * np.pi * t / day), np.sin(2 * np.pi * t / day),
+                      0.5 * np.cos(2 * np.pi * t / week), 0.5 * np.sin(2 * np.pi * t / week)])  # (4, T)
+    amp = rng.uniform(0.5, 2.0, (n, 4, k)).astype(np.float32)  # (S, 4, C)
+    values = np.einsum("wt,swc->stc", waves.astype(np.float32), amp)  # (S, T, C)
+    values += rng.uniform(-5, 5, (n, 1, k)).astype(np.float32)
+    values += factor[None, :, None] * rng.uniform(0.5, 1.5, (n, 1, k)).astype(np.float32)
+    noise = rng.normal(0, 0.3, (n, rows, k)).astype(np.float32)  # (S, T, C)
+    values += lfilter([1.0], [1.0, -0.8], noise, axis=1).astype(np.float32)  # AR(1) along time
+    del noise
+    frame = pd.DataFrame(values.reshape(n * rows, k), columns=[f"c{j}" for j in range(k - 1)] + ["OT"])  # (S*T, C)
+    frame.insert(0, "date", np.tile(pd.date_range("2020-01-01", periods=rows, freq=cell.freq).values, n))
+    if n > 1:
+        frame.insert(0, "id", pd.Categorical.from_codes(np.repeat(np.arange(n), rows),
+                                                        [f"s{s:05d}" for s in range(n)]))
+    return frame
 
 
 def write(cell: Cell, folder: Path) -> Path:
