@@ -24,18 +24,19 @@ import io
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal, Sequence
+from typing import Callable, Iterable, Literal, Sequence
 
 import numpy as np
 import pandas as pd
 
-from forecast.data.date_time import check_pair, find_date_time_pair, join_date_time, named_date_time_pair
+from forecast.data.date_time import (DATE_NAMES, TIME_NAMES, check_pair, find_date_time_pair, join_date_time,
+                                     named_date_time_pair)
 from forecast.data.dialect import SEP_NAMES, Dialect, number_marks, sniff_sep
 from forecast.data.errors import DataError, require_file
 from forecast.data.hints import TRAIN, Hints
 from forecast.data.regular import (HOLIDAY_RUN, Gap, add_missing_rows, describe_gaps, find_gaps, holiday_note,
                                    infer_freq, is_business, offset, refuse_gap, resolve_frequency)
-from forecast.data.timestamps import find_timestamp_column, parse_timestamps
+from forecast.data.timestamps import TIMESTAMP_NAMES, find_timestamp_column, parse_timestamps, typed_timestamps
 
 FillMethod = Literal["ffill", "interpolate"]
 DATAFRAME = "<DataFrame>"  # how messages (and a run's config.yaml) name data given as a DataFrame
@@ -118,22 +119,98 @@ def _separator(path: Path, dialect: Dialect) -> str:
         return ","
 
 
+_NO_TIMESTAMPS = "\x01%Y\x01"  # a timestamp format no cell matches: pyarrow leaves dates as text for the reader
+
+
+def typed_number(col: pd.Series) -> bool:
+    """A column stored as numbers (int or float, not bool): its values are read as they are."""
+    return pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col)
+
+
+def typed_time(col: pd.Series) -> bool:
+    """A column stored as timestamps (Parquet, a DataFrame)."""
+    return pd.api.types.is_datetime64_any_dtype(col)
+
+
+def as_text(col: pd.Series) -> pd.Series:
+    """A column's cells as text, as a CSV writes them; missing cells empty (a text column as it is)."""
+    if pd.api.types.is_string_dtype(col) and not typed_time(col):
+        return col
+    return col.astype(object).where(col.notna(), "").astype(str)
+
+
 def _frame_cells(frame: pd.DataFrame) -> pd.DataFrame:
-    """A DataFrame's cells as the CSV reader gives them: strings, missing ones empty; a named index (a
-    DatetimeIndex ``date``, say) becomes the first column."""
+    """A DataFrame's cells as the reader takes them: number and timestamp columns as they are stored, every
+    other column as text (missing cells empty); a named index (a DatetimeIndex ``date``, say) becomes the
+    first column."""
     if any(name is not None for name in frame.index.names):
         frame = frame.reset_index()
-    cells = frame.astype(object).where(frame.notna(), "").astype(str)
-    cells.columns = [str(c) for c in cells.columns]
-    return cells.reset_index(drop=True)
+    frame = frame.reset_index(drop=True)
+    cells = pd.concat([col if typed_number(col) or typed_time(col) else as_text(col)
+                       for _, col in frame.items()], axis=1, ignore_index=True) if len(frame.columns) else frame
+    cells.columns = [str(c) for c in frame.columns]
+    return cells
 
 
-def read_table(path: Path, header: bool, sep: str = ",") -> pd.DataFrame:
-    """Every cell of a CSV or Parquet file as a string (Parquet by its ``.parquet``/``.pq`` suffix).
+def text_columns(names: Sequence[str], named: Iterable[str | None]) -> list[str]:
+    """The columns read as text whatever they hold: those ``named`` (the timestamp, time-of-day and id columns
+    asked for) and those named like a timestamp, a date or a time of day (which the reader may detect as one)."""
+    like = {*TIMESTAMP_NAMES, *DATE_NAMES, *TIME_NAMES}
+    wanted = {str(n) for n in named if n is not None}
+    return [n for n in names if n in wanted or n.strip().lower() in like]
 
-    CSV is parsed by pyarrow's multithreaded reader when pyarrow is installed, else by pandas' C parser;
-    Parquet columns are read as they are stored and then written as text (:func:`_frame_cells`), so both
-    are validated alike.
+
+def _header(path: Path, sep: str) -> list[str]:
+    """The cells of the file's first line."""
+    with path.open(encoding="utf-8-sig", errors="replace", newline="") as f:
+        return next(csv.reader(f, delimiter=sep), [])
+
+
+def _typed_csv(path: Path, header: bool, sep: str, text: Iterable[str | None] = ()) -> pd.DataFrame | None:
+    """The CSV parsed by pyarrow (multithreaded): columns whose every cell is a number as numbers, every other
+    column as text (timestamps included: the reader parses them with the dialect), and so the columns of
+    :func:`text_columns` (ids such as ``007`` stay as written); None where pyarrow refuses the file (ragged
+    rows, odd quoting, not UTF-8) or its header repeats a name, which pandas' reader reports and names apart."""
+    try:
+        import pyarrow as pa
+        import pyarrow.csv as pacsv
+    except ImportError:
+        return None
+    first = _header(path, sep)
+    if header:
+        names = [n if n != "" else f"Unnamed: {i}" for i, n in enumerate(first)]
+        keep = {first[names.index(n)]: pa.string() for n in text_columns(names, text)}
+    else:
+        names = [str(i) for i in range(len(first))]
+        keep = {f"f{n}": pa.string() for n in text_columns(names, text)}  # pyarrow's names of unnamed columns
+    if len(set(names)) != len(names):
+        return None
+    try:
+        table = pacsv.read_csv(path, read_options=pacsv.ReadOptions(autogenerate_column_names=not header),
+                               parse_options=pacsv.ParseOptions(delimiter=sep),
+                               convert_options=pacsv.ConvertOptions(column_types=keep, null_values=[],
+                                                                    strings_can_be_null=False,
+                                                                    timestamp_parsers=[_NO_TIMESTAMPS]))
+    except (pa.ArrowException, OSError):
+        return None
+    if table.num_columns != len(names):
+        return None
+    if len(set(names)) != len(names):
+        return None
+    columns = [col.to_numpy() if pa.types.is_integer(col.type) or pa.types.is_floating(col.type)
+               else col.cast(pa.string()).to_pandas() for col in table.columns]
+    return pd.DataFrame(dict(zip(range(len(names)), columns))).set_axis(names, axis=1)
+
+
+def read_table(path: Path, header: bool, sep: str = ",", *, typed: bool = True,
+               text: Iterable[str | None] = ()) -> pd.DataFrame:
+    """The cells of a CSV or Parquet file (Parquet by its ``.parquet``/``.pq`` suffix).
+
+    Columns stored as numbers (Parquet) or written only as numbers (CSV) are read as numbers when ``typed``;
+    Parquet timestamp columns as timestamps; every other column as text (strings, missing cells empty). CSV is
+    parsed by pyarrow's multithreaded reader when pyarrow is installed, else (and for what pyarrow refuses)
+    by pandas' C parser; ``typed=False`` reads every CSV cell as text, and ``text`` names columns kept as text
+    (:func:`text_columns`).
     """
     if path.suffix.lower() in (".parquet", ".pq"):
         try:
@@ -143,28 +220,21 @@ def read_table(path: Path, header: bool, sep: str = ",") -> pd.DataFrame:
         except (OSError, ValueError) as exc:
             raise DataError(f"{path}: cannot read as Parquet ({str(exc).splitlines()[0]})") from exc
         return _frame_cells(frame)
-    try:
-        import pyarrow  # noqa: F401
-        engine = "pyarrow"
-    except ImportError:
-        engine = "c"
-    if engine == "pyarrow":
-        try:
-            return pd.read_csv(path, dtype=str, keep_default_na=False, header=0 if header else None, sep=sep,
-                               engine=engine)
-        except (ValueError, pd.errors.ParserError):
-            pass  # what pyarrow refuses (ragged rows, odd quoting), the C parser reports in its own words
+    frame = _typed_csv(path, header, sep, text) if typed else None
+    if frame is not None:
+        return frame
     return pd.read_csv(path, dtype=str, keep_default_na=False, header=0 if header else None, sep=sep)
 
 
-def _read_raw(path: Path | pd.DataFrame, header: bool, hints: Hints, sep: str = ",") -> tuple[pd.DataFrame, int]:
-    """Every cell as a string, columns named from the header (or ``0 … n-1``); also the first data line.
-    A DataFrame is not read: its column names are its header."""
+def _read_raw(path: Path | pd.DataFrame, header: bool, hints: Hints, sep: str = ",", *,
+              typed: bool = True, text: Iterable[str | None] = ()) -> tuple[pd.DataFrame, int]:
+    """The cells (:func:`read_table`: numbers as numbers where ``typed``, else text), columns named from the
+    header (or ``0 … n-1``); also the first data line. A DataFrame is not read: its column names are its header."""
     if isinstance(path, pd.DataFrame):
         return _frame_cells(path), 2
     require_file(path)
     try:
-        raw = read_table(path, header, sep)
+        raw = read_table(path, header, sep, typed=typed, text=text)
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         other = "" if sep != "," else f"; {hints.set('sep', 'semicolon')} (or tab, pipe) reads another separator"
         raise DataError(f"{path}: cannot read as CSV ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__}); "
@@ -225,7 +295,8 @@ def _settle_timestamp(raw: pd.DataFrame, wanted: str | None, dialect: Dialect, p
 
 def _empty_unnamed(raw: pd.DataFrame) -> list[str]:
     """The columns with an empty header cell and no value (a separator at every line's end: ``AH;;``)."""
-    return [c for c in raw.columns if _UNNAMED.match(c) and bool((raw[c].str.strip() == "").all())]
+    return [c for c in raw.columns
+            if _UNNAMED.match(c) and not typed_number(raw[c]) and bool((as_text(raw[c]).str.strip() == "").all())]
 
 
 def _empty_tail(raw: pd.DataFrame) -> int:
@@ -317,28 +388,36 @@ def _first_unreadable(text: pd.Series, dialect: Dialect) -> int:
 
 
 def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndarray, fill: FillMethod | None,
-            hints: Hints, *, sep: str = ",", dialect: Dialect = Dialect()) -> tuple[np.ndarray, str, int]:
+            hints: Hints, *, sep: str = ",", dialect: Dialect = Dialect(),
+            as_written: Callable[[], pd.DataFrame] | None = None) -> tuple[np.ndarray, str, int]:
     """The numeric cells, (N, C) float64; missing and infinite ones NaN (refused unless ``fill``, except the
     cells written as one of the dialect's ``na_values``, which the user declared missing).
 
-    Numbers are pandas' read with the dialect's decimal and thousands marks (detected where the cells make
-    them clear: :func:`~forecast.data.dialect.number_marks`) and its ``na_values``. Also returns what was
+    Text cells are read by pandas with the dialect's decimal and thousands marks (detected where the cells make
+    them clear: :func:`~forecast.data.dialect.number_marks`) and its ``na_values``; columns stored as numbers
+    are taken as they are (a value equal to a numeric ``na_values`` code is missing). ``as_written`` gives the
+    file's cells as text: a CSV's columns that parsed as plain numbers are read again from it when the marks
+    are not plain or there are codes, since ``1.234`` means 1234 with a thousands dot. Also returns what was
     detected ("" when nothing) and the number of cells written as a missing-value code.
     """
-    failing = _not_numbers(raw, columns, dialect)
+    typed = [c for c in columns if typed_number(raw[c])]
+    failing = _not_numbers(raw, [c for c in columns if c not in typed], dialect)
     decimal, thousands, detected = number_marks(list(failing.values()), sep=sep, decimal=dialect.decimal,
                                                 thousands=dialect.thousands)
     marks = replace(dialect, decimal=decimal, thousands=thousands)
+    plain = decimal in (None, ".") and thousands is None and not dialect.na_values
+    if typed and as_written is not None and not plain:
+        raw, typed = as_written(), []
     out = np.empty((len(raw), len(columns)), dtype=np.float64)
-    if decimal in (None, ".") and thousands is None and not dialect.na_values:
-        typed = None
-    else:
-        typed = _pandas_numbers(raw, columns, marks)
+    text_numbers = None if plain else _pandas_numbers(raw, [c for c in columns if c not in typed], marks)
     for c, col in enumerate(columns):
+        if col in typed:
+            out[:, c] = raw[col].to_numpy(dtype=np.float64)
+            continue
         text = raw[col].str.strip()
-        if typed is not None:
-            values = pd.to_numeric(typed[col], errors="coerce")
-            if (values.isna() & typed[col].notna()).any():
+        if text_numbers is not None:
+            values = pd.to_numeric(text_numbers[col], errors="coerce")
+            if (values.isna() & text_numbers[col].notna()).any():
                 r = _first_unreadable(raw[col], marks)
                 raise DataError(f"{path}: line {line[r]}: column {col!r} has non-numeric value {raw[col].iloc[r]!r}; "
                                 f"every data column must be numeric{_marks_hint(raw[col].iloc[r], marks, hints)}")
@@ -352,14 +431,19 @@ def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndar
         out[:, c] = values.to_numpy(dtype=np.float64)
     coded = np.zeros(out.shape, dtype=bool)
     if dialect.na_values:
+        numbers = _code_numbers(dialect.na_values)
         for c, col in enumerate(columns):
+            if col in typed:
+                coded[:, c] = np.isin(out[:, c], numbers)
+                out[coded[:, c], c] = np.nan
+                continue
             missing = np.flatnonzero(~np.isfinite(out[:, c]))
             coded[missing, c] = _coded(raw[col].iloc[missing].str.strip(), dialect.na_values, marks)
     if fill is None:
         bad = ~np.isfinite(out) & ~coded
         if bad.any():
             r, c = (int(x[0]) for x in np.nonzero(bad))
-            cell = raw[columns[c]].iloc[r].strip()
+            cell = str(raw[columns[c]].iloc[r]).strip()
             if np.isnan(out[r, c]):
                 raise DataError(f"{path}: line {line[r]}: column {columns[c]!r} is empty or NaN; fill the gap or pass "
                                 f"{hints.fill}")
@@ -370,10 +454,15 @@ def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndar
     return out, detected, int(coded.sum())
 
 
+def _code_numbers(codes: Sequence[str]) -> list[float]:
+    """The missing-value codes that are numbers (``-200``), as numbers."""
+    return [float(c) for c in codes if _is_number(c) and not np.isnan(float(c))]
+
+
 def _coded(cells: pd.Series, codes: Sequence[str], marks: Dialect) -> np.ndarray:
     """Which (stripped) cells are one of the missing-value codes, (N,) bool: written as the code, or the same
     number (``-200.0``, and ``-200,0`` with decimal commas, is ``-200``)."""
-    numbers = [float(c) for c in codes if _is_number(c) and not np.isnan(float(c))]
+    numbers = _code_numbers(codes)
     values = pd.to_numeric(_without_marks(cells, marks), errors="coerce")
     return (cells.isin(codes) | values.isin(numbers)).to_numpy(dtype=bool)
 
@@ -433,7 +522,12 @@ def read_panel(path: str | Path, *, timestamp_col: str | Sequence[str] | None = 
     else:
         path = Path(path)
         sep = _separator(path, dialect)
-    raw, first_line = _read_raw(path, header, hints, sep)
+    named = [*([timestamp_col] if isinstance(timestamp_col, str) or timestamp_col is None else timestamp_col),
+             dialect.time_col, id_col]
+    raw, first_line = _read_raw(path, header, hints, sep, text=named)
+    csv_file = not isinstance(path, pd.DataFrame) and path.suffix.lower() not in (".parquet", ".pq")
+    # a CSV's cells as written (all text), for number marks; the rows kept below (an empty tail dropped)
+    as_written = (lambda: _read_raw(path, header, hints, sep, typed=False)[0].iloc[:len(raw)]) if csv_file else None
     path = Path(DATAFRAME) if isinstance(path, pd.DataFrame) else path
     detected = [f"{SEP_NAMES[sep]}-separated columns"] if dialect.sep is None and sep != "," else []
     blank = _empty_unnamed(raw) if header else []
@@ -478,7 +572,7 @@ def read_panel(path: str | Path, *, timestamp_col: str | Sequence[str] | None = 
     if id_col is None:
         groups: list[tuple[str | None, np.ndarray]] = [(None, np.arange(len(raw)))]
     else:
-        ids = raw[id_col].str.strip()
+        ids = as_text(raw[id_col]).str.strip()
         empty = np.flatnonzero((ids == "").to_numpy())
         if empty.size:
             raise DataError(f"{path}: line {line[int(empty[0])]}: empty series id in column {id_col!r}; "
@@ -489,16 +583,22 @@ def read_panel(path: str | Path, *, timestamp_col: str | Sequence[str] | None = 
         groups = list(zip((str(u) for u in uniques), np.split(order, bounds)))
     stamps, order_hint = None, ""
     if timestamp_col is not None:
-        text = raw[timestamp_col].str.strip() if time_col is None else join_date_time(
-            raw[timestamp_col], raw[time_col], keep_text=dialect.date_format is not None)
-        parsed = parse_timestamps(text, [rows for _, rows in groups], col=timestamp_col,
-                                  dialect=dialect, source=str(path), line=line, hints=hints)
+        rows_of = [rows for _, rows in groups]
+        if time_col is None and typed_time(raw[timestamp_col]):
+            parsed = typed_timestamps(raw[timestamp_col], rows_of, col=timestamp_col, dialect=dialect,
+                                      source=str(path), line=line)
+        else:
+            text = as_text(raw[timestamp_col]).str.strip() if time_col is None else join_date_time(
+                as_text(raw[timestamp_col]), as_text(raw[time_col]), keep_text=dialect.date_format is not None)
+            parsed = parse_timestamps(text, rows_of, col=timestamp_col, dialect=dialect, source=str(path),
+                                      line=line, hints=hints)
         stamps, dialect, order_hint = parsed.stamps, parsed.dialect, parsed.order_hint
         detected += parsed.detected
         for name, rows in groups:
             _order(stamps[rows], path, line[rows], timestamp_col, "" if name is None else f" of series {name}",
                    order_hint=order_hint, hints=hints)
-    values, marks, coded = _values(raw, columns, path, line, fill, hints, sep=sep, dialect=dialect)
+    values, marks, coded = _values(raw, columns, path, line, fill, hints, sep=sep, dialect=dialect,
+                                   as_written=as_written)
     detected += [marks] if marks else []
     frame_fill: FillMethod | None = fill if fill is not None or not coded else "interpolate"
 

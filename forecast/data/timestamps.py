@@ -221,6 +221,25 @@ def _localize(parsed: Parsed, groups: Sequence[np.ndarray], *, col: str, source:
     return replace(parsed, stamps=pd.DatetimeIndex(utc).tz_localize("UTC").tz_convert(tz))
 
 
+def typed_timestamps(values: pd.Series, groups: Sequence[np.ndarray], *, col: str, dialect: Dialect, source: str,
+                     line: np.ndarray) -> Parsed:
+    """A timestamp column stored as timestamps (Parquet, a DataFrame): aware ones converted to ``dialect.tz``
+    (UTC when unset), naive ones local time in ``dialect.tz`` when it is set.
+
+    Raises:
+        DataError: a missing timestamp, or local times that do not exist or repeat out of order in ``tz``.
+    """
+    stamps = pd.DatetimeIndex(values)
+    bad = np.flatnonzero(np.asarray(stamps.isna()))
+    if bad.size:
+        raise DataError(f"{source}: line {line[int(bad[0])]}: empty timestamp in column {col!r}; give every row its "
+                        f"timestamp")
+    if stamps.tz is not None:
+        return Parsed(stamps.tz_convert(dialect.tz or "UTC"), dialect)
+    parsed = Parsed(stamps, dialect)
+    return parsed if dialect.tz is None else _localize(parsed, groups, col=col, source=source, line=line)
+
+
 def parse_timestamps(text: pd.Series, groups: Sequence[np.ndarray], *, col: str, dialect: Dialect, source: str,
                      line: np.ndarray, hints: Hints) -> Parsed:
     """Parse a timestamp column (cells stripped).
