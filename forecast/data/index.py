@@ -127,16 +127,19 @@ class WindowIndex(Dataset[Batch]):
 def stride_under_cap(index: WindowIndex, cap: int | None) -> int:
     """The smallest stride, at least ``index.stride``, that leaves at most ``cap`` windows in the index.
 
-    ``cap`` None keeps the index's own stride.
+    ``cap`` None keeps the index's own stride. A panel with more series than ``cap`` keeps one window a series
+    (its first), the fewest a stride can leave: the stride that passes every series' last origin.
     """
     if cap is None or len(index) <= cap:
         return index.stride
     lengths = index.ends - index.starts  # (S,)
-    span = lengths - index.seq_len - index.pred_len  # (S,)
+    span = lengths - index.seq_len - index.pred_len  # (S,) last origin of each series, from its first
+    span = span[span >= 0]
+    one_each = int(span.max()) + 1
     stride = max(index.stride, -(-len(index) * index.stride // cap))
-    while int(np.sum(np.where(span < 0, 0, span // stride + 1))) > cap:
+    while stride < one_each and int(np.sum(span // stride + 1)) > cap:
         stride += 1
-    return stride
+    return max(index.stride, min(stride, one_each))
 
 
 def fixed_sample(n: int, cap: int | None, seed: int) -> np.ndarray:

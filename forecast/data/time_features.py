@@ -100,10 +100,13 @@ def time_marks(index: pd.Index, freq: str | None) -> np.ndarray:
     if freq is None:
         return np.zeros((len(index), len(CALENDAR_FIELDS)), dtype=np.float32)
     index = pd.DatetimeIndex(index)
-    cont = [np.asarray(_feature(index, name), dtype=np.float64) for name in _FEATURES[_unit(freq)]]
-    cal = [index.month, index.day, index.dayofweek, index.hour, index.minute]
-    cols = cont + [np.asarray(c, dtype=np.float64) for c in cal]
-    return np.stack(cols, axis=1).astype(np.float32)
+    names = _FEATURES[_unit(freq)]
+    out = np.empty((len(index), len(names) + len(CALENDAR_FIELDS)), dtype=np.float32)  # (N, n_time_marks)
+    for j, name in enumerate(names):  # one column at a time: a float64 column is the only copy
+        out[:, j] = np.asarray(_feature(index, name), dtype=np.float64)
+    for j, field in enumerate((index.month, index.day, index.dayofweek, index.hour, index.minute)):
+        out[:, len(names) + j] = np.asarray(field, dtype=np.float64)
+    return out
 
 
 def future_index(last: pd.Timestamp | int, freq: str | None, periods: int) -> pd.Index:

@@ -90,3 +90,10 @@ def test_the_eval_cap_takes_the_smallest_stride_under_it_and_the_sample_is_fixed
     sample = fixed_sample(n, 50, seed=1)
     assert len(sample) == 50 and np.all(np.diff(sample) > 0) and np.array_equal(sample, fixed_sample(n, 50, seed=1))
     assert np.array_equal(fixed_sample(40, 50, seed=1), np.arange(40))
+
+
+def test_a_panel_with_more_series_than_the_cap_keeps_one_window_a_series() -> None:
+    index, _ = panel(lengths=(150, 200, 170, 260, 180))  # 5 series, a cap of 3 windows
+    stride = stride_under_cap(index, 3)
+    thinned = index.with_stride(stride)
+    assert len(thinned) == 5 and len(index.with_stride(stride - 1)) > 5
