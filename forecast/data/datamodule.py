@@ -129,7 +129,8 @@ class ForecastDataModule(L.LightningDataModule):
         eval_max_windows: most windows the final validation and test score: a file with more scores them
             at the smallest stride (above ``eval_stride``) that stays under it (None: every window).
         fit_max_windows: most training windows the closed-form fits (the floors, a floor inside the model)
-            take: a file with more fits them on every k-th window of each series (None: every window).
+            take: a file with more fits them on a fixed sample of that many, drawn from ``seed`` (None: every
+            window).
 
     Windows are integer ids over one float32 copy of the values (:class:`~forecast.data.index.WindowIndex`);
     a batch is one gather. The loaders bring their own distributed sharding (run the trainer with
@@ -196,7 +197,8 @@ class ForecastDataModule(L.LightningDataModule):
         self.future_columns = check_future_columns(named, target=self.target, id_col=self.id_col)
         self.spec: DataSpec | None = None
         self.datasets: dict[str, WindowIndex] = {}  # train (train_stride), val and test (eval_strides)
-        self.every_train_window: WindowIndex | None = None  # stride 1, for closed-form fits
+        self.every_train_window: WindowIndex | None = None  # stride 1, for closed-form fits ...
+        self.fit_ids: np.ndarray | None = None  # ... which take these of its windows, (F,)
         self.eval_strides: dict[str, int] = {}  # the stride of the val and test windows scored in the end
         self.round_val: WindowIndex | None = None  # validation windows at eval_stride, of which ...
         self.round_val_ids: np.ndarray | None = None  # ... these are scored every round, (V,)
@@ -277,10 +279,10 @@ class ForecastDataModule(L.LightningDataModule):
 
         self.datasets["train"] = windows("train", self.train_stride)
         # closed-form fits (floors, a floor inside the model) are cheap: they take every training window
-        # whatever stride the gradient steps use, up to fit_max_windows (then every k-th of each series)
-        every = self.datasets["train"] if self.train_stride == 1 else windows("train", 1)
-        fit_stride = stride_under_cap(every, self.fit_max_windows)
-        self.every_train_window = every if fit_stride == 1 else every.with_stride(fit_stride)
+        # whatever stride the gradient steps use, up to fit_max_windows (then a fixed seeded sample of them:
+        # a regular stride can fall on one phase of a season, every window of a daily panel a Monday)
+        self.every_train_window = self.datasets["train"] if self.train_stride == 1 else windows("train", 1)
+        self.fit_ids = fixed_sample(len(self.every_train_window), self.fit_max_windows, self.seed)
         self.round_val = windows("val", self.eval_stride)
         self.round_val_ids = fixed_sample(len(self.round_val), self.val_max_windows, self.seed)
         for split in ("val", "test"):
@@ -389,8 +391,9 @@ class ForecastDataModule(L.LightningDataModule):
         closed-form fits, the floors, choices and calibrations made on the whole split. For ``train``
         every window up to ``fit_max_windows`` (``train_stride`` thins the gradient steps only); for ``val``
         and ``test`` the windows the final metrics score (every ``eval_strides[split]``-th)."""
-        data = self.every_train_window if split == "train" else self.datasets[split]
-        return self._loader(data, np.arange(len(data)), shard=False)
+        if split == "train":
+            return self._loader(self.every_train_window, self.fit_ids, shard=False)
+        return self._loader(self.datasets[split], np.arange(len(self.datasets[split])), shard=False)
 
     def ordered_train_dataloader(self) -> StreamLoader:
         """Every training window once, in order (:meth:`ordered_dataloader` of ``train``)."""
@@ -419,7 +422,7 @@ class ForecastDataModule(L.LightningDataModule):
     def describe_windows(self) -> dict[str, Any]:
         """What the metrics score, for ``metrics.json``: windows and strides of each split."""
         return {"train_windows": len(self.datasets["train"]), "train_stride": self.train_stride,
-                "fit_windows": len(self.every_train_window), "fit_stride": self.every_train_window.stride,
+                "fit_windows": len(self.fit_ids),
                 "round_val_windows": len(self.round_val_ids), "val_windows": len(self.datasets["val"]),
                 "val_stride": self.eval_strides["val"], "test_windows": len(self.datasets["test"]),
                 "test_stride": self.eval_strides["test"]}

@@ -106,3 +106,25 @@ def test_closed_form_fits_take_every_training_window_whatever_the_training_strid
     assert len(dm.datasets["train"]) == -(-n // 16)
     assert len(dm.ordered_dataloader("train").dataset) == n
     assert torch.equal(dm.ordered_dataloader("train").dataset[16 * 3].x_enc, dm.datasets["train"][3].x_enc)
+
+
+def test_a_capped_closed_form_fit_takes_a_fixed_sample_of_every_phase(tmp_path) -> None:
+    import numpy as np
+    import pandas as pd
+
+    rows, series = 400, 6
+    frame = pd.concat([pd.DataFrame({"id": f"s{s}", "date": pd.date_range("2021-01-04", periods=rows, freq="D"),
+                                     "OT": np.sin(np.arange(rows) * 2 * np.pi / 7) + s}) for s in range(series)])
+    frame.to_csv(tmp_path / "panel.csv", index=False)
+
+    def fit_origins(seed: int) -> np.ndarray:
+        dm = ForecastDataModule(path=str(tmp_path / "panel.csv"), target="OT", id_col="id", seq_len=28,
+                                label_len=14, pred_len=7, borders=None, fit_max_windows=216, seed=seed)
+        dm.setup("fit")
+        ids = np.concatenate(list(dm.ordered_dataloader("train").sampler))  # the fit's window ids, in order
+        return dm.every_train_window.origins(ids)
+
+    origins = fit_origins(seed=1)
+    assert len(origins) == 216 == len(np.unique(origins))
+    assert set((origins % rows) % 7) == set(range(7))  # every weekday starts some window (a stride of 7k would not)
+    assert np.array_equal(origins, fit_origins(seed=1)) and not np.array_equal(origins, fit_origins(seed=2))
