@@ -1,6 +1,7 @@
 """The default against its floors on real series from packages, under the evidence keep rule (docs/results.md §12).
 
     python studies/keep_rule.py OUT_DIR [--seeds 2021 1 2] [--series taylor msft ...] [--floors-only]
+                                        [--set train.round_min=1 ...]
 
 Writes the series (statsmodels and pmdarima datasets, ETTh1/ETTh2 from ../shared/data) to
 ``OUT_DIR/data``, runs ``forecast-train`` (the default model, ``threads=1``) on each, one run per seed, and
@@ -124,11 +125,11 @@ def csv_of(name: str, data_dir: Path) -> Path:
     return SHARED / SERIES[name][0] if name in ETT else data_dir / SERIES[name][0]
 
 
-def one_run(name: str, seed: int, out: Path) -> dict[str, Any]:
-    """The row of one (series, seed) run."""
+def one_run(name: str, seed: int, out: Path, extra: list[str]) -> dict[str, Any]:
+    """The row of one (series, seed) run; ``extra``: more ``forecast-train`` overrides."""
     data_dir = out / "data"
     run_dir = out / "runs" / f"{name}-{seed}"
-    overrides = [*data_overrides(name, data_dir), f"seed={seed}"]
+    overrides = [*data_overrides(name, data_dir), f"seed={seed}", *extra]
     m = train(overrides, run_dir)
     floors = m["floors"]
     by_val = min(floors, key=lambda f: floors[f]["val/mse"])
@@ -268,6 +269,8 @@ def main() -> None:
     parser.add_argument("--series", nargs="+", default=[s for s in SERIES if s not in ETT], choices=list(SERIES))
     parser.add_argument("--floors-only", action="store_true")
     parser.add_argument("--table", action="store_true", help="print the table of OUT/runs.csv and stop")
+    parser.add_argument("--set", nargs="+", default=[], metavar="KEY=VALUE",
+                        help="more forecast-train overrides for every run (give them an OUT of their own)")
     args = parser.parse_args()
     if args.table:
         print(table(args.out))
@@ -279,7 +282,7 @@ def main() -> None:
             append(args.out / "per_channel.csv", per_channel(name, args.out))
             continue
         for seed in args.seeds:
-            row = one_run(name, seed, args.out)
+            row = one_run(name, seed, args.out, args.set)
             append(args.out / "runs.csv", [row])
             print(json.dumps({k: row[k] for k in ("series", "seed", "floor_chosen", "decision", "p_value",
                                                   "start_test", "default_test", "previous_rule_test")}), flush=True)

@@ -190,7 +190,8 @@ class ForecastDataModule(L.LightningDataModule):
         self.fill_missing_dates = fill_missing_dates
         self.val_max_windows, self.eval_max_windows = val_max_windows, eval_max_windows
         self.fit_max_windows = fit_max_windows
-        self.round_cap: int | None = None  # set_round_cap: most steps in a training round (None: an epoch)
+        self.round_cap: int | None = None  # set_round: most steps in a training round (None: an epoch) ...
+        self.round_min, self.round_passes = 1, 1  # ... fewest, and most passes a round repeats to reach them
         self._stream: WindowStream | None = None  # the training stream of the running fit
         self._resume_drawn = 0  # its cursor in the checkpoint a fit resumes from
         named = [future_columns] if isinstance(future_columns, str) else list(future_columns or [])
@@ -363,15 +364,17 @@ class ForecastDataModule(L.LightningDataModule):
                 "pred_len": spec.pred_len, "target_index": spec.target_index}
 
     # ---------------------------------------------------------------------------------------- loaders
-    def set_round_cap(self, round_cap: int | None) -> None:
-        """Most optimiser steps in a training round (a Lightning epoch); None makes a round a whole pass."""
-        self.round_cap = round_cap
+    def set_round(self, round_cap: int | None, round_min: int = 1, round_passes: int = 1) -> None:
+        """Most optimiser steps in a training round (a Lightning epoch; None makes a round a whole pass), and
+        the fewest, reached by repeating a shorter pass up to ``round_passes`` times (:class:`WindowStream`)."""
+        self.round_cap, self.round_min, self.round_passes = round_cap, round_min, round_passes
 
     def train_stream(self, world: int | None = None) -> WindowStream:
         """The seeded stream of training batches (this process's part of each global batch); ``world``
         processes in place of the running ones (to plan before they start)."""
         rank, world = _rank_world() if world is None else (0, world)
         return WindowStream(len(self.datasets["train"]), self.batch_size, seed=self.seed, round_cap=self.round_cap,
+                            round_min=self.round_min, round_passes=self.round_passes,
                             rank=rank, world=world)
 
     def train_dataloader(self) -> StreamLoader:

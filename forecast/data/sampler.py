@@ -8,7 +8,8 @@ pass's partial last batch is dropped, as the reference drops it). Global batch `
 state is one integer, the global batches drawn; iterating never touches the global random state.
 
 Windows are drawn uniformly (each window once per pass): the objective is the same mean over windows that an
-epoch of the reference optimises, and a round of a small file is exactly an epoch.
+epoch of the reference optimises. A round may end inside a pass (``round_cap``) or span several
+(``round_min``); the stream goes on where it stopped.
 """
 
 from __future__ import annotations
@@ -33,19 +34,24 @@ class WindowStream(Sampler[np.ndarray]):
         batch_size: windows per process per step.
         seed: seed of the passes.
         round_cap: most batches in a round (None: a round is a whole pass, an epoch).
+        round_min: fewest batches in a round (with ``round_cap``): a shorter pass is repeated, up to
+            ``round_passes`` passes a round. The round is ``min(round_cap, max(pass, min(round_min,
+            round_passes x pass)))`` batches.
+        round_passes: most passes in a round that ``round_min`` lengthens.
         rank: this process.
         world: processes.
     """
 
-    def __init__(self, n: int, batch_size: int, *, seed: int, round_cap: int | None = None, rank: int = 0,
-                 world: int = 1) -> None:
+    def __init__(self, n: int, batch_size: int, *, seed: int, round_cap: int | None = None, round_min: int = 1,
+                 round_passes: int = 1, rank: int = 0, world: int = 1) -> None:
         if n < world:
             raise DataError(f"{n} training windows cannot feed {world} processes; use fewer devices or more data")
         self.n, self.seed, self.rank, self.world = n, int(seed), rank, world
         self.batch_size = min(batch_size, n // world)  # a file with fewer windows than a batch: one batch of all
         self.global_batch = self.batch_size * world
         self.per_pass = n // self.global_batch
-        self.round_steps = self.per_pass if round_cap is None else max(1, min(self.per_pass, int(round_cap)))
+        lengthened = max(self.per_pass, min(int(round_min), int(round_passes) * self.per_pass))
+        self.round_steps = self.per_pass if round_cap is None else max(1, min(lengthened, int(round_cap)))
         self.drawn = 0  # global batches drawn so far, over all rounds
         self._pass: tuple[int, np.ndarray] | None = None
 

@@ -1,12 +1,14 @@
 """How long training runs: a budget of optimiser steps in rounds, or the reference's whole epochs.
 
-A round is one Lightning epoch of ``min(steps per pass, round_cap)`` steps: validation, early stopping, the
-per-epoch learning-rate schedule and ``last.ckpt`` all happen at its end. ``trainer.max_epochs`` counts the
-rounds, so the budget is ``max_epochs x round steps`` whatever the size of the data (``train.max_steps`` sets
-it in steps instead). A file small enough that a pass takes fewer than ``round_cap`` steps (ETTh1: 266) trains
-exactly as epochs would; a panel of a million windows trains ``max_epochs x round_cap`` steps instead of
-``max_epochs`` passes. ``train.max_steps`` is met in whole rounds of equal length, so every step of the
-budget is validated: ``ceil(max_steps / rounds)`` steps in each of the fewest rounds that fit it (at most
+A round is one Lightning epoch: validation, early stopping, the per-epoch learning-rate schedule and
+``last.ckpt`` all happen at its end. Under ``budget`` a round is ``min(round_cap, max(pass, min(round_min,
+round_passes x pass)))`` steps, ``pass`` the steps of one pass over the training windows: a large file's round
+ends inside a pass (a panel of a million windows trains ``max_epochs x round_cap`` steps, not ``max_epochs``
+passes), a small file's repeats its pass up to ``round_passes`` times to reach ``round_min`` (a file of 84 steps a
+pass trains 200 a round, one of 4 steps a pass 16), and a file in between (ETTh1: 266) trains exactly as epochs
+would. ``trainer.max_epochs`` counts the rounds, so the budget is ``max_epochs x round steps`` whatever the size
+of the data (``train.max_steps`` sets it in steps instead, met in whole rounds of equal length, so every step
+of the budget is validated: ``ceil(max_steps / rounds)`` steps in each of the fewest rounds that fit it, at most
 ``rounds - 1`` steps above it). ``schedule: epochs`` makes every round a whole pass (the papers' protocol).
 """
 
@@ -29,8 +31,10 @@ class TrainPlan:
     """The ``train`` settings.
 
     Attributes:
-        schedule: ``budget`` (rounds of at most ``round_cap`` steps) or ``epochs`` (rounds are whole passes).
+        schedule: ``budget`` (rounds of ``round_min`` to ``round_cap`` steps) or ``epochs`` (whole passes).
         round_cap: most optimiser steps in a round under ``budget``.
+        round_min: fewest optimiser steps in a round under ``budget``, reached by repeating a shorter pass ...
+        round_passes: ... at most this many times a round.
         max_steps: the budget in optimiser steps (overrides ``trainer.max_epochs`` rounds); None: rounds.
         ckpt_every_steps: steps between the ``last.ckpt`` written inside a round (None: only after each
             round's validation and on SIGTERM/Ctrl-C).
@@ -38,11 +42,13 @@ class TrainPlan:
 
     schedule: Literal["budget", "epochs"] = "budget"
     round_cap: int = 500
+    round_min: int = 200
+    round_passes: int = 4
     max_steps: int | None = None
     ckpt_every_steps: int | None = 500
 
     def __post_init__(self) -> None:
-        for key in ("round_cap", "max_steps", "ckpt_every_steps"):
+        for key in ("round_cap", "round_min", "round_passes", "max_steps", "ckpt_every_steps"):
             value = getattr(self, key)
             if value is not None and value < 1:
                 raise DataError(f"train.{key} must be at least 1, got {value}; set train.{key}=<a positive integer>")
@@ -51,14 +57,16 @@ class TrainPlan:
 def apply_plan(plan: TrainPlan, datamodule: Any) -> dict[str, Any]:
     """Give the data module its round length; the trainer settings the plan overrides (``max_epochs`` for
     ``train.max_steps``). Needs the data set up (the length of a pass)."""
-    cap = plan.round_cap if plan.schedule == "budget" else None
-    datamodule.set_round_cap(cap)
+    if plan.schedule != "budget":
+        datamodule.set_round(None)
+    else:
+        datamodule.set_round(plan.round_cap, plan.round_min, plan.round_passes)
     if plan.max_steps is None:
         return {}
-    per_round = len(datamodule.train_stream(1))  # min(a pass, round_cap) at one process
+    per_round = len(datamodule.train_stream(1))  # the round's steps at one process
     rounds = math.ceil(plan.max_steps / per_round)
     if plan.schedule == "budget":
-        datamodule.set_round_cap(math.ceil(plan.max_steps / rounds))
+        datamodule.set_round(math.ceil(plan.max_steps / rounds), plan.round_min, plan.round_passes)
         return {"max_epochs": rounds, "max_steps": -1}
     return {"max_epochs": rounds, "max_steps": plan.max_steps}  # whole passes; the last one cut at max_steps
 

@@ -97,3 +97,15 @@ def test_a_panel_with_more_series_than_the_cap_keeps_one_window_a_series() -> No
     stride = stride_under_cap(index, 3)
     thinned = index.with_stride(stride)
     assert len(thinned) == 5 and len(index.with_stride(stride - 1)) > 5
+
+
+@pytest.mark.parametrize("round_min, round_passes, cap, steps", [(40, 4, 500, 40), (40, 2, 500, 24), (40, 4, 30, 30),
+                                                                 (5, 4, 500, 12), (40, 1, 500, 12)])
+def test_a_short_pass_repeats_to_the_round_minimum(round_min: int, round_passes: int, cap: int, steps: int) -> None:
+    stream = WindowStream(100, 8, seed=3, round_cap=cap, round_min=round_min, round_passes=round_passes)
+    assert stream.per_pass == 12 and len(stream) == steps  # min(cap, max(12, min(round_min, passes x 12)))
+    rounds = [[ids.tolist() for ids in stream] for _ in range(2)]
+    assert [len(r) for r in rounds] == [steps, steps] and stream.drawn == 2 * steps
+    assert rounds[1][0] == stream.batch(steps).tolist()  # the second round goes on where the first stopped
+    first = np.concatenate(rounds[0][:12])
+    assert len(set(first.tolist())) == 96  # each pass inside a round still visits every window once
