@@ -76,7 +76,7 @@ def console(verbose: bool) -> None:
 
 
 def _period_for(freq: str | None) -> int | None:
-    from forecast.baselines.seasonal_naive import period_for
+    from forecast.data.season import period_for
 
     return period_for(freq)
 

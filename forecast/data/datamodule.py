@@ -24,6 +24,7 @@ from forecast.data.spec import DataSpec, Features, Scaler
 from forecast.data.splits import SPLITS, RowRange, fits_every_split, n_windows, split_ranges
 from forecast.data.time_features import n_continuous_features, time_marks
 from forecast.data.index import WindowIndex, fixed_sample, stride_under_cap
+from forecast.data.season import period_for
 from forecast.data.sampler import OrderedIds, StreamLoader, WindowStream
 from forecast.data.settings import check_settings
 from forecast.data.windows import as_tensor
@@ -127,7 +128,8 @@ class ForecastDataModule(L.LightningDataModule):
         val_max_windows: most validation windows scored after each training round: a fixed seeded
             sample when there are more (None: every one).
         eval_max_windows: most windows the final validation and test score: a file with more scores them
-            at the smallest stride (above ``eval_stride``) that stays under it (None: every window).
+            at the smallest stride (above ``eval_stride``) that stays under it and shares no factor with the
+            season of ``freq`` (:func:`~forecast.data.index.stride_under_cap`; None: every window).
         fit_max_windows: most training windows the closed-form fits (the floors, a floor inside the model)
             take: a file with more fits them on a fixed sample of that many, drawn from ``seed`` (None: every
             window).
@@ -288,7 +290,7 @@ class ForecastDataModule(L.LightningDataModule):
         self.round_val_ids = fixed_sample(len(self.round_val), self.val_max_windows, self.seed)
         for split in ("val", "test"):
             every = self.round_val if split == "val" else windows(split, self.eval_stride)
-            self.eval_strides[split] = stride_under_cap(every, self.eval_max_windows)
+            self.eval_strides[split] = stride_under_cap(every, self.eval_max_windows, period_for(panel.freq))
             self.datasets[split] = every if self.eval_strides[split] == self.eval_stride \
                 else every.with_stride(self.eval_strides[split])
         if self.id_col is None:

@@ -9,6 +9,8 @@ origins ``first[s] + k * stride`` for ``k < count[s]``. Window ids run over the 
 
 from __future__ import annotations
 
+import math
+
 from typing import Sequence
 
 import numpy as np
@@ -124,8 +126,10 @@ class WindowIndex(Dataset[Batch]):
                            seq_len=self.seq_len, label_len=self.label_len, pred_len=self.pred_len, stride=stride)
 
 
-def stride_under_cap(index: WindowIndex, cap: int | None) -> int:
-    """The smallest stride, at least ``index.stride``, that leaves at most ``cap`` windows in the index.
+def stride_under_cap(index: WindowIndex, cap: int | None, season: int | None = None) -> int:
+    """The smallest stride, at least ``index.stride``, that leaves at most ``cap`` windows in the index, and
+    shares no factor with ``season`` (the steps of the data's season, e.g. 7 for daily data), so that the
+    windows kept start at every phase of the season, not always on a Monday.
 
     ``cap`` None keeps the index's own stride. A panel with more series than ``cap`` keeps one window a series
     (its first), the fewest a stride can leave: the stride that passes every series' last origin.
@@ -137,7 +141,7 @@ def stride_under_cap(index: WindowIndex, cap: int | None) -> int:
     span = span[span >= 0]
     one_each = int(span.max()) + 1
     stride = max(index.stride, -(-len(index) * index.stride // cap))
-    while stride < one_each and int(np.sum(span // stride + 1)) > cap:
+    while stride < one_each and (int(np.sum(span // stride + 1)) > cap or math.gcd(stride, season or 1) > 1):
         stride += 1
     return max(index.stride, min(stride, one_each))
 

@@ -22,7 +22,7 @@ from torch import Tensor, nn
 
 from forecast.baselines.best_floor import RIDGE, candidate_floors, floor_errors
 from forecast.baselines.ridge import RidgeFloor
-from forecast.baselines.seasonal_naive import period_for
+from forecast.data.season import period_for
 from forecast.core.forecaster import DataDims
 from forecast.core.standing import LEVEL, relative_change
 

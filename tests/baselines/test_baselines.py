@@ -12,7 +12,8 @@ from forecast.baselines.ridge import RidgeFloor
 from forecast.baselines.ridge.stats import RidgeStats
 from forecast.baselines.mean import WindowMean
 from forecast.baselines.naive import Naive
-from forecast.baselines.seasonal_naive import SeasonalNaive, period_for
+from forecast.baselines.seasonal_naive import SeasonalNaive
+from forecast.data.season import period_for
 from forecast.data.batch import Batch
 
 

@@ -109,3 +109,17 @@ def test_a_short_pass_repeats_to_the_round_minimum(round_min: int, round_passes:
     assert rounds[1][0] == stream.batch(steps).tolist()  # the second round goes on where the first stopped
     first = np.concatenate(rounds[0][:12])
     assert len(set(first.tolist())) == 96  # each pass inside a round still visits every window once
+
+
+def test_the_eval_stride_shares_no_factor_with_the_season() -> None:
+    index, _ = panel(lengths=(400, 250, 600))
+
+    def phases(stride: int) -> set[int]:  # phases of a 7-step season the first series' kept windows start at
+        kept = index.with_stride(stride)
+        origins = kept.origins(np.arange(len(kept)))
+        return set(((origins[origins < index.ends[0]] - index.starts[0]) % 7).tolist())
+
+    plain = stride_under_cap(index, 175)
+    assert plain == 7 and phases(plain) == {0}
+    stride = stride_under_cap(index, 175, season=7)
+    assert stride == 8 and len(index.with_stride(stride)) <= 175 and phases(stride) == set(range(7))

@@ -1,0 +1,35 @@
+"""The season of a pandas frequency: how many steps a day, a week or a year of it holds."""
+
+from __future__ import annotations
+
+from pandas.tseries import offsets
+from pandas.tseries.frequencies import to_offset
+
+# Steps per day of the sub-daily offsets; the season of sub-daily data is one day.
+_PER_DAY = {offsets.Hour: 24, offsets.Minute: 1440, offsets.Second: 86400}
+# Season of the daily and coarser offsets (unit multiple 1 only): a week, a year, a year of quarters.
+_COARSE = ((offsets.Day, 7), (offsets.BusinessDay, 5), (offsets.Week, 52),
+           ((offsets.MonthBegin, offsets.MonthEnd, offsets.BusinessMonthBegin, offsets.BusinessMonthEnd), 12),
+           ((offsets.QuarterBegin, offsets.QuarterEnd), 4))
+
+
+def period_for(freq: str | None) -> int | None:
+    """Default season length of a pandas frequency string, or None when unknown / not given.
+
+    Sub-daily data has a daily season: ``h`` -> 24, ``15min`` -> 96, ``2h`` -> 12; daily -> 7 (a week),
+    business-day -> 5, weekly -> 52, monthly -> 12, quarterly -> 4. Multiples of daily or coarser
+    units (``2D``), yearly data and multiples that do not divide a day give None.
+    """
+    if freq is None:
+        return None
+    try:
+        off = to_offset(str(freq))
+    except (ValueError, TypeError):
+        return None
+    for kind, per_day in _PER_DAY.items():
+        if type(off) is kind:
+            return per_day // off.n if per_day % off.n == 0 else None
+    for kind, period in _COARSE:
+        if isinstance(off, kind):
+            return period if off.n == 1 else None
+    return None
