@@ -195,8 +195,6 @@ def _typed_csv(path: Path, header: bool, sep: str, text: Iterable[str | None] = 
         return None
     if table.num_columns != len(names):
         return None
-    if len(set(names)) != len(names):
-        return None
     columns = [col.to_numpy() if pa.types.is_integer(col.type) or pa.types.is_floating(col.type)
                else col.cast(pa.string()).to_pandas() for col in table.columns]
     return pd.DataFrame(dict(zip(range(len(names)), columns))).set_axis(names, axis=1)
@@ -223,7 +221,12 @@ def read_table(path: Path, header: bool, sep: str = ",", *, typed: bool = True,
     frame = _typed_csv(path, header, sep, text) if typed else None
     if frame is not None:
         return frame
-    return pd.read_csv(path, dtype=str, keep_default_na=False, header=0 if header else None, sep=sep)
+    options = dict(dtype=str, keep_default_na=False, header=0 if header else None, sep=sep)
+    try:
+        return pd.read_csv(path, engine="pyarrow", **options)
+    except (ImportError, ValueError, pd.errors.ParserError):
+        pass  # what pyarrow refuses (ragged rows, odd quoting), the C parser reports in its own words
+    return pd.read_csv(path, **options)
 
 
 def _read_raw(path: Path | pd.DataFrame, header: bool, hints: Hints, sep: str = ",", *,
