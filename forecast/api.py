@@ -180,7 +180,7 @@ class Model:
         """Columns, frequency, window sizes and scaler of the training data."""
         return self.trained.spec
 
-    def read(self, data: Data, *, fill: FillMethod | None = None, fill_missing_dates: bool = False,
+    def read(self, data: Data, *, fill: FillMethod | None = None, fill_missing_dates: bool | None = None,
              timestamp_col: str | None = FROM_CHECKPOINT, header: bool | None = None,
              backtest: bool = False) -> Panel:
         """Read and validate ``data`` against the training columns, frequency and series.
@@ -188,8 +188,10 @@ class Model:
         Args:
             data: a DataFrame or CSV with the training columns (and timestamp column); a DataFrame's
                 named index (a DatetimeIndex, say) counts as a column.
-            fill: ``ffill`` or ``interpolate`` empty, NaN and infinite cells instead of refusing them.
-            fill_missing_dates: add rows missing from the timestamps, filled by ``fill``.
+            fill: ``ffill`` or ``interpolate`` empty, NaN and infinite cells instead of refusing them
+                (default: the training run's ``data.fill``).
+            fill_missing_dates: add rows missing from the timestamps, filled by ``fill`` (default: the
+                training run's ``data.fill_missing_dates``).
             timestamp_col: the timestamp column (default: the training one); None reads the rows as steps.
             header: whether a CSV's first line names the columns (default: as the training file).
             backtest: require one backtest window (``seq_len + pred_len`` rows), not one input window.
@@ -204,7 +206,7 @@ class Model:
                                  timestamp_col=timestamp_col, header=header, fill_missing_dates=fill_missing_dates,
                                  **(needed if backtest else {}))
 
-    def predict(self, data: Data | Panel, *, fill: FillMethod | None = None, fill_missing_dates: bool = False,
+    def predict(self, data: Data | Panel, *, fill: FillMethod | None = None, fill_missing_dates: bool | None = None,
                 intervals: Sequence[float] = (), future: Data | None = None,
                 timestamp_col: str | None = FROM_CHECKPOINT, header: bool | None = None,
                 option: str = "future=") -> pd.DataFrame:
@@ -214,8 +216,10 @@ class Model:
             data: a DataFrame or CSV with the training columns (and timestamp column), at least
                 ``seq_len`` rows; a DataFrame's named index (a DatetimeIndex, say) counts as a column;
                 or a panel :meth:`read` returned.
-            fill: ``ffill`` or ``interpolate`` empty, NaN and infinite cells instead of refusing them.
-            fill_missing_dates: add rows missing from the timestamps, filled by ``fill``.
+            fill: ``ffill`` or ``interpolate`` empty, NaN and infinite cells instead of refusing them
+                (default: the training run's ``data.fill``).
+            fill_missing_dates: add rows missing from the timestamps, filled by ``fill`` (default: the
+                training run's ``data.fill_missing_dates``).
             intervals: conformal interval levels in (0, 1), whole percents (``(0.8, 0.95)``), as
                 ``forecast-predict --intervals``: ``<col>_lo_80``, ``<col>_hi_80`` ... after each column.
             future: for a model trained with ``data.future_columns``, a DataFrame or CSV with the

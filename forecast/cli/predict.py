@@ -50,9 +50,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plot", type=Path, default=None, help="also write a PNG: history tail plus forecast")
     p.add_argument("--overwrite", action="store_true", help="replace existing output files")
     p.add_argument("--fill", choices=("ffill", "interpolate"), default=None,
-                   help="fill empty, NaN and infinite cells instead of refusing them")
-    p.add_argument("--fill-missing-dates", action="store_true",
-                   help="add the rows missing from the timestamps at the model's frequency, filled by --fill")
+                   help="fill empty, NaN and infinite cells instead of refusing them (default: as the training "
+                        "run, its data.fill)")
+    p.add_argument("--fill-missing-dates", action="store_true", default=None,
+                   help="add the rows missing from the timestamps at the model's frequency, filled by --fill "
+                        "(default: as the training run, its data.fill_missing_dates)")
     p.add_argument("--timestamp-col", default=None,
                    help="the input's timestamp column (default: the training one); 'none' reads the rows as "
                         "consecutive steps (for a model trained without timestamps)")

@@ -91,17 +91,19 @@ class TrainedModel:
     # ------------------------------------------------------------------------------------- reading
     def read(self, path: str | Path | pd.DataFrame, *, fill: FillMethod | None = None,
              timestamp_col: str | None = FROM_CHECKPOINT,
-             header: bool | None = None, fill_missing_dates: bool = False, min_rows: int | None = None,
+             header: bool | None = None, fill_missing_dates: bool | None = None, min_rows: int | None = None,
              what: str | None = None, dialect: Dialect | None = None) -> Panel:
         """Read and validate a CSV (or a DataFrame) against the training data's columns, frequency and series.
 
         Args:
             path: the CSV, or a DataFrame of its columns (a named index counts as a column).
-            fill: fill missing (empty, NaN, infinite) cells instead of refusing them.
+            fill: fill missing (empty, NaN, infinite) cells instead of refusing them (default: as the
+                training run did, its ``data.fill``).
             timestamp_col: the file's timestamp column (default: the training one); None reads the
                 rows as consecutive steps, for a model trained without calendar features.
             header: whether the file has a header row (default: as the training file).
-            fill_missing_dates: add the rows missing from the timestamps, filled by ``fill``.
+            fill_missing_dates: add the rows missing from the timestamps, filled by ``fill`` (default:
+                as the training run did, its ``data.fill_missing_dates``).
             min_rows: rows each series needs (default ``seq_len``).
             what: what needs ``min_rows``, for the message.
             dialect: how the file is written (default: as the training file, the checkpoint's).
@@ -116,6 +118,9 @@ class TrainedModel:
                 usable series.
         """
         spec = self.spec
+        trained = self.config.get("data") or {}
+        fill = trained.get("fill") if fill is None else fill
+        fill_missing_dates = bool(trained.get("fill_missing_dates")) if fill_missing_dates is None else fill_missing_dates
         source = DATAFRAME if isinstance(path, pd.DataFrame) else str(path)
         ts = spec.timestamp_col if timestamp_col == FROM_CHECKPOINT else timestamp_col
         if ts is None and spec.freq is not None:

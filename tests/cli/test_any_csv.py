@@ -110,6 +110,26 @@ def test_predict_fills_missing_dates_on_request(root: Path, tmp_path: Path, caps
                                  f"line 32 (after 2016-07-24 17:00:00)), filled by interpolate\n")
 
 
+def test_predict_fills_as_the_training_run_did(root: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """A run trained with data.fill and data.fill_missing_dates reads new files the same way by default."""
+    run_dir = train_tiny(root, "etth1_filled", etth1_rows(600),
+                         extra=["data.fill=interpolate", "data.fill_missing_dates=true"])
+    frame = etth1_rows(600).tail(60).drop(index=[570]).reset_index(drop=True)
+    frame.loc[40, "OT"] = np.nan
+    csv = tmp_path / "in.csv"
+    frame.to_csv(csv, index=False)
+    code, _, err = predict(capsys, run_dir, csv)
+    assert code == 0, err
+    assert "added 1 missing row(s) at frequency 'h'" in err and "filled by interpolate" in err
+    by_default = pd.read_csv(tmp_path / "in.forecast.csv")
+    code, _, err = predict(capsys, run_dir, csv, "--fill", "interpolate", "--fill-missing-dates", "--output",
+                           tmp_path / "flags.csv")
+    assert code == 0, err
+    pd.testing.assert_frame_equal(by_default, pd.read_csv(tmp_path / "flags.csv"))
+    code, _, err = predict(capsys, run_dir, csv, "--fill", "ffill", "--output", tmp_path / "ffill.csv")
+    assert code == 0 and "filled by ffill" in err  # a flag still overrides the training run's method
+
+
 def test_training_refuses_infinity_in_training_rows_and_a_gap_with_freq_set(tmp_path: Path) -> None:
     frame = etth1_rows(400).astype({"HUFL": object})
     frame.loc[30, "HUFL"] = "-inf"
