@@ -23,6 +23,8 @@ applied to the model and to the ridge floor from that forecaster's own validatio
   the default rate 0.05);
 - ``logtrack_<eta>``: multiplicative tracking, ``w <- w * exp(eta (miss - (1 - a)))`` from the split start (the
   additive tracker on the log of the width);
+- ``pool_<eta>``: pooled scale tracking, one factor per column on the split half-widths of every step,
+  moved by the misses of all revealed steps (``eta / P`` each);
 - ``scaled_0.02``: tracking on a smoothed error scale: ``w = sigma * exp(q)``, ``sigma`` an exponential average
   (weight 0.05) of the revealed errors from the validation mean, ``q`` tracked multiplicatively at 0.02.
 
@@ -51,6 +53,7 @@ LEVELS = (0.8, 0.95)
 ACI_GAMMA = 0.005
 RATES = (0.01, 0.05, 0.1)
 LOG_RATES = (0.03, 0.05)
+POOL_RATES = (0.03, 0.05, 0.07)
 
 
 BACKTEST_KEYS = ("model", "ridge", "actual", "origins")
@@ -164,6 +167,19 @@ def scaled_track_widths(errors: np.ndarray, origins: np.ndarray, start: np.ndarr
     return delayed_feedback(errors, origins, state, lambda st: st["sigma"] * np.exp(st["q"]), update)
 
 
+def pooled_scale_widths(errors: np.ndarray, origins: np.ndarray, start: np.ndarray, level: float,
+                        eta: float) -> np.ndarray:
+    """Pooled scale tracking: ``w = start * exp(s)`` with one ``s`` per column (C,), moved by
+    ``eta / P`` times the sum over the newly revealed steps of ``miss - (1 - level)``."""
+    n_step = start.shape[0]
+    state = {"s": np.zeros(start.shape[1])}
+
+    def update(st, ps, err, w):
+        st["s"] += eta / n_step * ((err > w) - (1.0 - level)).sum(axis=0)
+
+    return delayed_feedback(errors, origins, state, lambda st: start * np.exp(st["s"])[None, :], update)
+
+
 def method_widths(val_err: np.ndarray, test_err: np.ndarray, origins: np.ndarray,
                   level: float) -> dict[str, np.ndarray]:
     """``{method: half-widths}``, each (P, C) or (W, P, C), of one forecaster at one level."""
@@ -174,6 +190,8 @@ def method_widths(val_err: np.ndarray, test_err: np.ndarray, origins: np.ndarray
         out[f"track_{rate:g}"] = track_half_widths(test_err, origins, split, level, rate=rate)
     for eta in LOG_RATES:
         out[f"logtrack_{eta:g}"] = log_track_widths(test_err, origins, split, level, eta)
+    for eta in POOL_RATES:
+        out[f"pool_{eta:g}"] = pooled_scale_widths(test_err, origins, split, level, eta)
     out["scaled_0.02"] = scaled_track_widths(test_err, origins, split, val_err.mean(axis=0), level, 0.02, 0.05)
     return out
 
