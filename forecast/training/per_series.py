@@ -10,7 +10,7 @@ own.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 import torch
@@ -33,7 +33,7 @@ def _predict(net: nn.Module, loader: Any) -> tuple[np.ndarray, np.ndarray]:
     return torch.cat(preds).double().numpy(), torch.cat(ys).double().numpy()
 
 
-def panel_metrics(net: nn.Module, datamodule: Any) -> dict[str, Any]:
+def panel_metrics(net: nn.Module, datamodule: Any, errors: Mapping[str, np.ndarray] | None = None) -> dict[str, Any]:
     """Per-series test metrics of a panel, and pooled original-unit metrics under per-series scalers.
 
     Scores the windows the task's final validation and test score (``datamodule.datasets``), in large
@@ -42,6 +42,8 @@ def panel_metrics(net: nn.Module, datamodule: Any) -> dict[str, Any]:
     Args:
         net: the tested forecaster (its best weights), ``net(x_enc, x_mark_enc, x_mark_dec) -> (B, P, C_out)``.
         datamodule: a set-up ``ForecastDataModule`` with ``id_col``.
+        errors: the errors (forecast - target, scaled) of those windows in their order, ``{split: (W, P,
+            C_out)}``, where the final evaluation kept them; a split not given is predicted again.
 
     Returns:
         ``{"series": {id: {windows, mse, mae, mse_orig, mae_orig}}}`` (test windows), plus
@@ -59,9 +61,12 @@ def panel_metrics(net: nn.Module, datamodule: Any) -> dict[str, Any]:
     scales = np.array([np.asarray(d)[spec.target_index] for _, d in stats])  # (S, C_out)
     for split in SPLITS:
         index = datamodule.datasets[split]
-        pred, y = _predict(net, datamodule.ordered_dataloader(split))  # (W, P, C_out) each
+        if errors is not None and split in errors:
+            err = errors[split].astype(np.float64)  # (W, P, C_out)
+        else:
+            pred, y = _predict(net, datamodule.ordered_dataloader(split))  # (W, P, C_out) each
+            err = pred - y  # (W, P, C_out)
         series = index.series_of(np.arange(len(index)))  # (W,)
-        err = pred - y  # (W, P, C_out)
         err_orig = err * scales[series][:, None, :]  # unscaling shifts both by the same mean
         if split == "test":
             counts = np.bincount(series, minlength=index.n_series)  # (S,)

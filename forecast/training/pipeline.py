@@ -12,11 +12,12 @@ from __future__ import annotations
 import logging
 import shlex
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import lightning as L
+import numpy as np
 import pandas as pd
 import torch
 from hydra.core.hydra_config import HydraConfig
@@ -124,6 +125,8 @@ class Evaluation:
         calibration: the conformal calibration stored in ``best`` (None without validation windows).
         run_stats: peak memory of fitting, validation and test.
         seconds: wall time of the final validation and test.
+        errors: every scored window's error (forecast - target, scaled), ``{split: (W, P, C_out)}``, kept by the
+            task during the final validation and test on one process; empty under several processes.
     """
 
     metrics: dict[str, float]
@@ -131,6 +134,7 @@ class Evaluation:
     calibration: dict[str, Any] | None
     run_stats: dict[str, Any]
     seconds: float = 0.0
+    errors: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 def compose(cfg: DictConfig, *, frame: pd.DataFrame | None = None) -> ComposedRun:
@@ -215,21 +219,28 @@ def evaluate(run: ComposedRun, best: str | None) -> Evaluation:
     """
     trainer, task, datamodule = run.trainer, run.task, run.datamodule
     started = time.perf_counter()
+    task.keep_errors = trainer.world_size == 1  # one process scores every window: keep the errors for later
     val_metrics = trainer.validate(task, datamodule=datamodule, ckpt_path=best, verbose=False)[0]
     if not run.trainable:  # parameter-free or closed-form: no fit, so no ModelCheckpoint; save one (with recipe)
         best = str(run.run_dir / "checkpoints" / "best.ckpt")
         trainer.save_checkpoint(best)
     test_metrics = trainer.test(task, datamodule=datamodule, ckpt_path=best, verbose=False)[0]
+    task.keep_errors = False
+    errors = {split: e for split, e in task.take_errors().items()  # every window (no limit_*_batches)
+              if len(e) == len(datamodule.datasets[split])}
     seconds = time.perf_counter() - started
     run_stats = run.monitor.summary(task.device)  # peak memory of fitting, validation and test only
     calibration = None
     if trainer.is_global_zero and best is not None and len(datamodule.datasets["val"]):
         # split conformal intervals (forecast.training.conformal): the selected model's validation errors,
         # stored in the best checkpoint's recipe so forecast-predict --intervals needs nothing else
-        calibration = calibrate(validation_scores(task.net, datamodule.ordered_dataloader("val")))
+        scores = (np.abs(errors["val"]) if "val" in errors
+                  else validation_scores(task.net, datamodule.ordered_dataloader("val")))
+        calibration = calibrate(scores)
         store_in_checkpoint(best, calibration, recipe_key=RECIPE_KEY)
     metrics = {k: float(v) for k, v in {**val_metrics, **test_metrics}.items()}
-    return Evaluation(metrics=metrics, best=best, calibration=calibration, run_stats=run_stats, seconds=seconds)
+    return Evaluation(metrics=metrics, best=best, calibration=calibration, run_stats=run_stats, seconds=seconds,
+                      errors=errors)
 
 
 def run_metrics(run: ComposedRun, evaluation: Evaluation) -> dict[str, Any]:
@@ -267,7 +278,7 @@ def run_metrics(run: ComposedRun, evaluation: Evaluation) -> dict[str, Any]:
         **evaluation.run_stats,
     })
     if spec.id_col is not None:  # panel data: per-series test metrics, original units by each series' scaler
-        metrics.update(panel_metrics(run.task.net, run.datamodule))
+        metrics.update(panel_metrics(run.task.net, run.datamodule, errors=evaluation.errors))
     return metrics
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 import lightning as L
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
@@ -49,6 +50,8 @@ class ForecastTask(L.LightningModule):
                                      | {f"{s}_orig": orig.clone() for s in ("val", "test")})
         self.test_step_mse = MeanSquaredError(num_outputs=pred_len)
         self.pred_len = pred_len
+        self.keep_errors = False  # the final evaluation on one process: keep every window's error
+        self._errors: dict[str, list[Tensor]] = {}
 
     def forward(self, batch: Batch) -> Tensor:
         """Shapes: batch as in :class:`Batch` -> (B, P, C_out)."""
@@ -73,6 +76,8 @@ class ForecastTask(L.LightningModule):
         # the loss that checkpointing and early stopping watch is the torchmetrics MSE, which sums
         # over every process under DDP; a logged batch loss would be each process's own half
         self.log(f"{split}/loss", scaled["mse"], on_epoch=True, batch_size=n)
+        if self.keep_errors:
+            self._errors.setdefault(split, []).append((pred.float() - y.float()).cpu())  # (B, P, C_out)
         if split == "test":
             self.test_step_mse.update(pred.permute(0, 2, 1).reshape(-1, self.pred_len),  # (B*C, P)
                                       y.permute(0, 2, 1).reshape(-1, self.pred_len))
@@ -87,6 +92,13 @@ class ForecastTask(L.LightningModule):
         per_step = self.test_step_mse.compute()  # (P,)
         self.test_step_mse.reset()
         self.per_step_mse = [float(v) for v in per_step.reshape(-1)]
+
+    def take_errors(self) -> dict[str, np.ndarray]:
+        """The errors (forecast - target, scaled) kept while :attr:`keep_errors` was on, per split, in the
+        order the loaders gave the windows, and forgets them. Shapes: ``{split: (W, P, C_out)}`` float32."""
+        errors = {split: torch.cat(parts).numpy() for split, parts in self._errors.items()}
+        self._errors = {}
+        return errors
 
     def unscale(self, values: Tensor) -> Tensor:
         """Scaled targets -> original units. Shapes: (..., C_out) -> (..., C_out)."""
