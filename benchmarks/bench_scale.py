@@ -141,7 +141,7 @@ def run_cell(name: str, path: Path, settings: list[str], run_dir: Path, threads:
             "test_mse": round(metrics["test/mse"], 4), "ridge_mse": round(metrics["floors"]["ridge"]["test/mse"], 4)}
 
 
-def plot(table: Path, png: Path) -> None:
+def plot(table: Path, png: Path, title: str = "forecast-train, default settings: cost vs size") -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -150,11 +150,18 @@ def plot(table: Path, png: Path) -> None:
     frame = pd.read_csv(table)
     frame["values"] = frame["total_rows"] * frame["channels"]  # cells of the file: rows x columns
     frame = frame.sort_values("values")
+    # a grid's axes (rows_*, series_*, channels_*) each get a line; named cells are one group of points
+    frame["axis"] = [c.split("_")[0] if c.split("_")[0] in ("rows", "series", "channels") else "cells"
+                     for c in frame["cell"]]
     fig, ax = plt.subplots(figsize=(6.5, 4))
-    for column, label in (("wall_s", "wall"), ("train_s", "training"), ("eval_s", "evaluation"),
-                          ("floors_s", "floors"), ("read_s", "read")):
-        if column in frame and frame[column].notna().any():
-            ax.plot(frame["values"], frame[column], "o-", label=label)
+    markers = {"rows": "o", "series": "s", "channels": "^", "cells": "o"}
+    for k, (column, label) in enumerate((("wall_s", "wall"), ("train_s", "training"), ("eval_s", "evaluation"),
+                                         ("floors_s", "floors"), ("read_s", "read"))):
+        if column not in frame or not frame[column].notna().any():
+            continue
+        for j, (axis, part) in enumerate(frame.groupby("axis", sort=False)):
+            ax.plot(part["values"], part[column], marker=markers[axis], linestyle="-" if axis != "cells" else ":",
+                    color=f"C{k}", label=label if j == 0 else None)
     for _, row in frame.iterrows():
         ax.annotate(f"{row['cell']} ({row['steps']} steps)", (row["values"], row["wall_s"]), fontsize=7,
                     textcoords="offset points", xytext=(4, 4))
@@ -162,7 +169,7 @@ def plot(table: Path, png: Path) -> None:
     ax.set_yscale("log")
     ax.set_xlabel("values in the file (rows x columns, all series)")
     ax.set_ylabel("seconds (2-core CPU)")
-    ax.set_title("forecast-train, default settings: cost vs size")
+    ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
     fig.tight_layout()
@@ -178,11 +185,12 @@ def main() -> None:
     parser.add_argument("--out", type=Path, help="CSV table to append rows to")
     parser.add_argument("--plot", type=Path, help="plot this table (cost vs rows) and exit")
     parser.add_argument("--png", type=Path, default=ROOT / "docs" / "performance" / "scale.png")
+    parser.add_argument("--title", default="forecast-train, default settings: cost vs size", help="the plot's title")
     parser.add_argument("--parquet", action="store_true", help="write the cells as Parquet instead of CSV")
     parser.add_argument("extra", nargs="*", help="more forecast-train overrides for every cell")
     args = parser.parse_args()
     if args.plot:
-        plot(args.plot, args.png)
+        plot(args.plot, args.png, args.title)
         return
     args.data.mkdir(parents=True, exist_ok=True)
     cells = grid(args.grid) if args.grid else []
