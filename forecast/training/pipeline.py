@@ -219,11 +219,13 @@ def evaluate(run: ComposedRun, best: str | None) -> Evaluation:
     """
     trainer, task, datamodule = run.trainer, run.task, run.datamodule
     started = time.perf_counter()
-    task.keep_errors = trainer.world_size == 1  # one process scores every window: keep the errors for later
+    one_process = trainer.world_size == 1  # it scores every window: keep the errors instead of a second pass
+    task.keep_errors = one_process  # validation: the interval calibration
     val_metrics = trainer.validate(task, datamodule=datamodule, ckpt_path=best, verbose=False)[0]
     if not run.trainable:  # parameter-free or closed-form: no fit, so no ModelCheckpoint; save one (with recipe)
         best = str(run.run_dir / "checkpoints" / "best.ckpt")
         trainer.save_checkpoint(best)
+    task.keep_errors = one_process and datamodule.spec.id_col is not None  # test: a panel's per-series metrics
     test_metrics = trainer.test(task, datamodule=datamodule, ckpt_path=best, verbose=False)[0]
     task.keep_errors = False
     errors = {split: e for split, e in task.take_errors().items()  # every window (no limit_*_batches)
