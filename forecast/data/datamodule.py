@@ -133,6 +133,8 @@ class ForecastDataModule(L.LightningDataModule):
         fit_max_windows: most training windows the closed-form fits (the floors, a floor inside the model)
             take: a file with more fits them on a fixed sample of that many, drawn from ``seed`` (None: every
             window).
+        fit_max_rows: most regression rows (windows x target channels) of the closed-form fits: a wide file
+            fits on a fixed sample of ``fit_max_rows // targets`` windows when that is fewer (None: no cap).
 
     Windows are integer ids over one float32 copy of the values (:class:`~forecast.data.index.WindowIndex`);
     a batch is one gather. The loaders bring their own distributed sharding (run the trainer with
@@ -152,7 +154,8 @@ class ForecastDataModule(L.LightningDataModule):
                  eval_stride: int = 1,
                  future_columns: Annotated[Sequence[str] | str | None, "a list of column names"] = None,
                  val_max_windows: int | None = 4096, eval_max_windows: int | None = 20_000,
-                 fit_max_windows: int | None = 200_000, sep: str | None = None, decimal: str | None = None,
+                 fit_max_windows: int | None = 200_000, fit_max_rows: int | None = 2_000_000,
+                 sep: str | None = None, decimal: str | None = None,
                  thousands: str | None = None, na_values: Sequence[str] | str | None = None,
                  dayfirst: bool | None = None, date_format: str | None = None, epoch_unit: str | None = None,
                  tz: str | None = None) -> None:
@@ -166,7 +169,7 @@ class ForecastDataModule(L.LightningDataModule):
                             f"label_len={label_len}, pred_len={pred_len}")
         for key, value in (("batch_size", batch_size), ("train_stride", train_stride), ("eval_stride", eval_stride),
                            ("val_max_windows", val_max_windows), ("eval_max_windows", eval_max_windows),
-                           ("fit_max_windows", fit_max_windows)):
+                           ("fit_max_windows", fit_max_windows), ("fit_max_rows", fit_max_rows)):
             if value is not None and value < 1:
                 raise DataError(f"data.{key} must be at least 1, got {value}; set data.{key}=<a positive integer>")
         self.frame = path if isinstance(path, pd.DataFrame) else None
@@ -191,7 +194,7 @@ class ForecastDataModule(L.LightningDataModule):
         self.header, self.id_col, self.scaler = header, _name(id_col), scaler
         self.fill_missing_dates = fill_missing_dates
         self.val_max_windows, self.eval_max_windows = val_max_windows, eval_max_windows
-        self.fit_max_windows = fit_max_windows
+        self.fit_max_windows, self.fit_max_rows = fit_max_windows, fit_max_rows
         self.round_cap: int | None = None  # set_round: most steps in a training round (None: an epoch) ...
         self.round_min, self.round_passes = 1, 1  # ... fewest, and most passes a round repeats to reach them
         self._stream: WindowStream | None = None  # the training stream of the running fit
@@ -285,7 +288,7 @@ class ForecastDataModule(L.LightningDataModule):
         # whatever stride the gradient steps use, up to fit_max_windows (then a fixed seeded sample of them:
         # a regular stride can fall on one phase of a season, every window of a daily panel a Monday)
         self.every_train_window = self.datasets["train"] if self.train_stride == 1 else windows("train", 1)
-        self.fit_ids = fixed_sample(len(self.every_train_window), self.fit_max_windows, self.seed)
+        self.fit_ids = fixed_sample(len(self.every_train_window), self._fit_cap(len(target_index)), self.seed)
         self.round_val = windows("val", self.eval_stride)
         self.round_val_ids = fixed_sample(len(self.round_val), self.val_max_windows, self.seed)
         for split in ("val", "test"):
@@ -295,6 +298,14 @@ class ForecastDataModule(L.LightningDataModule):
                 else every.with_stride(self.eval_strides[split])
         if self.id_col is None:
             self.ranges = self.slices[0].ranges
+
+    def _fit_cap(self, targets: int) -> int | None:
+        """Most training windows of the closed-form fits: ``fit_max_windows``, fewer for a wide file
+        (one regression row per window and target channel, at most ``fit_max_rows``)."""
+        caps = [c for c in (self.fit_max_windows,
+                            None if self.fit_max_rows is None else max(1, self.fit_max_rows // max(1, targets)))
+                if c is not None]
+        return min(caps) if caps else None
 
     def _ranges(self, rows: int) -> dict[str, RowRange]:
         return split_ranges(rows, seq_len=self.seq_len, borders=self.borders, ratios=self.ratios)

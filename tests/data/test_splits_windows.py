@@ -128,3 +128,17 @@ def test_a_capped_closed_form_fit_takes_a_fixed_sample_of_every_phase(tmp_path) 
     assert len(origins) == 216 == len(np.unique(origins))
     assert set((origins % rows) % 7) == set(range(7))  # every weekday starts some window (a stride of 7k would not)
     assert np.array_equal(origins, fit_origins(seed=1)) and not np.array_equal(origins, fit_origins(seed=2))
+
+
+@pytest.mark.parametrize("features,targets,fit_windows", [("M", 7, 1000 // 7), ("S", 1, 1000)])
+def test_a_wide_file_fits_its_closed_form_on_at_most_fit_max_rows(features: str, targets: int,
+                                                                   fit_windows: int) -> None:
+    dm = ForecastDataModule(path=str(ETTH1), features=features, seq_len=96, label_len=48, pred_len=24,
+                            borders=[8640, 11520, 14400], fit_max_rows=1000, seed=3)
+    dm.setup("fit")
+    assert len(dm.every_train_window) == 8521
+    assert len(dm.fit_ids) == fit_windows == dm.describe_windows()["fit_windows"]
+    assert len(dm.ordered_dataloader("train").dataset) == 8521
+    assert sum(len(ids) for ids in dm.ordered_dataloader("train").sampler) == fit_windows
+    with pytest.raises(DataError, match=r"data.fit_max_rows must be at least 1, got 0"):
+        ForecastDataModule(path=str(ETTH1), fit_max_rows=0)
