@@ -10,8 +10,12 @@ seeded default generator (``random_`` over the full int64 range) and keeps an el
   and kept elements are scaled by ``1 / (1 - that probability)``, so the expectation is exact;
 * the masks are a function of the generator's state alone, as ``F.dropout``'s are: the same seed
   gives the same masks, at any thread count (``random_`` on CPU draws serially);
-* on other devices (CUDA's fused Philox kernel), and inside ``torch.compile`` (where ``random_`` would
-  break the graph and Inductor draws dropout masks with its own generator), it is ``F.dropout``.
+* inside ``torch.compile`` the mask is drawn by the same code behind a custom operator
+  (``forecast::keep_mask``), opaque to the compiler: Inductor's own CPU dropout draws one Philox number
+  per element in scalar C++ (about 16 ns an element, slower than ATen), while the multiply by the mask
+  still fuses with its neighbours. The operator is tagged ``nondeterministic_seeded``, so the
+  compiler saves the mask for the backward instead of drawing it again;
+* on other devices (CUDA's fused Philox kernel) it is ``F.dropout``.
 """
 
 from __future__ import annotations
@@ -43,6 +47,21 @@ def keep_mask(shape: torch.Size, p: float, device: torch.device) -> tuple[Tensor
     return lanes >= threshold, p_drawn
 
 
+@torch.library.custom_op("forecast::keep_mask", mutates_args=(), device_types="cpu",
+                         tags=(torch.Tag.nondeterministic_seeded,))
+def compiled_keep_mask(like: Tensor, p: float) -> Tensor:
+    """:func:`keep_mask` of ``like``'s shape as one operator that ``torch.compile`` calls, not traces.
+
+    Shapes: like (*) -> a boolean keep-mask (*); ``like`` gives the shape and device only.
+    """
+    return keep_mask(like.shape, p, like.device)[0]
+
+
+@compiled_keep_mask.register_fake
+def _(like: Tensor, p: float) -> Tensor:
+    return torch.empty_like(like, dtype=torch.bool)
+
+
 def dropout(x: Tensor, p: float, training: bool = True) -> Tensor:
     """``F.dropout(x, p, training)`` with the mask of :func:`keep_mask` on CPU.
 
@@ -51,9 +70,12 @@ def dropout(x: Tensor, p: float, training: bool = True) -> Tensor:
     """
     if not training or p == 0.0:
         return x
-    if x.device.type != "cpu" or p >= 1.0 or torch.compiler.is_compiling():
+    if x.device.type != "cpu" or p >= 1.0:
         return F.dropout(x, p, training)
-    keep, p_drawn = keep_mask(x.shape, p, x.device)
+    if torch.compiler.is_compiling():
+        keep, p_drawn = compiled_keep_mask(x.detach(), p), keep_threshold(p)[1]
+    else:
+        keep, p_drawn = keep_mask(x.shape, p, x.device)
     return x * keep.to(x.dtype) * (1.0 / (1.0 - p_drawn))
 
 

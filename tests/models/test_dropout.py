@@ -80,3 +80,27 @@ def test_under_bf16_autocast_the_mask_multiplies_in_bf16() -> None:
     kept = y != 0
     scale = 1.0 / (1.0 - keep_threshold(0.1)[1])
     torch.testing.assert_close(y[kept].float(), (x[kept].float() * scale).bfloat16().float())
+
+
+def test_under_torch_compile_the_mask_is_the_eager_one_and_the_backward_reuses_it() -> None:
+    """Compiled, the mask comes from the same draw as in eager mode (one operator the compiler calls), and
+    the gradient is that mask again: the compiler must not draw it a second time for the backward."""
+    x = torch.randn(6, 40, 33)
+
+    def loss_and_out(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        out = dropout(torch.tanh(x), 0.3) * 2.0
+        return (out * x).sum(), out
+
+    compiled = torch.compile(loss_and_out, backend="aot_eager_decomp_partition", fullgraph=True)
+    results = []
+    for fn in (loss_and_out, compiled):
+        leaf = x.clone().requires_grad_(True)
+        torch.manual_seed(7)
+        loss, out = fn(leaf)
+        loss.backward()
+        results.append((out.detach(), leaf.grad))
+    (eager_out, eager_grad), (compiled_out, compiled_grad) = results
+    torch.testing.assert_close(compiled_out, eager_out)
+    torch.testing.assert_close(compiled_grad, eager_grad)
+    kept = eager_out != 0
+    assert 0.2 < 1.0 - kept.double().mean().item() < 0.4
