@@ -47,9 +47,7 @@ def keep_mask(shape: torch.Size, p: float, device: torch.device) -> tuple[Tensor
     return lanes >= threshold, p_drawn
 
 
-@torch.library.custom_op("forecast::keep_mask", mutates_args=(), device_types="cpu",
-                         tags=(torch.Tag.nondeterministic_seeded,))
-def compiled_keep_mask(like: Tensor, p: float) -> Tensor:
+def _mask_for_compile(like: Tensor, p: float) -> Tensor:
     """:func:`keep_mask` of ``like``'s shape as one operator that ``torch.compile`` calls, not traces.
 
     Shapes: like (*) -> a boolean keep-mask (*); ``like`` gives the shape and device only.
@@ -57,9 +55,16 @@ def compiled_keep_mask(like: Tensor, p: float) -> Tensor:
     return keep_mask(like.shape, p, like.device)[0]
 
 
-@compiled_keep_mask.register_fake
-def _(like: Tensor, p: float) -> Tensor:
+def _fake_mask(like: Tensor, p: float) -> Tensor:
     return torch.empty_like(like, dtype=torch.bool)
+
+
+try:  # torch >= 2.5: custom operators with tags; older torch compiles F.dropout instead
+    compiled_keep_mask = torch.library.custom_op("forecast::keep_mask", _mask_for_compile, mutates_args=(),
+                                                 device_types="cpu", tags=(torch.Tag.nondeterministic_seeded,))
+    compiled_keep_mask.register_fake(_fake_mask)
+except (AttributeError, TypeError):
+    compiled_keep_mask = None
 
 
 def dropout(x: Tensor, p: float, training: bool = True) -> Tensor:
@@ -70,9 +75,10 @@ def dropout(x: Tensor, p: float, training: bool = True) -> Tensor:
     """
     if not training or p == 0.0:
         return x
-    if x.device.type != "cpu" or p >= 1.0:
+    compiling = torch.compiler.is_compiling()
+    if x.device.type != "cpu" or p >= 1.0 or (compiling and compiled_keep_mask is None):
         return F.dropout(x, p, training)
-    if torch.compiler.is_compiling():
+    if compiling:
         keep, p_drawn = compiled_keep_mask(x.detach(), p), keep_threshold(p)[1]
     else:
         keep, p_drawn = keep_mask(x.shape, p, x.device)
