@@ -20,6 +20,8 @@ import re
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Iterable, Sequence
 
+import pandas as pd
+
 from forecast.data.errors import DataError
 
 # words for characters awkward on a command line (``data.decimal=comma``); the characters themselves work too
@@ -84,6 +86,13 @@ class Dialect:
     def number_options(self) -> dict[str, Any]:
         """``pd.read_csv`` keywords of the number marks and missing-value codes (besides the empty cell)."""
         return {"decimal": self.decimal or ".", "thousands": self.thousands, "na_values": list(self.na_values)}
+
+    def written(self, stamps: Any) -> Any:
+        """Timestamps as an output file writes them: years alone (``2012``) where the training file's
+        timestamps were years (``date_format`` ``%Y``), anything else unchanged (ISO when written)."""
+        if self.date_format == "%Y" and isinstance(stamps, (pd.DatetimeIndex, pd.Series)):
+            return (stamps.dt if isinstance(stamps, pd.Series) else stamps).strftime("%Y")
+        return stamps
 
     def for_frame(self) -> "Dialect":
         """This dialect for a DataFrame's cells (numbers as Python writes them): the time options only."""

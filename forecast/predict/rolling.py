@@ -328,9 +328,11 @@ def long_frame(trained: TrainedModel, panel: Panel, bt: Backtest, widths: dict[f
         n_win, n_step, n_col = part.pred.shape
         index = series.index
         steps = part.origins[:, None] + 1 + np.arange(n_step)[None, :]  # (W, P) rows of the forecast steps
+        written = spec.dialect.written
         frame = pd.DataFrame({
-            "origin": np.repeat(index[part.origins].to_numpy(), n_step * n_col),
-            "timestamp" if series.has_timestamps else STEP: np.repeat(index[steps.reshape(-1)].to_numpy(), n_col),
+            "origin": np.repeat(np.asarray(written(index[part.origins])), n_step * n_col),
+            "timestamp" if series.has_timestamps else STEP: np.repeat(np.asarray(written(index[steps.reshape(-1)])),
+                                                                      n_col),
             "column": np.tile(np.asarray(spec.target_columns, dtype=object), n_win * n_step),
             "prediction": _unscale(trained, part, part.pred).reshape(-1),
             "actual": series.frame[list(spec.target_columns)].to_numpy()[steps.reshape(-1)].reshape(-1),  # exact input

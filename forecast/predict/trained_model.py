@@ -236,7 +236,7 @@ class TrainedModel:
         frames = []
         for series, future, p in zip(panel.series, futures, pred):  # p: (P, C_out)
             frame = self._with_intervals(p.numpy().astype(np.float64), widths, series.series_id)
-            frame.insert(0, series.frame.index.name or spec.timestamp_col or STEP, future)
+            frame.insert(0, series.frame.index.name or spec.timestamp_col or STEP, spec.dialect.written(future))
             if panel.id_col is not None:
                 frame.insert(0, panel.id_col, series.series_id)
             frames.append(frame)

@@ -85,6 +85,11 @@ def thousands(path: Path) -> None:
     frame.to_csv(path, index=False)
 
 
+def years(path: Path) -> None:  # 1750 .. 2011, written as whole numbers
+    index = pd.date_range("1750", "2011", freq="YS")
+    series(index, list(index.year), name="year").to_csv(path, index=False)
+
+
 def after(last: pd.Timestamp, freq: str | pd.DateOffset) -> pd.DatetimeIndex:
     return pd.date_range(last, periods=PRED_LEN + 1, freq=freq)[1:]
 
@@ -99,6 +104,7 @@ CASES: dict[str, tuple[Callable[[Path], None], list[str], str, pd.DatetimeIndex]
     "trading_days": (trading_days, [], "Date", after(TRADING[-1], "B")),
     "unix_seconds": (unix_seconds, [], "timestamp", after(ETT_END.tz_localize("UTC"), "h")),
     "thousands": (thousands, [], "date", after(ETT_END, "h")),
+    "years": (years, ["data.timestamp_col=year"], "year", after(pd.Timestamp("2011-01-01"), "YS")),
 }
 _RUNS: dict[str, tuple[Path, Path]] = {}
 
@@ -134,7 +140,8 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def stamps_of(column: pd.Series, expected: pd.DatetimeIndex) -> pd.DatetimeIndex:
-    """A forecast CSV's timestamps, in the zone of ``expected``."""
+    """A forecast CSV's timestamps (years read back as ints: as text), in the zone of ``expected``."""
+    column = column.astype(str)
     if expected.tz is None:
         return pd.DatetimeIndex(pd.to_datetime(column))
     return pd.DatetimeIndex(pd.to_datetime(column, utc=True)).tz_convert(expected.tz)
@@ -212,3 +219,17 @@ def test_backtest_bounds_are_local_time_in_the_files_zone() -> None:
         first("2021-10-31 02:00")
     with pytest.raises(DataError, match="the file's timestamps have no time zone"):
         resolve_span(index.tz_localize(None), {}, seq_len=4, start="2021-10-31 03:00+01:00")
+
+
+def test_a_file_of_years_forecasts_years(root: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """Timestamps written as years come back as years, in the forecast and in the rolling backtest."""
+    csv, run_dir = trained(root, "years")
+    code, stdout, err = predict(capsys, run_dir, csv, "-o", tmp_path / "f.csv")
+    assert code == 0, err
+    assert (tmp_path / "f.csv").read_text().splitlines()[1].startswith("2012,")
+    assert list(pd.read_csv(tmp_path / "f.csv")["year"]) == list(range(2012, 2012 + PRED_LEN))
+    code, _, err = predict(capsys, run_dir, csv, "--rolling", "--span", "test", "-o", tmp_path / "r.csv")
+    assert code == 0, err
+    rolling = pd.read_csv(tmp_path / "r.csv")
+    assert (rolling["timestamp"] - rolling["origin"]).between(1, PRED_LEN).all()
+    assert rolling["timestamp"].max() == 2011
