@@ -25,6 +25,9 @@ applied to the model and to the ridge floor from that forecaster's own validatio
   additive tracker on the log of the width);
 - ``pool_<eta>``: pooled scale tracking, one factor per column on the split half-widths of every step,
   moved by the misses of all revealed steps (``eta / P`` each);
+- ``decay_<rate>_<power>``: additive tracking whose step decays with the feedback count ``k`` of its (step,
+  column), ``rate * (k0 / (k0 + k)) ** power`` of the split start, ``k0 = 1 / (1 - level)``, never below 0.01
+  (decaying step sizes: Angelopoulos, Barber & Bates 2024);
 - ``scaled_0.02``: tracking on a smoothed error scale: ``w = sigma * exp(q)``, ``sigma`` an exponential average
   (weight 0.05) of the revealed errors from the validation mean, ``q`` tracked multiplicatively at 0.02.
 
@@ -54,6 +57,8 @@ ACI_GAMMA = 0.005
 RATES = (0.01, 0.05, 0.1)
 LOG_RATES = (0.03, 0.05)
 POOL_RATES = (0.03, 0.05, 0.07)
+DECAYS = ((0.1, 0.5), (0.2, 0.5))  # (rate, power) of decay_<rate>_<power>
+DECAY_FLOOR = 0.01
 
 
 BACKTEST_KEYS = ("model", "ridge", "actual", "origins")
@@ -167,6 +172,22 @@ def scaled_track_widths(errors: np.ndarray, origins: np.ndarray, start: np.ndarr
     return delayed_feedback(errors, origins, state, lambda st: st["sigma"] * np.exp(st["q"]), update)
 
 
+def decaying_track_widths(errors: np.ndarray, origins: np.ndarray, start: np.ndarray, level: float, rate: float,
+                          power: float, floor: float = DECAY_FLOOR) -> np.ndarray:
+    """Additive tracking from the split start (P, C) with a step of ``max(floor, rate * (k0 / (k0 + k)) ** power)``
+    times the start, ``k`` the feedback count of each (step, column) so far, ``k0 = 1 / (1 - level)``."""
+    base = np.where(np.isfinite(start), start, 0.0)
+    k0 = 1.0 / (1.0 - level)
+    state = {"w": start.astype(np.float64).copy(), "k": np.zeros(start.shape)}
+
+    def update(st, ps, err, w):
+        step = np.maximum(floor, rate * (k0 / (k0 + st["k"][ps])) ** power)
+        st["w"][ps] += step * base[ps] * ((err > np.maximum(w, 0.0)) - (1.0 - level))
+        st["k"][ps] += 1
+
+    return np.maximum(delayed_feedback(errors, origins, state, lambda st: st["w"].copy(), update), 0.0)
+
+
 def pooled_scale_widths(errors: np.ndarray, origins: np.ndarray, start: np.ndarray, level: float,
                         eta: float) -> np.ndarray:
     """Pooled scale tracking: ``w = start * exp(s)`` with one ``s`` per column (C,), moved by
@@ -192,6 +213,8 @@ def method_widths(val_err: np.ndarray, test_err: np.ndarray, origins: np.ndarray
         out[f"logtrack_{eta:g}"] = log_track_widths(test_err, origins, split, level, eta)
     for eta in POOL_RATES:
         out[f"pool_{eta:g}"] = pooled_scale_widths(test_err, origins, split, level, eta)
+    for rate, power in DECAYS:
+        out[f"decay_{rate:g}_{power:g}"] = decaying_track_widths(test_err, origins, split, level, rate, power)
     out["scaled_0.02"] = scaled_track_widths(test_err, origins, split, val_err.mean(axis=0), level, 0.02, 0.05)
     return out
 
