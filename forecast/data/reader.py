@@ -302,6 +302,16 @@ def _empty_unnamed(raw: pd.DataFrame) -> list[str]:
             if _UNNAMED.match(c) and not typed_number(raw[c]) and bool((as_text(raw[c]).str.strip() == "").all())]
 
 
+def _empty_last_columns(raw: pd.DataFrame) -> list[str]:
+    """Without a header: the last columns with no value on any line (a separator at every line's end:
+    ``1.5;2.0;;``); the columns before them keep their numbers."""
+    empty = [not typed_number(raw[c]) and bool((as_text(raw[c]).str.strip() == "").all()) for c in raw.columns]
+    n = len(empty)
+    while n > 1 and empty[n - 1]:
+        n -= 1
+    return list(raw.columns[n:])
+
+
 def _empty_tail(raw: pd.DataFrame) -> int:
     """The number of rows at the end whose every cell is empty (``;;;;``)."""
     n = len(raw)
@@ -533,10 +543,11 @@ def read_panel(path: str | Path, *, timestamp_col: str | Sequence[str] | None = 
     as_written = (lambda: _read_raw(path, header, hints, sep, typed=False)[0].iloc[:len(raw)]) if csv_file else None
     path = Path(DATAFRAME) if isinstance(path, pd.DataFrame) else path
     detected = [f"{SEP_NAMES[sep]}-separated columns"] if dialect.sep is None and sep != "," else []
-    blank = _empty_unnamed(raw) if header else []
+    blank = _empty_unnamed(raw) if header else _empty_last_columns(raw)
     if blank:
         raw = raw.drop(columns=blank)
-        detected.append(f"{len(blank)} empty unnamed column(s) left out ({', '.join(repr(c) for c in blank)})")
+        kind = "unnamed" if header else "last"
+        detected.append(f"{len(blank)} empty {kind} column(s) left out ({', '.join(repr(c) for c in blank)})")
     tail = _empty_tail(raw)
     if tail and tail < len(raw):
         raw = raw.iloc[: len(raw) - tail]

@@ -386,3 +386,18 @@ def test_an_unsorted_file_names_the_order_it_was_read_in(tmp_path: Path) -> None
     assert str(err.value) == (f"{csv}: line 6: timestamp 2016-07-01 04:00:00 comes before the previous row's "
                               f"2016-07-01 05:00:00; sort the file by 'date' (dates read day-first; if they are "
                               f"month-first pass data.dayfirst=false)")
+
+
+def test_a_headerless_file_leaves_out_the_empty_columns_at_the_end_of_its_lines(tmp_path: Path) -> None:
+    """``1.5;2.0;;`` without a header: columns '2' and '3' have no value and are left out, said in the note;
+    an empty column between values is still an error that names it."""
+    csv = tmp_path / "noheader.csv"
+    csv.write_text("".join(f"{i * 0.5:.1f};{i + 1}.0;;\n" for i in range(40)))
+    panel = read_panel(csv, timestamp_col=None, header=False)
+    assert list(panel.series[0].frame.columns) == ["0", "1"]
+    assert panel.series[0].frame["1"].iloc[-1] == 40.0
+    assert panel.notes == (f"{csv}: detected semicolon-separated columns, 2 empty last column(s) left out ('2', '3')",)
+    middle = tmp_path / "middle.csv"
+    middle.write_text("".join(f"{i * 0.5:.1f};;{i + 1}.0\n" for i in range(40)))
+    with pytest.raises(DataError, match=r"line 1: column '1' is empty or NaN"):
+        read_panel(middle, timestamp_col=None, header=False)
