@@ -26,14 +26,26 @@ _DOTTED_TIME = re.compile(r"^\d{1,2}\.\d{2}(\.\d{2})?$")
 _HOUR = re.compile(r"^\d{1,2}$")
 
 
+def cell_text(cells: pd.Series) -> pd.Series:
+    """A column's cells as text (missing cells empty): a typed column of naive timestamps that are all midnights
+    (a date stored as a timestamp, as Parquet and pandas store dates) as ``YYYY-MM-DD``; a text column as it is."""
+    if pd.api.types.is_datetime64_dtype(cells):
+        known = cells.dropna()
+        if bool((known == known.dt.normalize()).all()):
+            return cells.dt.strftime("%Y-%m-%d").fillna("")
+    if pd.api.types.is_string_dtype(cells):  # an object column counts only when its cells are strings
+        return cells.fillna("")
+    return cells.astype(object).where(cells.notna(), "").astype(str)
+
+
 def _all(cells: pd.Series, pattern: re.Pattern[str]) -> bool:
-    text = cells.str.strip()
+    text = cell_text(cells).str.strip()
     return len(text) > 0 and bool(text.str.match(pattern).all())
 
 
 def _hours(cells: pd.Series) -> bool:
     """Whole hours 0 .. 23."""
-    text = cells.str.strip()
+    text = cell_text(cells).str.strip()
     return bool(text.str.match(_HOUR).all()) and bool(text.astype(int).between(0, 23).all())
 
 
@@ -63,8 +75,8 @@ def find_date_time_pair(raw: pd.DataFrame, date_col: str | None = None) -> tuple
 
 def join_date_time(dates: pd.Series, times: pd.Series, *, keep_text: bool = False) -> pd.Series:
     """``date time`` per row, cells stripped; times with dots (``18.00.00``) get colons and whole hours
-    ``:00`` unless ``keep_text`` (an explicit format reads the text as it is)."""
-    time = times.str.strip()
+    ``:00`` unless ``keep_text`` (an explicit format reads the text as it is); typed cells as :func:`cell_text`."""
+    dates, time = cell_text(dates), cell_text(times).str.strip()
     if not keep_text:
         time = time.where(~time.str.match(_DOTTED_TIME), time.str.replace(".", ":", regex=False))
         time = time.where(~time.str.match(_HOUR), time + ":00")

@@ -603,7 +603,7 @@ def read_panel(path: str | Path, *, timestamp_col: str | Sequence[str] | None = 
                                       source=str(path), line=line)
         else:
             text = as_text(raw[timestamp_col]).str.strip() if time_col is None else join_date_time(
-                as_text(raw[timestamp_col]), as_text(raw[time_col]), keep_text=dialect.date_format is not None)
+                raw[timestamp_col], raw[time_col], keep_text=dialect.date_format is not None)
             parsed = parse_timestamps(text, rows_of, col=timestamp_col, dialect=dialect, source=str(path),
                                       line=line, hints=hints)
         stamps, dialect, order_hint = parsed.stamps, parsed.dialect, parsed.order_hint

@@ -193,3 +193,18 @@ def test_a_uci_style_file_trains_and_forecasts_without_repeating_options(names: 
     code, _, err = predict(capsys, run_dir, tmp_path / "one.csv", "--timestamp-col", "stamp")
     assert code == 0, err
     assert list(pd.to_datetime(pd.read_csv(tmp_path / "one.forecast.csv")["stamp"])) == list(after)
+
+
+@pytest.mark.parametrize("dates", ["timestamps", "dates"])
+@pytest.mark.parametrize("times", ["text", "times"])
+def test_a_typed_date_and_time_pair_joins(dates: str, times: str, tmp_path: Path) -> None:
+    """Parquet (and pandas) store dates as midnight timestamps or ``date`` objects and times as ``time`` objects
+    or text: each pair reads as the same hourly timestamps."""
+    index = pd.date_range("2004-03-10 18:00", periods=60, freq="h")
+    frame = pd.DataFrame({"Date": index.normalize() if dates == "timestamps" else index.date,
+                          "Time": index.time if times == "times" else index.strftime("%H:%M:%S"),
+                          "CO": np.arange(60.0)})
+    frame.to_parquet(tmp_path / "pair.parquet")
+    panel = read_panel(tmp_path / "pair.parquet")
+    assert panel.series[0].index.equals(pd.DatetimeIndex(index, name="Date"))
+    assert panel.notes == (f"{tmp_path / 'pair.parquet'}: detected timestamps from columns 'Date' and 'Time' combined",)
