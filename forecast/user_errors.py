@@ -15,6 +15,8 @@ from forecast.data.errors import DataError, require_file
 from forecast.runtime import CONF_DIR
 
 
+#: torch.compile's backend failures (torch._dynamo's, torch._inductor's), matched by name: nothing is imported
+COMPILE_ERRORS = ("BackendCompilerFailed", "InductorError")
 ROLE_KEYS = {"encoder self-attention": "encoder_attention", "decoder self-attention": "decoder_attention",
              "cross-attention": "cross_attention"}
 
@@ -43,7 +45,18 @@ def user_error(exc: BaseException) -> str | None:
             return f"{seen} (e.g. attention@{key}=full)" if key else str(seen)
         if isinstance(seen, (MissingMandatoryValue, InterpolationResolutionError)):
             return config_error(seen)
+        if type(seen).__name__ in COMPILE_ERRORS:
+            return compile_error(seen)
     return None
+
+
+def compile_error(exc: BaseException) -> str:
+    """The line for ``compile=true`` where torch.compile's backend cannot build the model (no working C++
+    toolchain for Inductor's kernels, a code-generation bug of the installed torch): its cause's first line."""
+    inner = getattr(exc, "inner_exception", None) or exc
+    first = next((line.strip() for line in str(inner).splitlines() if line.strip()), "")[:200]
+    return (f"compile=true: torch.compile could not build the model on this machine ({type(inner).__name__}: "
+            f"{first}); run again without compile=true")
 
 
 REQUIRED = {"data.path": ("FILE", " (the CSV file)"), "data.target": ("COLUMN", " (the column to forecast)")}

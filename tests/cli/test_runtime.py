@@ -34,3 +34,22 @@ def test_project_root_outside_a_checkout_is_one_line_naming_the_key(monkeypatch:
         f"data.path is under ${{project_root:}}, the repository checkout, and this forecast is installed without "
         f"one ({runtime.PACKAGE_DIR}): give the file's path (data.path=FILE), or train on your own CSV with "
         f"data=csv data.path=FILE data.target=COLUMN")
+
+
+@pytest.mark.parametrize("backend", ["dynamo", "inductor"])
+def test_a_compile_that_does_not_build_is_one_line(backend: str) -> None:
+    """Inductor's C++ that does not build (no compiler; torch 2.11 on an AVX-512 bf16 CPU) stops the run with
+    one line."""
+    from torch._dynamo.exc import BackendCompilerFailed
+    from torch._inductor.exc import InductorError
+
+    inner = RuntimeError("C++ compile error\n\nCommand:\ng++ /tmp/kernel.cpp ...\nerror: cannot convert 'float'")
+    failure = BackendCompilerFailed(lambda *a: None, inner, None) if backend == "dynamo" else InductorError(inner, None)
+    try:
+        try:
+            raise failure
+        except type(failure) as failed:
+            raise RuntimeError("the training step failed") from failed
+    except RuntimeError as outer:
+        assert user_error(outer) == ("compile=true: torch.compile could not build the model on this machine "
+                                     "(RuntimeError: C++ compile error); run again without compile=true")
