@@ -79,6 +79,11 @@ def choose_floor(losses: Mapping[str, np.ndarray], *, lag: int) -> tuple[str, li
     return min(eligible, key=lambda name: float(np.mean(losses[name]))), verdicts
 
 
+def _read_choice(module: "BestFloor", incompatible_keys: Any) -> None:
+    """After a state dict is loaded (a checkpoint, the kept start): the choice it holds."""
+    module._chosen = int(module.choice)
+
+
 class BestFloor(Baseline):
     """Forecasts with the floor that validation gives evidence for: naive, window mean, seasonal naive or ridge.
 
@@ -103,12 +108,14 @@ class BestFloor(Baseline):
         self.candidates = nn.ModuleDict(candidate_floors(dims, period, ridge or RidgeFloor))
         self.names = list(self.candidates)
         self.register_buffer("choice", torch.tensor(self.names.index(RIDGE)))
+        self._chosen = self.names.index(RIDGE)  # ``choice`` as a Python int: no tensor read in forward
+        self.register_load_state_dict_post_hook(_read_choice)
         self.verdicts: list[Verdict] = []
 
     @property
     def chosen(self) -> str:
         """The name of the floor that forecasts."""
-        return self.names[int(self.choice)]
+        return self.names[self._chosen]
 
     def fit_closed_form(self, batches: Iterable[Any]) -> int | None:
         """Fit the ridge candidate on the training windows; returns its regression rows."""
@@ -120,6 +127,7 @@ class BestFloor(Baseline):
         losses = window_losses(dict(self.candidates.items()), batches)
         chosen, self.verdicts = choose_floor(losses, lag=hac_lag(self.pred_len))
         self.choice.fill_(self.names.index(chosen))
+        self._chosen = self.names.index(chosen)
         log.info("floor on validation: %s (%s)", chosen,
                  ", ".join(f"{name} {float(loss.mean()):.4f}" for name, loss in losses.items()))
         chosen_mse = float(losses[chosen].mean())

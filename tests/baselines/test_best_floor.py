@@ -66,6 +66,26 @@ def test_the_choice_is_kept_in_the_state(tmp_path: Path) -> None:
     restored = BestFloor(dims=SIZES, period=12)
     restored.load_state_dict(model.state_dict())
     assert restored.chosen == "seasonal_naive"
+    inside = torch.nn.ModuleDict({"floor": BestFloor(dims=SIZES, period=12)})  # loaded through a parent
+    inside.load_state_dict({f"floor.{k}": v for k, v in model.state_dict().items()})
+    assert inside["floor"].chosen == "seasonal_naive"
+
+
+def test_the_chosen_floor_forecasts_in_one_compiled_graph() -> None:
+    """The choice is read as a Python int, not from its buffer: no graph break under torch.compile where the
+    floor is a part of the model (as in ``FloorResidual``)."""
+
+    class Parent(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.floor, self.net = BestFloor(dims=SIZES, period=12), torch.nn.Linear(2, 2)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            """Shapes: x (B, 24, 2) -> (B, 6, 2)."""
+            return self.floor(x) + self.net(x)[:, -6:]
+
+    explained = torch._dynamo.explain(Parent())(torch.randn(3, 24, 2))
+    assert explained.graph_break_count == 0, [b.reason.splitlines()[0] for b in explained.break_reasons]
 
 
 def test_the_default_starts_at_the_best_floor_on_validation(small_csv: Path, tmp_path: Path) -> None:
