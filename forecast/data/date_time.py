@@ -16,6 +16,7 @@ from typing import Sequence
 
 import pandas as pd
 
+from forecast.data.cells import as_text
 from forecast.data.errors import DataError
 
 DATE_NAMES = ("date", "day", "datum", "tag", "fecha", "dia", "jour", "data")  # any case
@@ -27,15 +28,14 @@ _HOUR = re.compile(r"^\d{1,2}$")
 
 
 def cell_text(cells: pd.Series) -> pd.Series:
-    """A column's cells as text (missing cells empty): a typed column of naive timestamps that are all midnights
-    (a date stored as a timestamp, as Parquet and pandas store dates) as ``YYYY-MM-DD``; a text column as it is."""
+    """A column's cells as text (:func:`~forecast.data.cells.as_text`, missing cells empty); a typed column of
+    naive timestamps that are all midnights (a date stored as a timestamp, as Parquet and pandas store dates)
+    as ``YYYY-MM-DD``."""
     if pd.api.types.is_datetime64_dtype(cells):
         known = cells.dropna()
         if bool((known == known.dt.normalize()).all()):
             return cells.dt.strftime("%Y-%m-%d").fillna("")
-    if pd.api.types.is_string_dtype(cells):  # an object column counts only when its cells are strings
-        return cells.fillna("")
-    return cells.astype(object).where(cells.notna(), "").astype(str)
+    return as_text(cells).fillna("")
 
 
 def _all(cells: pd.Series, pattern: re.Pattern[str]) -> bool:

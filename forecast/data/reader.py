@@ -29,6 +29,7 @@ from typing import Callable, Iterable, Literal, Sequence
 import numpy as np
 import pandas as pd
 
+from forecast.data.cells import as_text, typed_number, typed_time
 from forecast.data.date_time import (DATE_NAMES, TIME_NAMES, check_pair, find_date_time_pair, join_date_time,
                                      named_date_time_pair)
 from forecast.data.dialect import SEP_NAMES, Dialect, number_marks, sniff_sep
@@ -120,23 +121,6 @@ def _separator(path: Path, dialect: Dialect) -> str:
 
 
 _NO_TIMESTAMPS = "\x01%Y\x01"  # a timestamp format no cell matches: pyarrow leaves dates as text for the reader
-
-
-def typed_number(col: pd.Series) -> bool:
-    """A column stored as numbers (int or float, not bool): its values are read as they are."""
-    return pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col)
-
-
-def typed_time(col: pd.Series) -> bool:
-    """A column stored as timestamps (Parquet, a DataFrame)."""
-    return pd.api.types.is_datetime64_any_dtype(col)
-
-
-def as_text(col: pd.Series) -> pd.Series:
-    """A column's cells as text, as a CSV writes them; missing cells empty (a text column as it is)."""
-    if pd.api.types.is_string_dtype(col) and not typed_time(col):
-        return col
-    return col.astype(object).where(col.notna(), "").astype(str)
 
 
 def _frame_cells(frame: pd.DataFrame) -> pd.DataFrame:

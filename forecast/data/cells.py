@@ -1,0 +1,22 @@
+"""How a column's cells are stored (numbers, timestamps, text) and written as text."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+
+def typed_number(col: pd.Series) -> bool:
+    """A column stored as numbers (int or float, not bool): its values are read as they are."""
+    return pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col)
+
+
+def typed_time(col: pd.Series) -> bool:
+    """A column stored as timestamps (Parquet, a DataFrame)."""
+    return pd.api.types.is_datetime64_any_dtype(col)
+
+
+def as_text(col: pd.Series) -> pd.Series:
+    """A column's cells as text, as a CSV writes them; missing cells empty (a text column as it is)."""
+    if pd.api.types.is_string_dtype(col) and not typed_time(col):
+        return col
+    return col.astype(object).where(col.notna(), "").astype(str)
