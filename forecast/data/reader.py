@@ -280,16 +280,20 @@ def _settle_timestamp(raw: pd.DataFrame, wanted: str | None, dialect: Dialect, p
     return found, dialect, [f"timestamps in column {found!r}"]
 
 
+def _no_value(col: pd.Series) -> bool:
+    """Every cell of a text column is empty."""
+    return not typed_number(col) and bool((as_text(col).str.strip() == "").all())
+
+
 def _empty_unnamed(raw: pd.DataFrame) -> list[str]:
     """The columns with an empty header cell and no value (a separator at every line's end: ``AH;;``)."""
-    return [c for c in raw.columns
-            if _UNNAMED.match(c) and not typed_number(raw[c]) and bool((as_text(raw[c]).str.strip() == "").all())]
+    return [c for c in raw.columns if _UNNAMED.match(c) and _no_value(raw[c])]
 
 
 def _empty_last_columns(raw: pd.DataFrame) -> list[str]:
     """Without a header: the last columns with no value on any line (a separator at every line's end:
     ``1.5;2.0;;``); the columns before them keep their numbers."""
-    empty = [not typed_number(raw[c]) and bool((as_text(raw[c]).str.strip() == "").all()) for c in raw.columns]
+    empty = [_no_value(raw[c]) for c in raw.columns]
     n = len(empty)
     while n > 1 and empty[n - 1]:
         n -= 1
