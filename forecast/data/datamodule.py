@@ -302,10 +302,10 @@ class ForecastDataModule(L.LightningDataModule):
     def _fit_cap(self, targets: int) -> int | None:
         """Most training windows of the closed-form fits: ``fit_max_windows``, fewer for a wide file
         (one regression row per window and target channel, at most ``fit_max_rows``)."""
-        caps = [c for c in (self.fit_max_windows,
-                            None if self.fit_max_rows is None else max(1, self.fit_max_rows // max(1, targets)))
-                if c is not None]
-        return min(caps) if caps else None
+        if self.fit_max_rows is None:
+            return self.fit_max_windows
+        by_rows = max(1, self.fit_max_rows // targets)
+        return by_rows if self.fit_max_windows is None else min(self.fit_max_windows, by_rows)
 
     def _ranges(self, rows: int) -> dict[str, RowRange]:
         return split_ranges(rows, seq_len=self.seq_len, borders=self.borders, ratios=self.ratios)
