@@ -87,11 +87,11 @@ class Dialect:
         """``pd.read_csv`` keywords of the number marks and missing-value codes (besides the empty cell)."""
         return {"decimal": self.decimal or ".", "thousands": self.thousands, "na_values": list(self.na_values)}
 
-    def written(self, stamps: Any) -> Any:
+    def written(self, stamps: pd.Index) -> pd.Index:
         """Timestamps as an output file writes them: years alone (``2012``) where the training file's
         timestamps were years (``date_format`` ``%Y``), anything else unchanged (ISO when written)."""
-        if self.date_format == "%Y" and isinstance(stamps, (pd.DatetimeIndex, pd.Series)):
-            return (stamps.dt if isinstance(stamps, pd.Series) else stamps).strftime("%Y")
+        if self.date_format == "%Y" and isinstance(stamps, pd.DatetimeIndex):
+            return stamps.strftime("%Y")
         return stamps
 
     def for_frame(self) -> "Dialect":
