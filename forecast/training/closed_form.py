@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import lightning as L
+from lightning.pytorch.trainer.states import TrainerFn
 import torch
 import numpy as np
 from torch import Tensor
@@ -37,11 +38,16 @@ class ClosedFormStart(L.Callback):
     the overlapping windows, and the gain must hold on their later half). Unless it wins, the start is
     written to ``checkpoints/start.ckpt`` and :attr:`best_path` names it. A resumed run fits and
     validates the start again, to the same numbers. Early stopping counts from the start too: its best score
-    begins at the start's ``val/loss``, so training ends after ``patience`` rounds that do not beat the start.
+    begins at the start's ``val/loss``, so training ends after ``patience`` rounds that do not beat the start. While no round has beaten the start,
+    the first round to end after ``start_patience_steps`` optimiser steps ends it instead: a residual that
+    starts at zero and is still behind its start after that many steps at the full learning rate has been
+    fitting what does not carry over to validation.
 
     Args:
         keep_start: make the closed-form start a checkpoint candidate.
         checkpoint_dir: where ``start.ckpt`` is written.
+        start_patience_steps: steps after which a round end stops training while no round has beaten the
+            start; None: early stopping's patience alone.
 
     Attributes:
         fit_seconds: seconds of the closed-form fit; None when the model has no closed-form part.
@@ -54,9 +60,11 @@ class ClosedFormStart(L.Callback):
             (``{"chosen": name, "comparisons": [Verdict.as_dict(), ...]}``); None without one.
     """
 
-    def __init__(self, *, keep_start: bool, checkpoint_dir: str | Path) -> None:
+    def __init__(self, *, keep_start: bool, checkpoint_dir: str | Path,
+                 start_patience_steps: int | None = None) -> None:
         self.keep_start = keep_start
         self.checkpoint_dir = Path(checkpoint_dir)
+        self.start_patience_steps = start_patience_steps
         self.fitted = False
         self.fit_seconds: float | None = None
         self.start_loss: float | None = None
@@ -92,6 +100,20 @@ class ClosedFormStart(L.Callback):
         fresh = stopping is not None and not torch.isfinite(stopping.best_score) and trainer.global_step == 0
         if self.start_loss is not None and fresh and stopping.monitor == "val/loss" and stopping.mode == "min":
             stopping.best_score = torch.tensor(self.start_loss)  # a resumed run restores its own
+
+    def on_validation_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        """After early stopping has weighed the round (it runs first): stop while no round has beaten the start
+        and ``start_patience_steps`` steps have been trained."""
+        stopping = trainer.early_stopping_callback
+        if (self.start_patience_steps is None or self.start_loss is None or stopping is None
+                or trainer.sanity_checking or trainer.should_stop or trainer.state.fn != TrainerFn.FITTING):
+            return
+        unbeaten = float(stopping.best_score) == float(torch.tensor(self.start_loss))
+        if unbeaten and trainer.global_step >= self.start_patience_steps:
+            trainer.should_stop = True
+            log.info("training stops after round %d: no round beat the closed-form start on val/loss (%.4f; this "
+                     "round %.4f)", trainer.current_epoch + 1, self.start_loss,
+                     float(trainer.callback_metrics["val/loss"]))
 
     def on_fit_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         if self._start_state is None:

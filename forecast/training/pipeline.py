@@ -177,7 +177,8 @@ def compose(cfg: DictConfig, *, frame: pd.DataFrame | None = None) -> ComposedRu
         tmp.write_text(OmegaConf.to_yaml(OmegaConf.create(resolved)))
 
     monitor = RunMonitor()
-    closed_form = ClosedFormStart(keep_start=bool(cfg.get("keep_start")), checkpoint_dir=run_dir / "checkpoints")
+    closed_form = ClosedFormStart(keep_start=bool(cfg.get("keep_start")), checkpoint_dir=run_dir / "checkpoints",
+                                  start_patience_steps=cfg.get("start_patience_steps"))
     loggers = [instantiate(c) for c in (cfg.get("logger") or {}).values() if c is not None]
     callbacks = [instantiate(c) for c in (cfg.get("callbacks") or {}).values() if c is not None]
     if not loggers:  # the learning-rate monitor has nowhere to write
@@ -303,7 +304,8 @@ def write(run: ComposedRun, evaluation: Evaluation, metrics: dict[str, Any], sta
     vs_floors = standing(metrics["test/mse"], run.floors.test_mse())
     print(f"test/mse {metrics['test/mse']:.4f} ({vs_floors})  test/mae {metrics['test/mae']:.4f}  "
           f"test/mae_orig {metrics['test/mae_orig']:.4f}  ({windows_line(metrics)}, "
-          f"{metrics['epochs']} rounds, {metrics['steps']} steps, {metrics['wall_seconds']:.0f} s, "
+          f"{metrics['epochs']} round{'' if metrics['epochs'] == 1 else 's'}, {metrics['steps']} steps, "
+          f"{metrics['wall_seconds']:.0f} s, "
           f"{metrics['precision']})")
     print(f"run dir:    {run_dir}")
     print(f"checkpoint: {evaluation.best}")

@@ -51,15 +51,19 @@ def test_structure_the_floors_miss_keeps_the_trained_model(tmp_path: Path) -> No
     assert not metrics["kept_start"] and keep["decision"] == "trained"
     assert keep["p_value"] < keep["alpha"] and keep["gain"] > 0.2 and keep["later_gain"] > 0
     assert keep["reason"].startswith("the trained model replaces the start")
+    assert metrics["epochs"] == 2  # round 1 beat the start, so start_patience_steps did not end training there
     start_test = metrics["floors"][metrics["floor_choice"]["chosen"]]["test/mse"]
     assert metrics["test/mse"] < 0.8 * start_test
 
 
-def test_early_stopping_counts_from_the_start(tmp_path: Path) -> None:
-    """Rounds that never beat the closed-form start stop training after `patience` of them, not after
-    `patience` rounds without beating the best trained one."""
+@pytest.mark.parametrize(("patience_steps", "rounds"), [("null", 2), ("10", 1), ("15", 2)])
+def test_early_stopping_counts_from_the_start(tmp_path: Path, patience_steps: str, rounds: int) -> None:
+    """While no round has beaten the closed-form start, the first round to end after `start_patience_steps`
+    steps stops training (rounds of 10 steps here); without it, `patience` rounds that do not beat the start
+    do, not `patience` rounds without beating the best trained one."""
     walk = np.cumsum(np.random.default_rng(0).normal(size=N_ROWS))
     metrics = run(series_csv(tmp_path / "walk.csv", walk), tmp_path / "run", "trainer.max_epochs=6",
-                  "callbacks.early_stopping.patience=2", "task.optimizer.lr=5e-2")
+                  "callbacks.early_stopping.patience=2", "task.optimizer.lr=5e-2",
+                  f"start_patience_steps={patience_steps}")
     assert metrics["keep"]["reason"] == "no epoch beat the start on val/loss"
-    assert metrics["epochs"] == 2
+    assert metrics["epochs"] == rounds and metrics["steps"] == 10 * rounds
