@@ -28,6 +28,9 @@ applied to the model and to the ridge floor from that forecaster's own validatio
 - ``decay_<rate>_<power>``: additive tracking whose step decays with the feedback count ``k`` of its (step,
   column), ``rate * (k0 / (k0 + k)) ** power`` of the split start, ``k0 = 1 / (1 - level)``, never below 0.01
   (decaying step sizes: Angelopoulos, Barber & Bates 2024);
+- ``hindsight_scale``: not a method but a reference: the split half-widths times the one factor per column that
+  gives the lowest interval score on the test span itself (a grid from 0.5 to 2.5 in steps of 0.01), the best
+  any rule that rescales the split interval by a constant could score;
 - ``scaled_0.02``: tracking on a smoothed error scale: ``w = sigma * exp(q)``, ``sigma`` an exponential average
   (weight 0.05) of the revealed errors from the validation mean, ``q`` tracked multiplicatively at 0.02.
 
@@ -59,6 +62,7 @@ LOG_RATES = (0.03, 0.05)
 POOL_RATES = (0.03, 0.05, 0.07)
 DECAYS = ((0.1, 0.5), (0.2, 0.5))  # (rate, power) of decay_<rate>_<power>
 DECAY_FLOOR = 0.01
+HINDSIGHT_GRID = np.round(np.arange(0.5, 2.5 + 1e-9, 0.01), 2)
 
 
 BACKTEST_KEYS = ("model", "ridge", "actual", "origins")
@@ -201,6 +205,17 @@ def pooled_scale_widths(errors: np.ndarray, origins: np.ndarray, start: np.ndarr
     return delayed_feedback(errors, origins, state, lambda st: start * np.exp(st["s"])[None, :], update)
 
 
+def hindsight_scale_widths(errors: np.ndarray, start: np.ndarray, level: float) -> np.ndarray:
+    """Half-widths (P, C): ``start`` times, per column, the factor of HINDSIGHT_GRID with the lowest mean interval
+    score on ``errors`` (W, P, C) themselves."""
+    out = np.empty(start.shape)
+    for c in range(start.shape[1]):
+        scores = [interval_score(-f * start[:, c], f * start[:, c], errors[..., c], level).mean()
+                  for f in HINDSIGHT_GRID]
+        out[:, c] = HINDSIGHT_GRID[int(np.argmin(scores))] * start[:, c]
+    return out
+
+
 def method_widths(val_err: np.ndarray, test_err: np.ndarray, origins: np.ndarray,
                   level: float) -> dict[str, np.ndarray]:
     """``{method: half-widths}``, each (P, C) or (W, P, C), of one forecaster at one level."""
@@ -215,6 +230,7 @@ def method_widths(val_err: np.ndarray, test_err: np.ndarray, origins: np.ndarray
         out[f"pool_{eta:g}"] = pooled_scale_widths(test_err, origins, split, level, eta)
     for rate, power in DECAYS:
         out[f"decay_{rate:g}_{power:g}"] = decaying_track_widths(test_err, origins, split, level, rate, power)
+    out["hindsight_scale"] = hindsight_scale_widths(test_err, split, level)
     out["scaled_0.02"] = scaled_track_widths(test_err, origins, split, val_err.mean(axis=0), level, 0.02, 0.05)
     return out
 

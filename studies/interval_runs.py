@@ -1,13 +1,13 @@
 """Train the runs the interval-coverage study (studies/interval_coverage.py) scores: the default model on
-ETTh1, ETTh2 and six real series from pmdarima / statsmodels / matplotlib's sample data, two seeds each,
-short trainings.
+ETTh1, ETTh2 and six real series from pmdarima / statsmodels / matplotlib's sample data, two seeds each.
 
-    python studies/interval_runs.py OUT_DIR [--epochs 1] [--seeds 2021 1]
+    python studies/interval_runs.py OUT_DIR [--seeds 2021 1]                 # the default training
+    python studies/interval_runs.py OUT_DIR --epochs 1 --batches 100        # short trainings
 
 Writes ``OUT_DIR/data/<name>.csv`` (the real series) and one run directory ``OUT_DIR/runs/<name>-s<seed>``
 per (series, seed); a run whose ``metrics.json`` exists is kept. Every run: look-back 96, start token 48,
-horizon 24 (the defaults), ``threads=1``, ``plot=false``, ``trainer.max_epochs`` from ``--epochs`` (1) and
-``trainer.limit_train_batches`` from ``--batches`` (100): short trainings, the same runs for every method.
+horizon 24 (the defaults), ``threads=1``, ``plot=false``; ``--epochs`` sets ``trainer.max_epochs`` and ``--batches``
+``trainer.limit_train_batches`` (both unset: the default's step budget). The same runs for every method.
 """
 
 from __future__ import annotations
@@ -67,8 +67,8 @@ def write_series(out: Path) -> dict[str, list[str]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)
-    parser.add_argument("--epochs", type=int, default=1)
-    parser.add_argument("--batches", type=int, default=100, help="training batches per epoch at most")
+    parser.add_argument("--epochs", type=int, default=None, help="trainer.max_epochs (default: the default's)")
+    parser.add_argument("--batches", type=int, default=None, help="training batches per epoch at most")
     parser.add_argument("--seeds", type=int, nargs="+", default=[2021, 1])
     parser.add_argument("--only", nargs="*", default=None, help="series names to train (default: all)")
     args = parser.parse_args()
@@ -85,9 +85,9 @@ def main() -> None:
             if run_dir.exists():
                 import shutil
                 shutil.rmtree(run_dir)
-            run = forecast.train(None, [*overrides, f"seed={seed}", "threads=1", "plot=false",
-                                        f"trainer.max_epochs={args.epochs}",
-                                        f"trainer.limit_train_batches={args.batches}",
+            short = ([f"trainer.max_epochs={args.epochs}"] if args.epochs is not None else []) + (
+                [f"trainer.limit_train_batches={args.batches}"] if args.batches is not None else [])
+            run = forecast.train(None, [*overrides, f"seed={seed}", "threads=1", "plot=false", *short,
                                         "trainer.enable_progress_bar=false",
                                         "logger=none", "callbacks.lr_monitor=null"], run_dir=run_dir)
             m = run.metrics
