@@ -305,8 +305,7 @@ def write(run: ComposedRun, evaluation: Evaluation, metrics: dict[str, Any], sta
     print(f"test/mse {metrics['test/mse']:.4f} ({vs_floors})  test/mae {metrics['test/mae']:.4f}  "
           f"test/mae_orig {metrics['test/mae_orig']:.4f}  ({windows_line(metrics)}, "
           f"{metrics['epochs']} round{'' if metrics['epochs'] == 1 else 's'}, {metrics['steps']} steps, "
-          f"{metrics['wall_seconds']:.0f} s, "
-          f"{metrics['precision']})")
+          f"{metrics['wall_seconds']:.0f} s, {metrics['precision']})")
     print(f"run dir:    {run_dir}")
     print(f"checkpoint: {evaluation.best}")
 
