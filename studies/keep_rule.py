@@ -95,15 +95,17 @@ def data_overrides(name: str, data_dir: Path) -> list[str]:
             f"data.pred_len={pred_len}", *extra]
 
 
-def train(overrides: list[str], run_dir: Path, *, previous_rule: bool = False) -> dict[str, Any]:
-    """One ``forecast-train`` run in a subprocess; its ``metrics.json``."""
+def train(overrides: list[str], run_dir: Path, *, previous_rule: bool = False,
+          logger: str = "none") -> dict[str, Any]:
+    """One ``forecast-train`` run in a subprocess; its ``metrics.json``. ``logger``: the logger config
+    (``default`` keeps each round's metrics in ``logs/metrics.csv``)."""
     if (run_dir / "metrics.json").is_file():
         return json.loads((run_dir / "metrics.json").read_text())
     prelude = ("import forecast.training.evidence as e; e.ALPHA = 1.0; e.CONFIRM_LATER = False; "
                if previous_rule else "")
     code = (f"{prelude}import sys; from forecast.cli.train import main; "
             "sys.argv = ['forecast-train', *sys.argv[1:]]; main()")
-    args = [*overrides, "threads=1", "plot=false", "logger=none", "trainer.enable_progress_bar=false",
+    args = [*overrides, "threads=1", "plot=false", f"logger={logger}", "trainer.enable_progress_bar=false",
             "trainer.enable_model_summary=false", f"hydra.run.dir={run_dir}"]
     proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True)
     if proc.returncode != 0:

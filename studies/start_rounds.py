@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -22,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from keep_rule import SERIES, data_overrides, write_series  # noqa: E402
+from keep_rule import SERIES, data_overrides, train, write_series  # noqa: E402
 
 CHIRP_ROWS = 20_000
 
@@ -56,18 +55,12 @@ def main() -> None:
     if not (data / "taylor.csv").is_file():
         write_series(data)
         write_chirp(data / "chirp.csv")
-    code = "import sys; from forecast.cli.train import main; sys.argv = ['forecast-train', *sys.argv[1:]]; main()"
     for name in args.series:
         for seed in args.seeds:
             run_dir = args.out / "runs" / f"{name}-{seed}"
-            if not (run_dir / "metrics.json").is_file():
-                data_args = (["data=csv", f"data.path={data / 'chirp.csv'}", "data.target=y", "data.features=S"]
-                             if name == "chirp" else data_overrides(name, data))
-                proc = subprocess.run([sys.executable, "-c", code, *data_args, f"seed={seed}", "threads=1",
-                                       "plot=false", "trainer.enable_progress_bar=false", *args.set,
-                                       f"hydra.run.dir={run_dir}"], capture_output=True, text=True)
-                if proc.returncode != 0:
-                    raise RuntimeError(f"{run_dir}: {proc.stderr[-3000:]}")
+            data_args = (["data=csv", f"data.path={data / 'chirp.csv'}", "data.target=y", "data.features=S"]
+                         if name == "chirp" else data_overrides(name, data))
+            train([*data_args, f"seed={seed}", *args.set], run_dir, logger="default")
             print(json.dumps(rounds(run_dir)), flush=True)
 
 
