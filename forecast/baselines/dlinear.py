@@ -101,3 +101,7 @@ class DLinear(Baseline):
         for linear in (self.seasonal, self.trend):
             linear.weight.zero_()
             linear.bias.zero_()
+
+    def output_is_zero(self) -> bool:
+        """Whether both linear maps are all zeros, so the forecast is exactly 0."""
+        return not any(linear.weight.any() or linear.bias.any() for linear in (self.seasonal, self.trend))

@@ -62,7 +62,7 @@ class Forecaster(nn.Module):
     * :meth:`select_on_validation`: choose among closed-form alternatives on the validation windows
       (``BestFloor`` picks its floor), after :meth:`fit_closed_form` and before training.
     * :meth:`zero_output_`: make the forecast exactly zero until training moves it, so a residual
-      added to a floor starts at the floor.
+      added to a floor starts at the floor; :meth:`output_is_zero` says whether it still is.
     """
 
     def fit_closed_form(self, batches: Iterable[Any]) -> int | None:
@@ -84,6 +84,11 @@ class Forecaster(nn.Module):
         """
         raise ConfigError(f"{type(self).__name__} cannot start from a zero forecast, so it cannot be the residual "
                           f"net of a floor; wrap a trained model (e.g. the Informer) instead")
+
+    def output_is_zero(self) -> bool:
+        """Whether ``forward`` returns exactly zeros for every finite input, as after :meth:`zero_output_`
+        (its output layer is all zeros); False where that is not known."""
+        return False
 
 
 ForecasterFactory = Callable[..., Forecaster]

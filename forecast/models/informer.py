@@ -125,6 +125,11 @@ class Informer(Forecaster):
         nn.init.zeros_(self.decoder.projection.weight)
         nn.init.zeros_(self.decoder.projection.bias)
 
+    def output_is_zero(self) -> bool:
+        """Whether the output projection is all zeros, so the forecast is exactly 0."""
+        projection = self.decoder.projection
+        return not (projection.weight.any() or projection.bias.any())
+
     def forward(self, x_enc: Tensor, x_mark_enc: Tensor, x_mark_dec: Tensor) -> Tensor:
         """Forecast the horizon.
 

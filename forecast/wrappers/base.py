@@ -28,3 +28,7 @@ class Wrapper(Forecaster):
     def zero_output_(self) -> None:
         """The wrapped forecaster's zero start (see :meth:`Forecaster.zero_output_`)."""
         self.net.zero_output_()
+
+    def output_is_zero(self) -> bool:
+        """Whether the wrapped forecaster's output is exactly zero (see :meth:`Forecaster.output_is_zero`)."""
+        return self.net.output_is_zero()

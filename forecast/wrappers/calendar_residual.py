@@ -73,3 +73,7 @@ class CalendarResidual(Wrapper):
             return
         raise ConfigError("a calendar residual adds the profile back, so it cannot start from zero; put the "
                           "calendar residual outside the floor residual")
+
+    def output_is_zero(self) -> bool:
+        """Zero where the net's is and no profile is added back."""
+        return self.profile is None and self.net.output_is_zero()

@@ -49,11 +49,19 @@ class FloorResidual(Wrapper):
 
         The floor runs outside any autocast (bf16-mixed): its forecast is the bulk of the output and
         its closed-form weights were fitted for float32, so it stays in float32; the net autocasts.
+        Without gradients, a net whose output is exactly zero (the start, before any step) is not run: the
+        forecast is the floor's, the same bits either way.
         """
         with torch.autocast(device_type=x_enc.device.type, enabled=False):
             floor = self.floor(x_enc.float(), x_mark_enc.float(), x_mark_dec.float())
+        if not torch.is_grad_enabled() and self.net.output_is_zero():
+            return floor
         return floor + self.net(x_enc, x_mark_enc, x_mark_dec)
 
     def zero_output_(self) -> None:
         raise ConfigError("a floor residual forecasts the floor plus the net, so it cannot start from zero; "
                           "nest the floor residual outermost")
+
+    def output_is_zero(self) -> bool:
+        """False: the floor's forecast is added."""
+        return False

@@ -73,5 +73,9 @@ class InstanceNorm(Wrapper):
                               "set restore_mean: false on the InstanceNorm inside a FloorResidual")
         self.net.zero_output_()
 
+    def output_is_zero(self) -> bool:
+        """A residual's output (``forecast * std``) is zero where the wrapped net's is."""
+        return not self.restore_mean and self.net.output_is_zero()
+
     def extra_repr(self) -> str:
         return f"affine={self.affine}, restore_mean={self.restore_mean}"

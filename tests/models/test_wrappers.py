@@ -92,6 +92,40 @@ def test_a_floor_residual_starts_exactly_at_its_floor_then_learns(net) -> None:
     assert not torch.allclose(model.eval()(x, me, md), floor(x))  # the residual moved
 
 
+@pytest.mark.parametrize("net", [functools.partial(InstanceNorm, net=INFORMER, restore_mean=False),
+                                 INFORMER, DLinear], ids=["instance-norm-informer", "informer", "dlinear"])
+def test_a_floor_residual_at_its_start_forecasts_the_floor_without_running_the_net(net) -> None:
+    torch.manual_seed(0)
+    x, me, md = inputs(b=16)
+    batches = [Batch(x, me, md, x[:, -8:, :])]
+    model = FloorResidual(floor=RidgeFloor, net=net, dims=dims()).eval()
+    model.fit_closed_form(batches)
+    calls = []
+    model.net.register_forward_hook(lambda *_: calls.append(1))
+    with torch.enable_grad():
+        full = model(x, me, md)  # the net runs: floor + exact zeros
+    assert calls == [1] and model.net.output_is_zero()
+    with torch.no_grad():
+        start = model(x, me, md)
+    assert calls == [1]  # not run again
+    assert torch.equal(start, full) and torch.equal(start, model.floor(x, me, md))
+    with torch.no_grad():
+        for parameter in model.net.parameters():  # as a training step would
+            parameter.add_(0.01 * torch.randn_like(parameter))
+        moved = model(x, me, md)
+    assert not model.net.output_is_zero() and calls == [1, 1]
+    assert not torch.equal(moved, start)
+
+
+def test_only_a_residual_instance_norm_says_its_output_is_zero() -> None:
+    assert InstanceNorm(net=INFORMER, restore_mean=False, dims=dims()).output_is_zero() is False  # not zeroed
+    assert InstanceNorm(net=INFORMER, restore_mean=True, dims=dims()).output_is_zero() is False
+    zeroed = InstanceNorm(net=INFORMER, restore_mean=False, dims=dims())
+    zeroed.zero_output_()
+    assert zeroed.output_is_zero() is True
+    assert Naive(dims=dims()).output_is_zero() is False
+
+
 @pytest.mark.parametrize("net,message", [
     (functools.partial(InstanceNorm, net=INFORMER), "instance norm adds each window's mean back"),
     (Naive, "Naive cannot start from a zero forecast"),
