@@ -94,9 +94,12 @@ def test_paper_row_uses_the_reference_windows(tmp_path: Path) -> None:
     assert cfg.model.encoder_attention.factor == 5
 
 
-def test_dlinear_brings_its_learning_rate_and_the_command_line_still_wins(tmp_path: Path) -> None:
+def test_a_model_config_brings_its_learning_rate_and_the_command_line_still_wins(tmp_path: Path) -> None:
     assert compose_train(["model=dlinear"], tmp_path).task.optimizer.lr == 5e-3
     assert compose_train(["model=informer_small"], tmp_path).task.optimizer.lr == 1e-4
+    assert compose_train([], tmp_path).task.optimizer.lr == 1e-3  # the default residual brings its own
+    assert compose_train(["experiment=informer_etth1_24"], tmp_path).task.optimizer.lr == 1e-4  # the paper's
+    assert compose_train(["task.optimizer.lr=3e-4"], tmp_path).task.optimizer.lr == 3e-4
     assert compose_train(["model=dlinear", "task.optimizer.lr=0.01"], tmp_path).task.optimizer.lr == 0.01
     swept = compose_train(["experiment=compare_modern_etth1", "model=dlinear"], tmp_path)
     assert swept.task.optimizer.lr == 5e-3 and swept.model._target_.endswith("DLinear")
