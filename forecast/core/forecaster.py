@@ -55,7 +55,7 @@ class DataDims(TypedDict):
 class Forecaster(nn.Module):
     """Base of every forecaster: ``forward(x_enc, x_mark_enc, x_mark_dec) -> (B, P, C_out)``.
 
-    Two hooks with defaults, overridden where a forecaster has something to say:
+    Hooks with defaults, overridden where a forecaster has something to say:
 
     * :meth:`fit_closed_form`: fit closed-form parts (a ridge floor, a calendar profile) on the
       training windows before any gradient step. Wrappers hand it down to what they wrap.
