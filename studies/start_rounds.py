@@ -4,8 +4,8 @@ after an earlier round of at least ``start_patience_steps`` steps did not?
     python studies/start_rounds.py OUT_DIR [--series taylor msft ...] [--seeds 2021] [--set KEY=VALUE ...]
 
 Runs the default on the package series of studies/keep_rule.py and on a generated chirp (a sine whose
-frequency doubles over 20,000 hourly rows, plus noise: structure a ridge over 96 steps misses), with the CSV
-logger on and ``threads=1``, and prints one JSON line a run: the start's ``val/loss``, every round's, the round
+frequency doubles over 20,000 hourly rows, plus noise: structure a ridge over 96 steps misses), with
+``threads=1``, and prints one JSON line a run: the start's ``val/loss``, every round's (``metrics.json``'s ``val/loss_per_round``), the round
 length in steps, the decision and the test MSE. ``--set start_patience_steps=null`` gives the rounds without the
 rule (every run's rounds up to its stop are the same under both: the rule only ends a run earlier).
 """
@@ -38,7 +38,7 @@ def write_chirp(path: Path) -> None:
 def rounds(run_dir: Path) -> dict:
     """The run's start, its rounds' ``val/loss`` (the final validation left out) and its outcome."""
     m = json.loads((run_dir / "metrics.json").read_text())
-    val = pd.read_csv(run_dir / "logs" / "metrics.csv")["val/loss"].dropna().tolist()[: m["epochs"]]
+    val = m["val/loss_per_round"]
     return {"run": run_dir.name, "round_steps": m["round_steps"], "start": round(m["start/val_loss"], 5),
             "rounds": [round(v, 5) for v in val], "steps": m["steps"], "kept_start": m["kept_start"],
             "p_value": (m.get("keep") or {}).get("p_value"), "test_mse": m["test/mse"]}
@@ -60,7 +60,7 @@ def main() -> None:
             run_dir = args.out / "runs" / f"{name}-{seed}"
             data_args = (["data=csv", f"data.path={data / 'chirp.csv'}", "data.target=y", "data.features=S"]
                          if name == "chirp" else data_overrides(name, data))
-            train([*data_args, f"seed={seed}", *args.set], run_dir, logger="default")
+            train([*data_args, f"seed={seed}", *args.set], run_dir)
             print(json.dumps(rounds(run_dir)), flush=True)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import resource
 import time
 from pathlib import Path
@@ -12,6 +13,9 @@ import torch
 from lightning.pytorch.trainer.states import TrainerFn
 
 EPOCHS_KEY = "forecast_epoch_seconds"
+ROUND_LOSSES_KEY = "forecast_round_val_losses"
+
+log = logging.getLogger("forecast")
 
 
 STATUS, CLEAR_REFS = Path("/proc/self/status"), Path("/proc/self/clear_refs")
@@ -45,12 +49,14 @@ def reset_peak_memory(device: torch.device | None = None) -> None:
 
 
 class RunMonitor(L.Callback):
-    """Counts and times completed training rounds (epochs) (kept in checkpoints, so a resumed run counts them all),
-    measures median test-batch latency (ms) and the peak memory from the start of fitting."""
+    """Counts and times completed training rounds (epochs) and keeps each round's ``val/loss``, with a line in the
+    log per round (both kept in checkpoints, so a resumed run lists them all); measures median test-batch latency
+    (ms) and the peak memory from the start of fitting."""
 
     def __init__(self) -> None:
         self.test_batch_ms: list[float] = []
         self.epoch_seconds: list[float] = []
+        self.round_losses: list[float] = []
         self._t0 = 0.0
         self._epoch_t0 = 0.0
         self._in_epoch = False
@@ -68,11 +74,13 @@ class RunMonitor(L.Callback):
         done = self._in_epoch and self._validated
         running = [time.perf_counter() - self._epoch_t0] if done else []
         checkpoint[EPOCHS_KEY] = self.epoch_seconds + running
+        checkpoint[ROUND_LOSSES_KEY] = list(self.round_losses)
 
     def on_load_checkpoint(self, trainer: L.Trainer, pl_module: L.LightningModule,
                            checkpoint: dict[str, Any]) -> None:
         if trainer.state.fn == TrainerFn.FITTING and EPOCHS_KEY in checkpoint:  # a resume, not validate/test
             self.epoch_seconds = list(checkpoint[EPOCHS_KEY])
+            self.round_losses = list(checkpoint.get(ROUND_LOSSES_KEY, []))
             self.restored_epochs = self.epochs
 
     def on_fit_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
@@ -82,7 +90,14 @@ class RunMonitor(L.Callback):
         self._epoch_t0, self._in_epoch, self._validated = time.perf_counter(), True, False
 
     def on_validation_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
-        self._validated = trainer.state.fn == TrainerFn.FITTING
+        self._validated = trainer.state.fn == TrainerFn.FITTING and not trainer.sanity_checking
+        loss = trainer.callback_metrics.get("val/loss")
+        if not self._validated or loss is None:
+            return
+        self.round_losses.append(float(loss))
+        rounds = f"/{trainer.max_epochs}" if trainer.max_epochs is not None and trainer.max_epochs > 0 else ""
+        log.info("round %d%s, step %d: val/loss %.4f (%.0f s)", len(self.round_losses), rounds, trainer.global_step,
+                 self.round_losses[-1], time.perf_counter() - self._epoch_t0)
 
     def on_train_epoch_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         self.epoch_seconds.append(time.perf_counter() - self._epoch_t0)

@@ -260,6 +260,7 @@ def run_metrics(run: ComposedRun, evaluation: Evaluation) -> dict[str, Any]:
         "read_seconds": run.read_seconds,
         "eval_seconds": evaluation.seconds,
         "start/val_loss": closed_form.start_loss,
+        "val/loss_per_round": monitor.round_losses,
         "kept_start": closed_form.best_path is not None,
         **closed_form.decisions(),  # keep: the start against the best epoch; floor_choice: the floors weighed
         "n_params": count_parameters(net),

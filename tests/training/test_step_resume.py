@@ -3,6 +3,7 @@ uninterrupted one: the training stream's cursor, the generators and the loop cou
 
 from __future__ import annotations
 
+import math
 import os
 import random
 import signal
@@ -54,7 +55,8 @@ def overrides(csv: Path, schedule: str, *extra: str) -> list[str]:
 
 
 def assert_same_run(straight: dict, resumed: dict) -> None:
-    for key in ("test/mse", "test/mae", "val/mse", "steps", "epochs", "windows_seen", "start/val_loss"):
+    for key in ("test/mse", "test/mae", "val/mse", "steps", "epochs", "windows_seen", "start/val_loss",
+                "val/loss_per_round"):
         assert resumed[key] == straight[key], key
     weights = [load_checkpoint(m["checkpoint"])["state_dict"] for m in (straight, resumed)]
     assert weights[0].keys() == weights[1].keys()
@@ -135,3 +137,7 @@ def test_max_steps_runs_in_whole_validated_rounds(max_steps: int, rounds: int, r
     assert (metrics["epochs"], metrics["round_steps"], metrics["steps"]) == (rounds, round_steps,
                                                                              rounds * round_steps)
     assert "val/mse" in metrics and metrics["checkpoint"].endswith(".ckpt")
+    losses = metrics["val/loss_per_round"]  # one per round, the best of them the checkpoint's
+    assert len(losses) == rounds and all(math.isfinite(v) for v in losses)
+    if not metrics["kept_start"]:
+        assert metrics["val/loss"] == pytest.approx(min(losses), rel=1e-5)
