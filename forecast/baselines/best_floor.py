@@ -59,23 +59,34 @@ def floor_errors(floors: Mapping[str, nn.Module], batches: Iterable[Any]) -> dic
     return {name: (squared[name] / count, absolute[name] / count) for name in floors}
 
 
-def choose_floor(losses: Mapping[str, np.ndarray], *, lag: int) -> tuple[str, list[Verdict]]:
-    """The floor the validation windows give evidence for, and the comparisons behind it.
+def choose_floor(losses: Mapping[str, np.ndarray], *, lag: int,
+                 wider: Mapping[str, np.ndarray] | None = None) -> tuple[str, list[Verdict]]:
+    """The floor the windows give evidence for, and the comparisons behind it.
 
     The first floor (``naive``) needs no evidence; every other one is weighed against it
-    (:func:`~forecast.training.evidence.weigh`), and of the first and those whose gain over it is
-    evidence, the one with the lowest validation MSE is chosen (ties: the earlier one).
+    (:func:`~forecast.training.evidence.weigh`) on the validation windows, and a floor that fits nothing
+    (window mean, seasonal naive) also on the training and validation windows together (``wider``): no
+    fit has seen its training windows, so they are as far out of its sample as the validation ones, and
+    there are more of them (a few rain spikes that the last value carries forward are rare events in
+    one validation span). Of the first and those whose gain over it is evidence on either span, the one
+    with the lowest validation MSE is chosen (ties: the earlier one).
 
     Args:
         losses: ``{floor: per-window validation MSE (W,)}``, the simplest floor first, windows in time order.
         lag: Newey-West lag (:func:`~forecast.training.evidence.hac_lag`).
+        wider: ``{floor: per-window MSE over the training then the validation windows}`` of the floors that
+            fit nothing, the simplest first; None: validation alone.
     """
     names = list(losses)
     simplest = names[0]
     if not len(losses[simplest]):
         raise ValueError("no windows to choose the floor on")
     verdicts = [weigh(losses[simplest], losses[name], lag=lag, names=(simplest, name)) for name in names[1:]]
-    eligible = [simplest, *(v.challenger for v in verdicts if v.replace)]
+    if wider:
+        verdicts += [weigh(wider[simplest], wider[name], lag=lag, names=(simplest, name), span="training and validation")
+                     for name in wider if name != simplest]
+    evidenced = {v.challenger for v in verdicts if v.replace}
+    eligible = [name for name in names if name == simplest or name in evidenced]
     return min(eligible, key=lambda name: float(np.mean(losses[name]))), verdicts
 
 
@@ -87,8 +98,10 @@ def _read_choice(module: "BestFloor", incompatible_keys: Any) -> None:
 class BestFloor(Baseline):
     """Forecasts with the floor that validation gives evidence for: naive, window mean, seasonal naive or ridge.
 
-    The ridge floor is fitted on the training windows (:meth:`fit_closed_form`); the choice is made on
-    the validation windows (:meth:`select_on_validation`) and kept in the checkpoint (``choice``).
+    The ridge floor is fitted on the training windows (:meth:`fit_closed_form`), where the floors that fit
+    nothing are also scored; the choice is made on the validation windows (:meth:`select_on_validation`),
+    with those training windows as more evidence for the floors that fit nothing (:func:`choose_floor`), and
+    kept in the checkpoint (``choice``).
     Until then it forecasts with the ridge floor. Repeating the last value (``naive``) is the floor
     that needs no evidence; another floor may forecast only when its validation gain over it is
     significant once the overlap of neighbouring windows is accounted for
@@ -111,6 +124,7 @@ class BestFloor(Baseline):
         self._chosen = self.names.index(RIDGE)  # ``choice`` as a Python int: no tensor read in forward
         self.register_load_state_dict_post_hook(_read_choice)
         self.verdicts: list[Verdict] = []
+        self._training_losses: dict[str, np.ndarray] | None = None
 
     @property
     def chosen(self) -> str:
@@ -118,14 +132,26 @@ class BestFloor(Baseline):
         return self.names[self._chosen]
 
     def fit_closed_form(self, batches: Iterable[Any]) -> int | None:
-        """Fit the ridge candidate on the training windows; returns its regression rows."""
-        return self.candidates[RIDGE].fit_closed_form(batches)
+        """Fit the ridge candidate on the training windows (in window order; iterated twice) and score the
+        candidates that fit nothing on them; returns the ridge's regression rows."""
+        rows = self.candidates[RIDGE].fit_closed_form(batches)
+        self._training_losses = window_losses({name: self.candidates[name] for name in self.fits_nothing}, batches)
+        return rows
+
+    @property
+    def fits_nothing(self) -> list[str]:
+        """The candidates without fitted parameters, the simplest first."""
+        return [name for name in self.names if name != RIDGE]
 
     def select_on_validation(self, batches: Iterable[Any]) -> None:
-        """Choose a floor on the validation windows (in window order) by :func:`choose_floor`;
-        :attr:`verdicts` keeps each comparison."""
+        """Choose a floor on the validation windows (in window order) by :func:`choose_floor`, with the training
+        windows scored by :meth:`fit_closed_form` for the candidates that fit nothing; :attr:`verdicts` keeps
+        each comparison."""
         losses = window_losses(dict(self.candidates.items()), batches)
-        chosen, self.verdicts = choose_floor(losses, lag=hac_lag(self.pred_len))
+        wider = None
+        if self._training_losses is not None:
+            wider = {name: np.concatenate([self._training_losses[name], losses[name]]) for name in self.fits_nothing}
+        chosen, self.verdicts = choose_floor(losses, lag=hac_lag(self.pred_len), wider=wider)
         self.choice.fill_(self.names.index(chosen))
         self._chosen = self.names.index(chosen)
         log.info("floor on validation: %s (%s)", chosen,

@@ -46,8 +46,9 @@ class Verdict:
         statistic: Diebold-Mariano statistic (positive: the challenger's loss is lower).
         p_value: one-sided p-value of ``statistic`` (Student's t, :func:`degrees_of_freedom`).
         lag: Newey-West lag, in windows.
-        windows: validation windows compared.
+        windows: windows compared.
         alpha: the significance level used.
+        span: the windows compared, ``validation`` or ``training and validation`` (a floor that fits nothing).
     """
 
     incumbent: str
@@ -60,10 +61,11 @@ class Verdict:
     lag: int
     windows: int
     alpha: float
+    span: str = "validation"
 
     def line(self) -> str:
         """One line that says what was decided and why."""
-        gain = f"{self.challenger}'s {abs(self.gain) * 100:.1f}% validation {'gain' if self.gain >= 0 else 'loss'}"
+        gain = f"{self.challenger}'s {abs(self.gain) * 100:.1f}% {self.span} {'gain' if self.gain >= 0 else 'loss'}"
         if self.replace:
             return (f"{self.challenger} replaces {self.incumbent}: {gain} is significant (p = {self.p_value:.2g}, "
                     f"{self.windows} windows, lag {self.lag}; later half {self.later_gain * 100:+.1f}%)")
@@ -165,7 +167,8 @@ def hac_lag(pred_len: int, stride: int = 1) -> int:
 
 
 def weigh(incumbent: np.ndarray, challenger: np.ndarray, *, lag: int,
-          names: tuple[str, str] = ("the start", "the model"), alpha: float | None = None, confirm_later: bool | None = None) -> Verdict:
+          names: tuple[str, str] = ("the start", "the model"), alpha: float | None = None, confirm_later: bool | None = None,
+          span: str = "validation") -> Verdict:
     """Whether ``challenger`` replaces ``incumbent``, from their per-window validation losses (module docstring).
 
     Args:
@@ -175,6 +178,7 @@ def weigh(incumbent: np.ndarray, challenger: np.ndarray, *, lag: int,
         names: ``(incumbent, challenger)`` for the verdict's line.
         alpha: one-sided significance level (None: :data:`ALPHA`).
         confirm_later: require a gain on the later half of the windows too (None: :data:`CONFIRM_LATER`).
+        span: which windows the losses are of, for the verdict's line.
     """
     alpha = ALPHA if alpha is None else alpha
     confirm_later = CONFIRM_LATER if confirm_later is None else confirm_later
@@ -187,7 +191,7 @@ def weigh(incumbent: np.ndarray, challenger: np.ndarray, *, lag: int,
     gain, later_gain = _gain(incumbent, challenger), _gain(incumbent[half:], challenger[half:])
     replace = gain > 0 and p_value < alpha and (later_gain > 0 or not confirm_later)
     return Verdict(incumbent=names[0], challenger=names[1], replace=bool(replace), gain=gain, later_gain=later_gain,
-                   statistic=statistic, p_value=p_value, lag=lag, windows=len(incumbent), alpha=alpha)
+                   statistic=statistic, p_value=p_value, lag=lag, windows=len(incumbent), alpha=alpha, span=span)
 
 
 def _gain(incumbent: np.ndarray, challenger: np.ndarray) -> float:

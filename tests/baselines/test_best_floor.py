@@ -60,6 +60,57 @@ def test_a_floor_leads_naive_only_with_evidence() -> None:
     assert chosen == "seasonal_naive"  # eligible, and lower than the (ineligible) ridge
 
 
+def test_a_floor_that_fits_nothing_may_show_its_evidence_on_the_training_windows_too() -> None:
+    # per-window losses of naive and the window mean: level on ordinary windows (the mean 2% behind), and
+    # 24 windows in a row where naive carries a spike forward (loss 60 against 3): once in validation, nine
+    # times in training; the ridge leads naive on validation by noise
+    rng = np.random.default_rng(0)
+
+    def span(windows: int, spikes: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        naive = 1.0 + 0.1 * rng.random(windows)  # (W,)
+        mean = naive * 1.02
+        for start in spikes:
+            naive[start:start + 24], mean[start:start + 24] = 60.0, 3.0
+        return naive, mean
+
+    val_naive, val_mean = span(800, [400])
+    train_naive, train_mean = span(5000, list(range(250, 5000, 550)))
+    val = {"naive": val_naive, "mean": val_mean, "ridge": val_naive - 0.05 + 0.5 * rng.standard_normal(800)}
+    wider = {"naive": np.concatenate([train_naive, val_naive]), "mean": np.concatenate([train_mean, val_mean])}
+    assert val["mean"].mean() < val["ridge"].mean() < val["naive"].mean()
+    chosen, verdicts = choose_floor(val, lag=48)
+    assert chosen == "naive" and not any(v.replace for v in verdicts)  # one spike in validation is no evidence
+    chosen, verdicts = choose_floor(val, lag=48, wider=wider)
+    assert chosen == "mean"
+    assert [(v.challenger, v.span, v.replace) for v in verdicts] == [
+        ("mean", "validation", False), ("ridge", "validation", False), ("mean", "training and validation", True)]
+    assert verdicts[2].line().startswith(
+        "mean replaces naive: mean's 67.0% training and validation gain is significant (p = 0.00022, 5800 windows")
+    # evidence on the wider span makes the mean eligible; validation still ranks the eligible
+    val["mean"] = val["naive"] * 1.02
+    wider["mean"][-800:] = val["mean"]
+    assert choose_floor(val, lag=48, wider=wider)[0] == "naive"
+
+
+def test_best_floor_scores_the_floors_that_fit_nothing_on_the_training_windows() -> None:
+    # a slowly wandering level, which the last value follows better than a window mean, and spikes that the
+    # last value carries forward and the mean of 24 steps dilutes: nine in the training span, one in validation
+    gen = torch.Generator().manual_seed(0)
+    series = torch.cumsum(0.05 * torch.randn(3000, 2, generator=gen), 0) + 0.02 * torch.randn(3000, 2, generator=gen)
+    for row in [*range(100, 1900, 200), 2400]:
+        series[row] += 8.0
+    model = BestFloor(dims=SIZES, period=None)
+    training, validation = windows(series, 0, 2000), windows(series, 2000, 3000)
+    model.fit_closed_form(training)
+    model.select_on_validation(validation)
+    assert model.chosen == "mean"
+    wider = [v for v in model.verdicts if v.span == "training and validation"]
+    assert [(v.challenger, v.replace) for v in wider] == [("mean", True)]
+    assert wider[0].windows == len(training[0].y) + len(validation[0].y)
+    alone = [v for v in model.verdicts if v.span == "validation" and v.challenger == "mean"]
+    assert not alone[0].replace  # the validation span alone gives no evidence for it
+
+
 def test_the_choice_is_kept_in_the_state(tmp_path: Path) -> None:
     model = BestFloor(dims=SIZES, period=12)
     model.choice.fill_(model.names.index("seasonal_naive"))
@@ -91,8 +142,10 @@ def test_the_chosen_floor_forecasts_in_one_compiled_graph() -> None:
 def test_the_default_starts_at_the_best_floor_on_validation(small_csv: Path, tmp_path: Path) -> None:
     ruined = train(compose_train(tiny_run_overrides(small_csv, "task.optimizer.lr=50.0"), tmp_path / "ruined"))
     best = ruined["floor_choice"]["chosen"]
-    weighed = [c["challenger"] for c in ruined["floor_choice"]["comparisons"]]
-    assert weighed == [name for name in ruined["floors"] if name != "naive"]  # from the simplest floor up
+    weighed = [(c["challenger"], c["span"]) for c in ruined["floor_choice"]["comparisons"]]
+    others = [name for name in ruined["floors"] if name != "naive"]  # from the simplest floor up
+    assert weighed == [(name, "validation") for name in others] + [
+        (name, "training and validation") for name in others if name != "ridge"]
     assert ruined["kept_start"]
     assert ruined["start/val_loss"] == pytest.approx(ruined["floors"][best]["val/mse"], rel=1e-5)
     assert ruined["test/mse"] == pytest.approx(ruined["floors"][best]["test/mse"], rel=1e-5)
