@@ -3,7 +3,7 @@
     python studies/keep_rule.py OUT_DIR [--seeds 2021 1 2] [--series taylor msft ...] [--floors-only]
                                         [--set train.round_min=1 ...]
 
-Writes the series (statsmodels and pmdarima datasets, ETTh1/ETTh2 from ../shared/data) to
+Writes the series (statsmodels, pmdarima and pvlib datasets, ETTh1/ETTh2 from ../shared/data) to
 ``OUT_DIR/data``, runs ``forecast-train`` (the default model, ``threads=1``) on each, one run per seed, and
 appends one row per run to ``OUT_DIR/runs.csv``: every floor's validation and test MSE, the floor the
 rule chose and the one the lowest validation MSE would have chosen, the decision between the start and
@@ -42,6 +42,9 @@ SERIES: dict[str, tuple[str, str, str, int, int, int, list[str]]] = {
     "macrodata": ("macrodata.csv", "realgdp", "M", 16, 8, 4, []),
     "wineind": ("wineind.csv", "sales", "S", 24, 12, 6, []),
     "ausbeer": ("ausbeer.csv", "beer", "S", 16, 8, 4, []),
+    "weather_greensboro": ("weather_greensboro.csv", "temp_air", "M", 96, 48, 24, []),
+    "weather_sandpoint": ("weather_sandpoint.csv", "temp_air", "M", 96, 48, 24, []),
+    "particulates": ("particulates.csv", "PM2_5", "M", 96, 48, 24, []),
     "etth1": ("ETTh1.csv", "OT", "M", 96, 48, 24, []),
     "etth2": ("ETTh2.csv", "OT", "M", 96, 48, 24, []),
 }
@@ -82,6 +85,26 @@ def write_series(out: Path) -> None:
     beer = pm.load_ausbeer()
     beer = beer[~np.isnan(beer)]  # the last quarter is missing
     save("ausbeer.csv", pd.date_range("1956-01-01", periods=len(beer), freq="QS"), {"beer": beer})
+    write_pvlib_series(out, save)
+
+
+WEATHER = ("ghi", "dni", "dhi", "temp_air", "temp_dew", "relative_humidity", "pressure", "wind_direction",
+           "wind_speed", "precipitable_water", "albedo", "TotCld (tenths)", "OpqCld (tenths)", "Hvis (m)")
+
+
+def write_pvlib_series(out: Path, save: Any) -> None:
+    """pvlib's hourly files: two typical meteorological years (TMY3; the first 12 columns of ``WEATHER`` that
+    vary) and a year of rain and particulate matter (the soiling example's inputs)."""
+    import pvlib
+
+    data_dir = Path(pvlib.__file__).parent / "data"
+    for name, file in (("weather_greensboro.csv", "723170TYA.CSV"), ("weather_sandpoint.csv", "703165TY.csv")):
+        tmy, _ = pvlib.iotools.read_tmy3(data_dir / file, map_variables=True)
+        columns = [c for c in WEATHER if tmy[c].std() > 0][:12]
+        save(name, pd.date_range("2001-01-01", periods=len(tmy), freq="h"),
+             {c.split(" (")[0]: tmy[c].to_numpy() for c in columns})
+    soiling = pd.read_csv(data_dir / "soiling_hsu_example_inputs.csv", parse_dates=["TimeStamp"])
+    save("particulates.csv", pd.DatetimeIndex(soiling.TimeStamp), {c: soiling[c].to_numpy() for c in ("rain", "PM2_5", "PM10")})
 
 
 def data_overrides(name: str, data_dir: Path) -> list[str]:
@@ -277,7 +300,7 @@ def main() -> None:
     if args.table:
         print(table(args.out))
         return
-    if not (args.out / "data" / "taylor.csv").is_file():
+    if not (args.out / "data" / "particulates.csv").is_file():
         write_series(args.out / "data")
     for name in args.series:
         if args.floors_only:
