@@ -81,6 +81,12 @@ def planned_steps(trainer: L.Trainer, round_steps: float) -> int | None:
     return min(bounds) if bounds else None
 
 
+def round_name(trainer: L.Trainer, number: int) -> str:
+    """``round 2/6``, or ``round 2`` when the rounds are unbounded."""
+    bounded = trainer.max_epochs is not None and trainer.max_epochs > 0
+    return f"round {number}" + (f"/{trainer.max_epochs}" if bounded else "")
+
+
 def describe_budget(trainer: L.Trainer, datamodule: Any) -> dict[str, Any]:
     """The budget as run, for ``metrics.json``: steps, round length, windows drawn and their coverage."""
     stream = datamodule.train_stream(trainer.world_size)

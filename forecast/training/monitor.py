@@ -12,6 +12,8 @@ import lightning as L
 import torch
 from lightning.pytorch.trainer.states import TrainerFn
 
+from forecast.training.budget import round_name
+
 EPOCHS_KEY = "forecast_epoch_seconds"
 ROUND_LOSSES_KEY = "forecast_round_val_losses"
 
@@ -95,9 +97,8 @@ class RunMonitor(L.Callback):
         if not self._validated or loss is None:
             return
         self.round_losses.append(float(loss))
-        rounds = f"/{trainer.max_epochs}" if trainer.max_epochs is not None and trainer.max_epochs > 0 else ""
-        log.info("round %d%s, step %d: val/loss %.4f (%.0f s)", len(self.round_losses), rounds, trainer.global_step,
-                 self.round_losses[-1], time.perf_counter() - self._epoch_t0)
+        log.info("%s, step %d: val/loss %.4f (%.0f s)", round_name(trainer, len(self.round_losses)),
+                 trainer.global_step, self.round_losses[-1], time.perf_counter() - self._epoch_t0)
 
     def on_train_epoch_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         self.epoch_seconds.append(time.perf_counter() - self._epoch_t0)

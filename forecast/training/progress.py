@@ -9,7 +9,7 @@ import lightning as L
 from lightning.pytorch.callbacks import TQDMProgressBar
 from lightning.pytorch.callbacks.progress.tqdm_progress import _update_n
 
-from forecast.training.budget import planned_steps
+from forecast.training.budget import planned_steps, round_name
 
 
 class StepProgressBar(TQDMProgressBar):
@@ -26,8 +26,7 @@ class StepProgressBar(TQDMProgressBar):
         _update_n(self.train_progress_bar, trainer.global_step)
 
     def on_train_epoch_start(self, trainer: L.Trainer, *_: Any) -> None:
-        rounds = f"/{trainer.max_epochs}" if trainer.max_epochs is not None and trainer.max_epochs > 0 else ""
-        self.train_progress_bar.set_description(f"round {trainer.current_epoch + 1}{rounds}, steps")
+        self.train_progress_bar.set_description(f"{round_name(trainer, trainer.current_epoch + 1)}, steps")
 
     def on_train_batch_end(self, trainer: L.Trainer, pl_module: L.LightningModule, outputs: Any, batch: Any,
                            batch_idx: int) -> None:
