@@ -188,22 +188,34 @@ def one_run(name: str, seed: int, out: Path, extra: list[str]) -> dict[str, Any]
     }
 
 
-def per_channel(name: str, out: Path) -> list[dict[str, Any]]:
-    """Floors only: one floor for every channel against one floor per channel, both by the evidence rule."""
+def fitted_floors(overrides: list[str]) -> tuple[Any, dict[str, Any]]:
+    """The data module of ``forecast-train``'s ``overrides``, set up, and its floors with the ridge fitted on
+    every training window (as the run's report fits it)."""
     import torch
     from hydra import compose, initialize_config_dir
     from hydra.utils import instantiate
 
-    from forecast.baselines.best_floor import RIDGE, choose_floor
-    from forecast.training.evidence import hac_lag
+    from forecast.baselines.best_floor import RIDGE
     from forecast.training.floors import build_floors
 
     with initialize_config_dir(str(ROOT / "forecast" / "conf"), version_base="1.3"):
-        cfg = compose("train", overrides=[*data_overrides(name, out / "data"), "paths.output_dir=/tmp/unused"])
+        cfg = compose("train", overrides=[*overrides, "paths.output_dir=/tmp/unused"])
     dm = instantiate(cfg.data)
     dm.setup("fit")
     floors = build_floors(dm.model_dims(), dm.spec.freq)
-    floors[RIDGE].fit_closed_form(dm.ordered_dataloader("train"))
+    with torch.random.fork_rng(devices=[]):
+        floors[RIDGE].fit_closed_form(dm.ordered_dataloader("train"))
+    return dm, floors
+
+
+def per_channel(name: str, out: Path) -> list[dict[str, Any]]:
+    """Floors only: one floor for every channel against one floor per channel, both by the evidence rule."""
+    import torch
+
+    from forecast.baselines.best_floor import choose_floor
+    from forecast.training.evidence import hac_lag
+
+    dm, floors = fitted_floors(data_overrides(name, out / "data"))
 
     @torch.no_grad()
     def losses(split: str) -> dict[str, np.ndarray]:  # {floor: (W, C_out)}

@@ -31,10 +31,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from keep_rule import ROOT, SHARED, append, write_series  # noqa: E402
+from keep_rule import ROOT, SHARED, append, fitted_floors, write_series  # noqa: E402
 
 # name: (file, id_col, timestamp_col, target, seq_len, label_len, pred_len)
 PANELS: dict[str, tuple[str, str, str, str, int, int, int]] = {
@@ -67,25 +66,13 @@ def write_panels(data: Path) -> None:
 def panel_losses(name: str, data: Path) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, np.ndarray], int]:
     """Per-window MSE of each floor, ``{split: {floor: (W,)}}``, the series of each window ``{split: (W,)}``,
     and the data's ``pred_len``."""
-    from hydra import compose, initialize_config_dir
-    from hydra.utils import instantiate
-
-    from forecast.baselines.best_floor import RIDGE
     from forecast.training.evidence import window_losses
-    from forecast.training.floors import build_floors
 
     file, id_col, ts, target, seq_len, label_len, pred_len = PANELS[name]
     path = Path(file) if Path(file).is_absolute() else data / file
-    overrides = ["data=csv", f"data.path={path}", f"data.id_col={id_col}", f"data.timestamp_col={ts}",
-                 f"data.target={target}", "data.features=S", f"data.seq_len={seq_len}",
-                 f"data.label_len={label_len}", f"data.pred_len={pred_len}", "paths.output_dir=/tmp/unused"]
-    with initialize_config_dir(str(ROOT / "forecast" / "conf"), version_base="1.3"):
-        cfg = compose("train", overrides=overrides)
-    dm = instantiate(cfg.data)
-    dm.setup("fit")
-    floors = build_floors(dm.model_dims(), dm.spec.freq)
-    with torch.random.fork_rng(devices=[]):
-        floors[RIDGE].fit_closed_form(dm.ordered_dataloader("train"))
+    dm, floors = fitted_floors(["data=csv", f"data.path={path}", f"data.id_col={id_col}", f"data.timestamp_col={ts}",
+                                f"data.target={target}", "data.features=S", f"data.seq_len={seq_len}",
+                                f"data.label_len={label_len}", f"data.pred_len={pred_len}"])
     losses, series = {}, {}
     for split in ("val", "test"):
         index = dm.datasets[split]
