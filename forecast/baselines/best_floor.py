@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 import logging
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, NamedTuple
 
 import numpy as np
 import torch
@@ -15,6 +16,7 @@ from forecast.baselines.mean import WindowMean
 from forecast.baselines.naive import Naive
 from forecast.baselines.seasonal_naive import SeasonalNaive
 from forecast.core.forecaster import DataDims, ForecasterFactory
+from forecast.data.batch import WindowRange
 from forecast.training.evidence import Verdict, hac_lag, weigh, window_losses
 
 log = logging.getLogger("forecast")
@@ -59,32 +61,46 @@ def floor_errors(floors: Mapping[str, nn.Module], batches: Iterable[Any]) -> dic
     return {name: (squared[name] / count, absolute[name] / count) for name in floors}
 
 
+class Span(NamedTuple):
+    """Per-window losses of the simplest floor and of one challenger on more windows than validation's.
+
+    Attributes:
+        name: which windows, for the verdict's line (``training and validation``).
+        simplest: the simplest floor's per-window MSE (W,), windows in time order.
+        challenger: the challenger's per-window MSE on the same windows (W,).
+    """
+
+    name: str
+    simplest: np.ndarray
+    challenger: np.ndarray
+
+
 def choose_floor(losses: Mapping[str, np.ndarray], *, lag: int,
-                 wider: Mapping[str, np.ndarray] | None = None) -> tuple[str, list[Verdict]]:
+                 wider: Mapping[str, Span] | None = None) -> tuple[str, list[Verdict]]:
     """The floor the windows give evidence for, and the comparisons behind it.
 
     The first floor (``naive``) needs no evidence; every other one is weighed against it
-    (:func:`~forecast.training.evidence.weigh`) on the validation windows, and a floor that fits nothing
-    (window mean, seasonal naive) also on the training and validation windows together (``wider``): no
-    fit has seen its training windows, so they are as far out of its sample as the validation ones, and
-    there are more of them (a few rain spikes that the last value carries forward are rare events in
-    one validation span). Of the first and those whose gain over it is evidence on either span, the one
-    with the lowest validation MSE is chosen (ties: the earlier one).
+    (:func:`~forecast.training.evidence.weigh`) on the validation windows, and, where ``wider`` holds
+    more windows that no fit of it has seen, also on those: a floor that fits nothing (window mean,
+    seasonal naive) on the training and validation windows, the ridge on the later training windows
+    (fitted on the earlier ones) and the validation windows. There are more of them than validation's:
+    a few rain spikes that the last value carries forward are rare events in one validation span, and a
+    short file's validation span holds one or two independent blocks. Of the first and those whose gain
+    over it is evidence on either span, the one with the lowest validation MSE is chosen (ties: the
+    earlier one).
 
     Args:
         losses: ``{floor: per-window validation MSE (W,)}``, the simplest floor first, windows in time order.
         lag: Newey-West lag (:func:`~forecast.training.evidence.hac_lag`).
-        wider: ``{floor: per-window MSE over the training then the validation windows}`` of the floors that
-            fit nothing, the simplest first; None: validation alone.
+        wider: ``{floor: Span}``, more windows for some of the floors other than the first; None: validation alone.
     """
     names = list(losses)
     simplest = names[0]
     if not len(losses[simplest]):
         raise ValueError("no windows to choose the floor on")
     verdicts = [weigh(losses[simplest], losses[name], lag=lag, names=(simplest, name)) for name in names[1:]]
-    if wider:
-        verdicts += [weigh(wider[simplest], wider[name], lag=lag, names=(simplest, name), span="training and validation")
-                     for name in wider if name != simplest]
+    verdicts += [weigh(span.simplest, span.challenger, lag=lag, names=(simplest, name), span=span.name)
+                 for name, span in (wider or {}).items() if name != simplest]
     evidenced = {v.challenger for v in verdicts if v.replace}
     eligible = [name for name in names if name == simplest or name in evidenced]
     return min(eligible, key=lambda name: float(np.mean(losses[name]))), verdicts
@@ -99,9 +115,9 @@ class BestFloor(Baseline):
     """Forecasts with the floor that validation gives evidence for: naive, window mean, seasonal naive or ridge.
 
     The ridge floor is fitted on the training windows (:meth:`fit_closed_form`), where the floors that fit
-    nothing are also scored; the choice is made on the validation windows (:meth:`select_on_validation`),
-    with those training windows as more evidence for the floors that fit nothing (:func:`choose_floor`), and
-    kept in the checkpoint (``choice``).
+    nothing are also scored, and a copy of it fitted on their earlier half is scored on their later half; the
+    choice is made on the validation windows (:meth:`select_on_validation`), with those training windows as
+    more evidence (:func:`choose_floor`), and kept in the checkpoint (``choice``).
     Until then it forecasts with the ridge floor. Repeating the last value (``naive``) is the floor
     that needs no evidence; another floor may forecast only when its validation gain over it is
     significant once the overlap of neighbouring windows is accounted for
@@ -125,6 +141,7 @@ class BestFloor(Baseline):
         self.register_load_state_dict_post_hook(_read_choice)
         self.verdicts: list[Verdict] = []
         self._training_losses: dict[str, np.ndarray] | None = None
+        self._held_out: dict[str, np.ndarray] | None = None
 
     @property
     def chosen(self) -> str:
@@ -132,11 +149,27 @@ class BestFloor(Baseline):
         return self.names[self._chosen]
 
     def fit_closed_form(self, batches: Iterable[Any]) -> int | None:
-        """Fit the ridge candidate on the training windows (in window order; iterated twice) and score the
-        candidates that fit nothing on them; returns the ridge's regression rows."""
+        """Fit the ridge candidate on the training windows (in window order; re-iterable), score the candidates
+        that fit nothing on them and a copy of the ridge fitted on their earlier half on their later half
+        (:meth:`held_out_losses`); returns the ridge's regression rows."""
         rows = self.candidates[RIDGE].fit_closed_form(batches)
         self._training_losses = window_losses({name: self.candidates[name] for name in self.fits_nothing}, batches)
+        self._held_out = self.held_out_losses(batches, len(self._training_losses[self.names[0]]))
         return rows
+
+    def held_out_losses(self, batches: Iterable[Any], windows: int) -> dict[str, np.ndarray] | None:
+        """Per-window MSE of ``naive`` and of a copy of the ridge candidate fitted on the earlier half of the
+        ``windows`` training windows, on the later half, less its first ``pred_len`` windows (so that no row a
+        held-out window forecasts was in the fit); None when fewer than two windows are left."""
+        half = windows // 2
+        start = half + self.pred_len
+        if half == 0 or windows - start < 2:
+            return None
+        earlier_fit = copy.deepcopy(self.candidates[RIDGE])
+        earlier_fit.fit_closed_form(WindowRange(batches, 0, half))
+        simplest = self.names[0]
+        return window_losses({simplest: self.candidates[simplest], RIDGE: earlier_fit},
+                             WindowRange(batches, start, windows))
 
     @property
     def fits_nothing(self) -> list[str]:
@@ -145,12 +178,20 @@ class BestFloor(Baseline):
 
     def select_on_validation(self, batches: Iterable[Any]) -> None:
         """Choose a floor on the validation windows (in window order) by :func:`choose_floor`, with the training
-        windows scored by :meth:`fit_closed_form` for the candidates that fit nothing; :attr:`verdicts` keeps
-        each comparison."""
+        windows scored by :meth:`fit_closed_form` as more evidence; :attr:`verdicts` keeps each comparison."""
         losses = window_losses(dict(self.candidates.items()), batches)
-        wider = None
+        simplest = self.names[0]
+
+        def then_validation(name: str, earlier: Mapping[str, np.ndarray], challenger: str) -> Span:
+            return Span(name, np.concatenate([earlier[simplest], losses[simplest]]),
+                        np.concatenate([earlier[challenger], losses[challenger]]))
+
+        wider: dict[str, Span] = {}
         if self._training_losses is not None:
-            wider = {name: np.concatenate([self._training_losses[name], losses[name]]) for name in self.fits_nothing}
+            wider = {name: then_validation("training and validation", self._training_losses, name)
+                     for name in self.fits_nothing if name != simplest}
+        if self._held_out is not None:
+            wider[RIDGE] = then_validation("held-out training and validation", self._held_out, RIDGE)
         chosen, self.verdicts = choose_floor(losses, lag=hac_lag(self.pred_len), wider=wider)
         self.choice.fill_(self.names.index(chosen))
         self._chosen = self.names.index(chosen)

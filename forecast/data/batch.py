@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Iterable, Iterator, NamedTuple
 
 from torch import Tensor
 
@@ -21,3 +21,27 @@ class Batch(NamedTuple):
     x_mark_enc: Tensor
     x_mark_dec: Tensor
     y: Tensor
+
+
+class WindowRange:
+    """Windows ``start`` to ``stop`` (counted over every batch, in order) of re-iterable batches, re-iterable.
+
+    Args:
+        batches: ``Batch``es (or any named tuples of tensors with the window first), re-iterable.
+        start: first window.
+        stop: one past the last window.
+    """
+
+    def __init__(self, batches: Iterable[Batch], start: int, stop: int) -> None:
+        self.batches, self.start, self.stop = batches, start, stop
+
+    def __iter__(self) -> Iterator[Batch]:
+        offset = 0
+        for batch in self.batches:
+            size = len(batch[0])
+            low, high = max(self.start - offset, 0), min(self.stop - offset, size)
+            offset += size
+            if low < high:
+                yield type(batch)(*(field[low:high] for field in batch))  # each (high - low, ...)
+            if offset >= self.stop:
+                return

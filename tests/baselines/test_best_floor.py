@@ -8,7 +8,10 @@ import numpy as np
 import pytest
 import torch
 
-from forecast.baselines.best_floor import BestFloor, choose_floor, floor_errors
+from forecast.baselines.best_floor import BestFloor, Span, choose_floor, floor_errors
+from forecast.baselines.ridge import RidgeFloor
+from forecast.data.batch import WindowRange
+from forecast.training.evidence import window_losses
 from forecast.training.pipeline import train
 from forecast.data.batch import Batch
 from tests.conftest import compose_train, tiny_run_overrides
@@ -76,7 +79,8 @@ def test_a_floor_that_fits_nothing_may_show_its_evidence_on_the_training_windows
     val_naive, val_mean = span(800, [400])
     train_naive, train_mean = span(5000, list(range(250, 5000, 550)))
     val = {"naive": val_naive, "mean": val_mean, "ridge": val_naive - 0.05 + 0.5 * rng.standard_normal(800)}
-    wider = {"naive": np.concatenate([train_naive, val_naive]), "mean": np.concatenate([train_mean, val_mean])}
+    wider = {"mean": Span("training and validation", np.concatenate([train_naive, val_naive]),
+                          np.concatenate([train_mean, val_mean]))}
     assert val["mean"].mean() < val["ridge"].mean() < val["naive"].mean()
     chosen, verdicts = choose_floor(val, lag=48)
     assert chosen == "naive" and not any(v.replace for v in verdicts)  # one spike in validation is no evidence
@@ -88,11 +92,11 @@ def test_a_floor_that_fits_nothing_may_show_its_evidence_on_the_training_windows
         "mean replaces naive: mean's 67.0% training and validation gain is significant (p = 0.00022, 5800 windows")
     # evidence on the wider span makes the mean eligible; validation still ranks the eligible
     val["mean"] = val["naive"] * 1.02
-    wider["mean"][-800:] = val["mean"]
+    wider["mean"].challenger[-800:] = val["mean"]
     assert choose_floor(val, lag=48, wider=wider)[0] == "naive"
 
 
-def test_best_floor_scores_the_floors_that_fit_nothing_on_the_training_windows() -> None:
+def test_best_floor_weighs_the_floors_on_the_training_windows_no_fit_of_theirs_has_seen() -> None:
     # a slowly wandering level, which the last value follows better than a window mean, and spikes that the
     # last value carries forward and the mean of 24 steps dilutes: nine in the training span, one in validation
     gen = torch.Generator().manual_seed(0)
@@ -103,12 +107,41 @@ def test_best_floor_scores_the_floors_that_fit_nothing_on_the_training_windows()
     training, validation = windows(series, 0, 2000), windows(series, 2000, 3000)
     model.fit_closed_form(training)
     model.select_on_validation(validation)
-    assert model.chosen == "mean"
-    wider = [v for v in model.verdicts if v.span == "training and validation"]
-    assert [(v.challenger, v.replace) for v in wider] == [("mean", True)]
-    assert wider[0].windows == len(training[0].y) + len(validation[0].y)
-    alone = [v for v in model.verdicts if v.span == "validation" and v.challenger == "mean"]
-    assert not alone[0].replace  # the validation span alone gives no evidence for it
+    lines = [v.line() for v in model.verdicts]
+    assert lines[0].startswith("kept naive over mean: mean's 31.1% validation gain is not significant (p = 0.25)")
+    assert lines[1].startswith("kept naive over ridge: ridge's 35.9% validation gain is not significant (p = 0.21)")
+    assert lines[2].startswith("mean replaces naive: mean's 43.2% training and validation gain is significant "
+                               "(p = 0.0022, 2942 windows")  # 1971 training windows and 971 validation windows
+    # the ridge fitted on the first 985 training windows, scored on the last 980 (6 = pred_len left out)
+    assert lines[3].startswith("ridge replaces naive: ridge's 43.4% held-out training and validation gain is "
+                               "significant (p = 0.02, 1951 windows")
+    assert model.chosen == "ridge"  # of the eligible, the lowest validation MSE
+
+
+def test_the_held_out_ridge_is_fitted_on_the_earlier_training_windows_and_scored_on_the_later() -> None:
+    gen = torch.Generator().manual_seed(1)
+    t = torch.arange(700, dtype=torch.float64)[:, None]
+    series = (torch.sin(2 * torch.pi * t / 12) + 0.3 * torch.randn(700, 2, generator=gen, dtype=torch.float64)).float()
+    whole = windows(series, 0, 700)[0]  # 671 windows
+    batches = [type(whole)(*(f[i:i + 50] for f in whole)) for i in range(0, 671, 50)]  # batches of 50, last 21
+    model = BestFloor(dims=SIZES, period=None)
+    held_out = model.held_out_losses(batches, 671)
+    earlier = RidgeFloor(dims=SIZES)
+    earlier.fit_closed_form([type(whole)(*(f[:335] for f in whole))])
+    later = [type(whole)(*(f[341:] for f in whole))]  # no row that a held-out window forecasts is in the fit
+    expected = window_losses({"naive": model.candidates["naive"], "ridge": earlier}, later)
+    assert held_out["ridge"].shape == (330,)
+    for name in ("naive", "ridge"):
+        np.testing.assert_allclose(held_out[name], expected[name], rtol=1e-6)
+    assert model.held_out_losses(batches, 10) is None  # 5 fitted, none left after the 6 left out
+
+
+def test_window_range_takes_windows_across_batch_boundaries() -> None:
+    x = torch.arange(23.0)[:, None, None]  # window i holds i
+    batches = [Batch(x[i:i + 5], x[i:i + 5], x[i:i + 5], x[i:i + 5]) for i in range(0, 23, 5)]
+    taken = list(WindowRange(batches, 3, 17))
+    assert [b.x_enc.flatten().tolist() for b in taken] == [[3, 4], [5, 6, 7, 8, 9], [10, 11, 12, 13, 14], [15, 16]]
+    assert list(WindowRange(batches, 3, 17)) and len(list(WindowRange(batches, 30, 40))) == 0  # re-iterable
 
 
 def test_the_choice_is_kept_in_the_state(tmp_path: Path) -> None:
@@ -145,7 +178,8 @@ def test_the_default_starts_at_the_best_floor_on_validation(small_csv: Path, tmp
     weighed = [(c["challenger"], c["span"]) for c in ruined["floor_choice"]["comparisons"]]
     others = [name for name in ruined["floors"] if name != "naive"]  # from the simplest floor up
     assert weighed == [(name, "validation") for name in others] + [
-        (name, "training and validation") for name in others if name != "ridge"]
+        (name, "training and validation") for name in others if name != "ridge"] + [
+        ("ridge", "held-out training and validation")]
     assert ruined["kept_start"]
     assert ruined["start/val_loss"] == pytest.approx(ruined["floors"][best]["val/mse"], rel=1e-5)
     assert ruined["test/mse"] == pytest.approx(ruined["floors"][best]["test/mse"], rel=1e-5)
