@@ -39,7 +39,7 @@ from forecast.training.floors import Floors, evaluate_floors, standing
 from forecast.training.monitor import RunMonitor
 from forecast.training.per_series import panel_metrics
 from forecast.training.precision import apply_precision
-from forecast.training.progress import StepProgressBar
+from forecast.training.progress import step_progress
 from forecast.training.recipe import RECIPE_KEY
 from forecast.training.recipe_checkpoint import RecipeCheckpoint
 from forecast.training.resume import (ResumeState, check_resumable, finished_steps, last_checkpoint, merge_log,
@@ -187,7 +187,7 @@ def compose(cfg: DictConfig, *, frame: pd.DataFrame | None = None) -> ComposedRu
                                                          floors=floors.checkpoint_state()),
                   ResumeState(run_dir=run_dir, command=resume_command(run_dir))]
     if cfg.trainer.get("enable_progress_bar", True):
-        callbacks.append(StepProgressBar())  # one bar over the whole budget of steps
+        callbacks.append(step_progress())  # progress over the whole budget of steps
     trainer: L.Trainer = instantiate(cfg.trainer, callbacks=callbacks, logger=loggers or False,
                                      default_root_dir=str(run_dir), **trainer_plan)
     return ComposedRun(cfg=cfg, resolved=resolved, run_dir=run_dir, datamodule=datamodule, floors=floors, net=net,

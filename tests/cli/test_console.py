@@ -1,4 +1,5 @@
-"""What ``forecast-train`` prints: its own few lines and the progress bar; ``-v`` adds Lightning's own lines."""
+"""What ``forecast-train`` prints: its own few lines and its progress (a bar on a terminal, plain lines in a pipe);
+``-v`` adds Lightning's own lines."""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
+from forecast.training.progress import StepProgressLines, duration
 from tests.conftest import tiny_run_overrides
 
 BAR = re.compile(r"^(Epoch \d+/\d+|round \d+/\d+, steps|Training|Validation|Testing|Sanity Checking)\b|^\s*\x1b?\[A$")
@@ -44,9 +47,22 @@ def test_a_default_run_prints_its_own_lines_and_the_bar(small_csv: Path, tmp_pat
     assert lines[1].startswith("floors (naive, mean, seasonal_naive, ridge) in ")
     closing = [line for line in lines if line.startswith(("test/mse ", "run dir:    ", "checkpoint: "))]
     assert len(closing) == 3  # the closing lines, once each
-    assert re.search(r"^round 1/2, steps: ", output, flags=re.M)  # the progress bar stays
+    assert "\r" not in output and "\x1b" not in output  # a pipe gets lines, not a bar's returns and cursor moves
+    assert re.search(r"^round 1/2, step \d+: val/loss \d\.\d{4} \(\d+ s\)$", output, flags=re.M)
     for chatter in ("GPU available", "Tip:", "Total FLOPs", "Trainable params", "LeafSpec", "Restoring states"):
         assert chatter not in output
+
+
+def test_progress_lines_give_the_step_the_budget_and_the_time_left() -> None:
+    lines = StepProgressLines()
+    trainer = SimpleNamespace(global_step=400, current_epoch=1, max_epochs=6)
+    lines._total, lines._started, lines._first_step = 3000, 100.0, 0
+    assert lines.line(trainer, 200.0) == "round 2/6: step 400/3000 (13%), 4.00 steps/s, about 11 min left"
+    lines._first_step = 400  # a resumed run's rate counts only its own steps
+    assert lines.line(trainer, 200.0) == "round 2/6: step 400/3000 (13%), 0.00 steps/s, about ? left"
+    lines._total, lines._first_step = None, 0
+    assert lines.line(trainer, 200.0) == "round 2/6: step 400, 4.00 steps/s"
+    assert [duration(s) for s in (45, 650, 9000)] == ["45 s", "11 min", "2.5 h"]
 
 
 def test_verbose_brings_back_lightnings_lines_once(small_csv: Path, tmp_path: Path) -> None:

@@ -85,17 +85,18 @@ def test_resumed_run_ends_with_the_metrics_and_weights_of_an_uninterrupted_one(m
 
 def test_resume_refuses_a_setting_that_changes_what_the_run_learns(small_csv: Path, tmp_path: Path) -> None:
     run_dir = tmp_path / "crashed"
-    crashed_run(small_csv, run_dir)
+    patient = "callbacks.early_stopping.patience=5"  # no early stop: the resumed run trains every round it may
+    crashed_run(small_csv, run_dir, patient)
     config_before = (run_dir / "config.yaml").read_text()
     with pytest.raises(DataError) as err:
-        train(compose_train(overrides(small_csv, f"resume={run_dir}", "model.net.net.d_model=32"), run_dir))
+        train(compose_train(overrides(small_csv, f"resume={run_dir}", "model.net.net.d_model=32", patient), run_dir))
     assert str(err.value) == (f"resume={run_dir}: model.net.net.d_model was 16 in that run but is 32 now; resume with the "
                               f"run's own settings (its .hydra/overrides.yaml)")
     assert (run_dir / "config.yaml").read_text() == config_before
     assert (run_dir / "checkpoints" / "last.ckpt").is_file()
     # where and how it runs may change: more epochs, threads
-    resumed = train(compose_train(overrides(small_csv, f"resume={run_dir}", "trainer.max_epochs=5", "threads=1"),
-                                  run_dir))
+    resumed = train(compose_train(overrides(small_csv, f"resume={run_dir}", "trainer.max_epochs=5", "threads=1",
+                                            patient), run_dir))
     assert resumed["epochs"] == 5
 
 
