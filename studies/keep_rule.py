@@ -42,9 +42,14 @@ SERIES: dict[str, tuple[str, str, str, int, int, int, list[str]]] = {
     "macrodata": ("macrodata.csv", "realgdp", "M", 16, 8, 4, []),
     "wineind": ("wineind.csv", "sales", "S", 24, 12, 6, []),
     "ausbeer": ("ausbeer.csv", "beer", "S", 16, 8, 4, []),
+    "airpassengers": ("airpassengers.csv", "passengers", "S", 24, 12, 6, []),
+    "austres": ("austres.csv", "residents", "S", 16, 8, 4, []),
+    "lynx": ("lynx.csv", "lynx", "S", 24, 12, 6, []),
+    "woolyrnq": ("woolyrnq.csv", "wool", "S", 16, 8, 4, []),
     "weather_greensboro": ("weather_greensboro.csv", "temp_air", "M", 96, 48, 24, []),
     "weather_sandpoint": ("weather_sandpoint.csv", "temp_air", "M", 96, 48, 24, []),
     "particulates": ("particulates.csv", "PM2_5", "M", 96, 48, 24, []),
+    "weather_miami": ("weather_miami.csv", "temp_air", "M", 96, 48, 24, []),
     "etth1": ("ETTh1.csv", "OT", "M", 96, 48, 24, []),
     "etth2": ("ETTh2.csv", "OT", "M", 96, 48, 24, []),
 }
@@ -85,6 +90,10 @@ def write_series(out: Path) -> None:
     beer = pm.load_ausbeer()
     beer = beer[~np.isnan(beer)]  # the last quarter is missing
     save("ausbeer.csv", pd.date_range("1956-01-01", periods=len(beer), freq="QS"), {"beer": beer})
+    save("airpassengers.csv", pd.date_range("1949-01-01", periods=144, freq="MS"), {"passengers": pm.load_airpassengers()})
+    save("austres.csv", pd.date_range("1971-04-01", periods=89, freq="QS"), {"residents": pm.load_austres()})
+    save("lynx.csv", pd.date_range("1821-01-01", periods=114, freq="YS"), {"lynx": pm.load_lynx()})
+    save("woolyrnq.csv", pd.date_range("1965-01-01", periods=119, freq="QS"), {"wool": pm.load_woolyrnq()})
     write_pvlib_series(out, save)
 
 
@@ -92,9 +101,13 @@ WEATHER = ("ghi", "dni", "dhi", "temp_air", "temp_dew", "relative_humidity", "pr
            "wind_speed", "precipitable_water", "albedo", "TotCld (tenths)", "OpqCld (tenths)", "Hvis (m)")
 
 
+TMY2 = ("GHI", "DNI", "DHI", "temp_air", "DewPoint", "RHum", "Pressure", "Wdir", "Wspd", "TotCld", "OpqCld", "Hvis",
+        "CeilHgt", "Pwat", "AOD")
+
+
 def write_pvlib_series(out: Path, save: Any) -> None:
-    """pvlib's hourly files: two typical meteorological years (TMY3; the first 12 columns of ``WEATHER`` that
-    vary) and a year of rain and particulate matter (the soiling example's inputs)."""
+    """pvlib's hourly files: three typical meteorological years (TMY3 and TMY2; the first 12 columns of ``WEATHER``
+    or ``TMY2`` that vary) and a year of rain and particulate matter (the soiling example's inputs)."""
     import pvlib
 
     data_dir = Path(pvlib.__file__).parent / "data"
@@ -103,6 +116,10 @@ def write_pvlib_series(out: Path, save: Any) -> None:
         columns = [c for c in WEATHER if tmy[c].std() > 0][:12]
         save(name, pd.date_range("2001-01-01", periods=len(tmy), freq="h"),
              {c.split(" (")[0]: tmy[c].to_numpy() for c in columns})
+    tmy2, _ = pvlib.iotools.read_tmy2(data_dir / "12839.tm2")  # Miami
+    tmy2 = tmy2.rename(columns={"DryBulb": "temp_air"})
+    columns = [c for c in TMY2 if tmy2[c].std() > 0][:12]
+    save("weather_miami.csv", pd.date_range("2001-01-01", periods=len(tmy2), freq="h"), {c: tmy2[c].to_numpy() for c in columns})
     soiling = pd.read_csv(data_dir / "soiling_hsu_example_inputs.csv", parse_dates=["TimeStamp"])
     save("particulates.csv", pd.DatetimeIndex(soiling.TimeStamp), {c: soiling[c].to_numpy() for c in ("rain", "PM2_5", "PM10")})
 
@@ -312,7 +329,7 @@ def main() -> None:
     if args.table:
         print(table(args.out))
         return
-    if not (args.out / "data" / "particulates.csv").is_file():
+    if not all((args.out / "data" / SERIES[name][0]).is_file() for name in SERIES if name not in ETT):
         write_series(args.out / "data")
     for name in args.series:
         if args.floors_only:

@@ -6,8 +6,9 @@ on them can be chance. :func:`weigh` compares two forecasters on the same window
 Diebold-Mariano test: the per-window loss differences ``d`` (incumbent minus challenger), their mean
 over the long-run standard error of a Newey-West (Bartlett kernel) variance with lag ``2 * pred_len``
 (the dependence of overlapping horizons, plus as much again for overlapping inputs), read against
-Student's t with one degree of freedom per block of ``lag + 1`` windows less one. The challenger
-replaces the incumbent only when
+Student's t with one degree of freedom per block of ``lag + 1`` windows less one; fewer than two blocks
+hold no evidence at all (p = 1: one block of overlapping windows is one look, whatever its spread). The
+challenger replaces the incumbent only when
 
 - its validation MSE is lower and the one-sided p-value is under ``alpha`` (0.10), and
 - it is also better on the later half of the validation windows, the half closest to the test span,
@@ -71,6 +72,9 @@ class Verdict:
                     f"{self.windows} windows, lag {self.lag}; later half {self.later_gain * 100:+.1f}%)")
         if self.gain <= 0:
             why = f"{gain}"
+        elif degrees_of_freedom(self.windows, self.lag) < 1:
+            why = (f"{gain} cannot be weighed: {self.windows} windows are fewer than two blocks of {self.lag + 1} "
+                   f"(lag {self.lag})")
         elif self.p_value >= self.alpha:
             why = f"{gain} is not significant (p = {self.p_value:.2g})"
         else:
@@ -104,9 +108,9 @@ def diebold_mariano(incumbent: np.ndarray, challenger: np.ndarray, lag: int) -> 
     Returns:
         ``(statistic, p_value)``: mean of ``incumbent - challenger`` over its Newey-West standard error,
         and ``P(T >= statistic)`` for Student's t with :func:`degrees_of_freedom` (``W // (lag + 1) - 1``,
-        the independent blocks less one), so a few long windows are not taken for many looks. A
-        difference with no spread gives p 0 when the challenger is better everywhere by the same
-        amount, 1 when the two are equal.
+        the independent blocks less one), so a few long windows are not taken for many looks; p 1 with
+        fewer than two blocks. A difference with no spread gives p 0 when the challenger is better
+        everywhere by the same amount, 1 when the two are equal.
     """
     d = np.asarray(incumbent, dtype=np.float64) - np.asarray(challenger, dtype=np.float64)  # (W,)
     if d.ndim != 1 or len(d) < 2:
@@ -117,14 +121,15 @@ def diebold_mariano(incumbent: np.ndarray, challenger: np.ndarray, lag: int) -> 
         statistic = math.copysign(math.inf, mean) if mean != 0 else 0.0
     else:
         statistic = mean / math.sqrt(variance / len(d))
-    if statistic == 0:
-        return 0.0, 1.0
-    return statistic, student_t_sf(statistic, degrees_of_freedom(len(d), lag))
+    df = degrees_of_freedom(len(d), lag)
+    if statistic == 0 or df < 1:
+        return statistic, 1.0
+    return statistic, student_t_sf(statistic, df)
 
 
 def degrees_of_freedom(windows: int, lag: int) -> int:
-    """Blocks of ``lag + 1`` windows less one, at least 1."""
-    return max(windows // (lag + 1) - 1, 1)
+    """Blocks of ``lag + 1`` windows less one (below 1: too few windows to weigh anything)."""
+    return windows // (lag + 1) - 1
 
 
 def student_t_sf(t: float, df: float) -> float:

@@ -80,11 +80,23 @@ def test_a_gain_lost_on_the_later_half_is_not_kept() -> None:
     assert weigh(incumbent, challenger, lag=4, confirm_later=False).replace == (verdict.p_value < verdict.alpha)
 
 
+def test_fewer_than_two_blocks_of_windows_are_no_evidence() -> None:
+    # 7 overlapping windows at lag 8, the challenger steadily ahead by about 31% (Australian residents' validation
+    # span): one block is one look, however small its spread
+    incumbent = np.array([2.1, 2.4, 2.8, 3.0, 3.1, 3.3, 3.5]) * 1e-3
+    challenger = incumbent * np.array([0.70, 0.68, 0.71, 0.69, 0.70, 0.72, 0.66])
+    verdict = weigh(incumbent, challenger, lag=8)
+    assert verdict.statistic > 5 and verdict.p_value == 1.0 and not verdict.replace
+    assert verdict.line() == ("kept the start over the model: the model's 30.6% validation gain cannot be weighed: "
+                              "7 windows are fewer than two blocks of 9 (lag 8)")
+    assert weigh(np.tile(incumbent, 3)[:18], np.tile(challenger, 3)[:18], lag=8).p_value < 0.10  # two blocks: weighed
+
+
 def test_degenerate_differences() -> None:
     same = np.linspace(1, 2, 50)
     assert diebold_mariano(same, same, lag=3) == (0.0, 1.0)
     statistic, p = diebold_mariano(same, same - 0.1, lag=3)  # better everywhere by the same amount
     assert statistic == math.inf and p == 0.0
-    assert degrees_of_freedom(50, 4) == 9 and degrees_of_freedom(5, 12) == 1
+    assert degrees_of_freedom(50, 4) == 9 and degrees_of_freedom(26, 12) == 1 and degrees_of_freedom(25, 12) == 0
     with pytest.raises(ValueError, match="differ in shape"):
         weigh(same, same[:10], lag=2)
