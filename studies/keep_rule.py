@@ -101,8 +101,8 @@ WEATHER = ("ghi", "dni", "dhi", "temp_air", "temp_dew", "relative_humidity", "pr
            "wind_speed", "precipitable_water", "albedo", "TotCld (tenths)", "OpqCld (tenths)", "Hvis (m)")
 
 
-TMY2 = ("GHI", "DNI", "DHI", "temp_air", "DewPoint", "RHum", "Pressure", "Wdir", "Wspd", "TotCld", "OpqCld", "Hvis",
-        "CeilHgt", "Pwat", "AOD")
+# visibility and ceiling height are left out: their codes (9999 missing, 77777 unlimited) fill the file's last months
+TMY2 = ("GHI", "DNI", "DHI", "temp_air", "DewPoint", "RHum", "Pressure", "Wdir", "Wspd", "TotCld", "OpqCld", "Pwat", "AOD")
 
 
 def write_pvlib_series(out: Path, save: Any) -> None:
