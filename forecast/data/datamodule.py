@@ -20,6 +20,7 @@ from forecast.data.errors import DataError
 from forecast.data.hints import TRAIN
 from forecast.data.known_future import check_future_columns, with_known
 from forecast.data.reader import DATAFRAME, FillMethod, Series, read_panel
+from forecast.data.far_values import FarValues
 from forecast.data.spec import DataSpec, Features, Scaler
 from forecast.data.splits import SPLITS, RowRange, fits_every_split, n_windows, split_ranges
 from forecast.data.time_features import n_continuous_features, time_marks
@@ -266,10 +267,16 @@ class ForecastDataModule(L.LightningDataModule):
                              future_scale=floats(future_std), dialect=panel.dialect)
         # (N, C_in) float32, every series one after another, scaled with its own statistics or the pooled ones
         scaled = np.empty((int(offsets[-1]), len(inputs)), dtype=np.float32)
+        far = FarValues(inputs)
         for i, (v, sl) in enumerate(zip(values, self.slices)):
             m, d = per_series[i] if per_series else (self.spec.mean, self.spec.scale)
             scaled[sl.offset: sl.offset + sl.rows] = (v - np.asarray(m)) / np.asarray(d)
+            if self.scale:
+                trained = sl.ranges["train"].end
+                far.add(v[trained:], scaled[sl.offset + trained: sl.offset + sl.rows])
         del values
+        for note in far.notes(self.path if self.frame is None else "the data"):
+            print(f"note: {note}", file=sys.stderr)
         self.index = kept[0].index.append([s.index for s in kept[1:]]) if len(kept) > 1 else kept[0].index
         x = as_tensor(scaled)
         target_index = self.spec.target_index
