@@ -28,6 +28,11 @@ applied to the model and to the ridge floor from that forecaster's own validatio
 - ``decay_<rate>_<power>``: additive tracking whose step decays with the feedback count ``k`` of its (step,
   column), ``rate * (k0 / (k0 + k)) ** power`` of the split start, ``k0 = 1 / (1 - level)``, never below 0.01
   (decaying step sizes: Angelopoulos, Barber & Bates 2024);
+- ``band_<delta>``: additive tracking at rate 0.05 with a dead band: ``w = w0 + 0.05 w0 soft(D, B)``, ``D`` the
+  cumulative ``miss - (1 - a)`` of the (step, column) over its ``k`` feedbacks (the plain tracker is
+  ``w0 + 0.05 w0 D``), ``soft`` shrinking ``D`` towards 0 by ``B = delta k``: the width stays at the split start
+  while the running miss share is within ``delta`` of its level, so the long-run miss share stays within
+  ``delta`` of the level plus the tracker's own ``O(1 / T)``;
 - ``hindsight_scale``: not a method but a reference: the split half-widths times the one factor per column that
   gives the lowest interval score on the test span itself (a grid from 0.5 to 2.5 in steps of 0.01), the best
   any rule that rescales the split interval by a constant could score;
@@ -62,6 +67,7 @@ LOG_RATES = (0.03, 0.05)
 POOL_RATES = (0.03, 0.05, 0.07)
 DECAYS = ((0.1, 0.5), (0.2, 0.5))  # (rate, power) of decay_<rate>_<power>
 DECAY_FLOOR = 0.01
+BANDS = (0.01, 0.02, 0.03)
 HINDSIGHT_GRID = np.round(np.arange(0.5, 2.5 + 1e-9, 0.01), 2)
 
 
@@ -192,6 +198,24 @@ def decaying_track_widths(errors: np.ndarray, origins: np.ndarray, start: np.nda
     return np.maximum(delayed_feedback(errors, origins, state, lambda st: st["w"].copy(), update), 0.0)
 
 
+def banded_track_widths(errors: np.ndarray, origins: np.ndarray, start: np.ndarray, level: float, delta: float,
+                        rate: float = 0.05) -> np.ndarray:
+    """Additive tracking from the split start (P, C) with a dead band: ``w = start + rate * start * soft(D, B)``,
+    ``D`` the cumulative ``miss - (1 - level)`` over the ``k`` feedbacks of each (step, column), ``B = delta * k``."""
+    base = np.where(np.isfinite(start), start, 0.0)
+    state = {"d": np.zeros(start.shape), "k": np.zeros(start.shape)}
+
+    def update(st, ps, err, w):
+        st["d"][ps] += (err > w) - (1.0 - level)
+        st["k"][ps] += 1
+
+    def width(st):
+        soft = np.sign(st["d"]) * np.maximum(np.abs(st["d"]) - delta * st["k"], 0.0)
+        return np.maximum(start + rate * base * soft, 0.0)
+
+    return delayed_feedback(errors, origins, state, width, update)
+
+
 def pooled_scale_widths(errors: np.ndarray, origins: np.ndarray, start: np.ndarray, level: float,
                         eta: float) -> np.ndarray:
     """Pooled scale tracking: ``w = start * exp(s)`` with one ``s`` per column (C,), moved by
@@ -230,6 +254,8 @@ def method_widths(val_err: np.ndarray, test_err: np.ndarray, origins: np.ndarray
         out[f"pool_{eta:g}"] = pooled_scale_widths(test_err, origins, split, level, eta)
     for rate, power in DECAYS:
         out[f"decay_{rate:g}_{power:g}"] = decaying_track_widths(test_err, origins, split, level, rate, power)
+    for delta in BANDS:
+        out[f"band_{delta:g}"] = banded_track_widths(test_err, origins, split, level, delta)
     out["hindsight_scale"] = hindsight_scale_widths(test_err, split, level)
     out["scaled_0.02"] = scaled_track_widths(test_err, origins, split, val_err.mean(axis=0), level, 0.02, 0.05)
     return out
