@@ -90,7 +90,8 @@ def write_series(out: Path) -> None:
     beer = pm.load_ausbeer()
     beer = beer[~np.isnan(beer)]  # the last quarter is missing
     save("ausbeer.csv", pd.date_range("1956-01-01", periods=len(beer), freq="QS"), {"beer": beer})
-    save("airpassengers.csv", pd.date_range("1949-01-01", periods=144, freq="MS"), {"passengers": pm.load_airpassengers()})
+    save("airpassengers.csv", pd.date_range("1949-01-01", periods=144, freq="MS"),
+         {"passengers": pm.load_airpassengers()})
     save("austres.csv", pd.date_range("1971-04-01", periods=89, freq="QS"), {"residents": pm.load_austres()})
     save("lynx.csv", pd.date_range("1821-01-01", periods=114, freq="YS"), {"lynx": pm.load_lynx()})
     save("woolyrnq.csv", pd.date_range("1965-01-01", periods=119, freq="QS"), {"wool": pm.load_woolyrnq()})
@@ -102,7 +103,8 @@ WEATHER = ("ghi", "dni", "dhi", "temp_air", "temp_dew", "relative_humidity", "pr
 
 
 # visibility and ceiling height are left out: their codes (9999 missing, 77777 unlimited) fill the file's last months
-TMY2 = ("GHI", "DNI", "DHI", "temp_air", "DewPoint", "RHum", "Pressure", "Wdir", "Wspd", "TotCld", "OpqCld", "Pwat", "AOD")
+TMY2 = ("GHI", "DNI", "DHI", "temp_air", "DewPoint", "RHum", "Pressure", "Wdir", "Wspd", "TotCld", "OpqCld", "Pwat",
+        "AOD")
 
 
 def write_pvlib_series(out: Path, save: Any) -> None:
@@ -119,7 +121,8 @@ def write_pvlib_series(out: Path, save: Any) -> None:
     tmy2, _ = pvlib.iotools.read_tmy2(data_dir / "12839.tm2")  # Miami
     tmy2 = tmy2.rename(columns={"DryBulb": "temp_air"})
     columns = [c for c in TMY2 if tmy2[c].std() > 0][:12]
-    save("weather_miami.csv", pd.date_range("2001-01-01", periods=len(tmy2), freq="h"), {c: tmy2[c].to_numpy() for c in columns})
+    save("weather_miami.csv", pd.date_range("2001-01-01", periods=len(tmy2), freq="h"),
+         {c: tmy2[c].to_numpy() for c in columns})
     soiling = pd.read_csv(data_dir / "soiling_hsu_example_inputs.csv", parse_dates=["TimeStamp"])
     save("particulates.csv", pd.DatetimeIndex(soiling.TimeStamp), {c: soiling[c].to_numpy() for c in ("rain", "PM2_5", "PM10")})
 

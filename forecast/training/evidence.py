@@ -74,7 +74,7 @@ class Verdict:
             why = f"{gain}"
         elif degrees_of_freedom(self.windows, self.lag) < 1:
             why = (f"{gain} cannot be weighed: {self.windows} windows are fewer than two blocks of {self.lag + 1} "
-                   f"(lag {self.lag})")
+                   f"(lag {self.lag}); a longer validation span (data.ratios) can")
         elif self.p_value >= self.alpha:
             why = f"{gain} is not significant (p = {self.p_value:.2g})"
         else:

@@ -88,7 +88,8 @@ def test_fewer_than_two_blocks_of_windows_are_no_evidence() -> None:
     verdict = weigh(incumbent, challenger, lag=8)
     assert verdict.statistic > 5 and verdict.p_value == 1.0 and not verdict.replace
     assert verdict.line() == ("kept the start over the model: the model's 30.6% validation gain cannot be weighed: "
-                              "7 windows are fewer than two blocks of 9 (lag 8)")
+                              "7 windows are fewer than two blocks of 9 (lag 8); a longer validation span "
+                              "(data.ratios) can")
     assert weigh(np.tile(incumbent, 3)[:18], np.tile(challenger, 3)[:18], lag=8).p_value < 0.10  # two blocks: weighed
 
 
