@@ -17,10 +17,10 @@ from lightning.pytorch.trainer.states import TrainerFn
 from forecast.data.date_time import check_pair
 from forecast.data.dialect import dialect_from_settings
 from forecast.data.errors import DataError
+from forecast.data.far_values import FarValues
 from forecast.data.hints import TRAIN
 from forecast.data.known_future import check_future_columns, with_known
 from forecast.data.reader import DATAFRAME, FillMethod, Series, read_panel
-from forecast.data.far_values import FarValues
 from forecast.data.spec import DataSpec, Features, Scaler
 from forecast.data.splits import SPLITS, RowRange, fits_every_split, n_windows, split_ranges
 from forecast.data.time_features import n_continuous_features, time_marks
