@@ -267,7 +267,7 @@ class ForecastDataModule(L.LightningDataModule):
                              future_scale=floats(future_std), dialect=panel.dialect)
         # (N, C_in) float32, every series one after another, scaled with its own statistics or the pooled ones
         scaled = np.empty((int(offsets[-1]), len(inputs)), dtype=np.float32)
-        far = FarValues(inputs)
+        far = FarValues(inputs, name_codes=self.id_col is None)
         for i, (v, sl) in enumerate(zip(values, self.slices)):
             m, d = per_series[i] if per_series else (self.spec.mean, self.spec.scale)
             scaled[sl.offset: sl.offset + sl.rows] = (v - np.asarray(m)) / np.asarray(d)

@@ -23,10 +23,14 @@ class FarValues:
 
     Args:
         columns: the columns' names, in the order of the arrays' columns.
+        name_codes: name a likely missing-value code (a file of one series); in a panel, where each series is
+            scaled with its own statistics, a value common to many series' far values (a count of 12 in series
+            whose training rows were zeros) is no sign of a code, and only the general line is given.
     """
 
-    def __init__(self, columns: Sequence[str]) -> None:
+    def __init__(self, columns: Sequence[str], *, name_codes: bool = True) -> None:
         self.columns = list(columns)
+        self.name_codes = name_codes
         self.counts: list[Counter[float]] = [Counter() for _ in self.columns]
 
     def add(self, raw: np.ndarray, scaled: np.ndarray) -> None:
@@ -49,7 +53,7 @@ class FarValues:
             if not total:
                 continue
             value, times = counts.most_common(1)[0]
-            if times >= max(CODE_SHARE * total, CODE_TIMES):
+            if self.name_codes and times >= max(CODE_SHARE * total, CODE_TIMES):
                 codes.append(f"{path}: column {name!r}: {total:,} values after the training rows lie more than "
                              f"{FAR:g} training standard deviations from its training mean, {times:,} of them "
                              f"{value:g}; if {value:g} means missing, set data.na_values=[{value:g}] (and data.fill)")

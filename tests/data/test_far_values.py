@@ -51,6 +51,22 @@ def test_a_level_the_training_rows_never_reached_is_said_in_one_line(tmp_path: P
     assert capsys.readouterr().err == ""
 
 
+def test_a_panel_gets_the_general_line_only(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    # series whose training rows are zeros and whose later rows hold a count of 12: far from each series' own
+    # training mean, and common to all of them, yet no missing-value code
+    sales = np.zeros((4, 300))
+    sales[:, 250:] = 12.0
+    frame = pd.DataFrame({"store": np.repeat(["a", "b", "c", "d"], 300),
+                          "date": np.tile(pd.date_range("2020-01-01", periods=300, freq="D"), 4),
+                          "y": sales.reshape(-1)})
+    csv = tmp_path / "panel.csv"
+    frame.to_csv(csv, index=False)
+    setup(csv, id_col="store")
+    assert capsys.readouterr().err == (
+        f"note: {csv}: column 'y': values after the training rows more than 10 training standard deviations from "
+        f"the training mean (200 in 'y', up to 12): the training rows held nothing like them\n")
+
+
 def test_an_ordinary_series_gets_no_note(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     rng = np.random.default_rng(0)
     t = np.arange(2000)
