@@ -141,7 +141,9 @@ class BestFloor(Baseline):
         self.register_load_state_dict_post_hook(_read_choice)
         self.verdicts: list[Verdict] = []
         self._training_losses: dict[str, np.ndarray] | None = None
-        self._held_out: dict[str, np.ndarray] | None = None
+        #: per-window MSE of ``naive`` and of the earlier-half ridge on the later training windows (less the first
+        #: ``pred_len`` of them), set by :meth:`fit_closed_form`; None before it, or with too few windows
+        self.held_out: dict[str, np.ndarray] | None = None
 
     @property
     def chosen(self) -> str:
@@ -150,26 +152,26 @@ class BestFloor(Baseline):
 
     def fit_closed_form(self, batches: Iterable[Any]) -> int | None:
         """Fit the ridge candidate on the training windows (in window order; re-iterable), score the candidates
-        that fit nothing on them and a copy of the ridge fitted on their earlier half on their later half
-        (:meth:`held_out_losses`); returns the ridge's regression rows."""
+        that fit nothing on them, and a copy of the ridge fitted on their earlier half (:meth:`earlier_half_ridge`)
+        on their later half (:attr:`held_out`); returns the ridge's regression rows."""
         rows = self.candidates[RIDGE].fit_closed_form(batches)
-        self._training_losses = window_losses({name: self.candidates[name] for name in self.fits_nothing}, batches)
-        self._held_out = self.held_out_losses(batches, len(self._training_losses[self.names[0]]))
+        losses = window_losses({name: self.candidates[name] for name in self.fits_nothing}, batches)  # each (W,)
+        self._training_losses = losses
+        simplest = self.names[0]
+        windows = len(losses[simplest])
+        first_held_out = windows // 2 + self.pred_len  # no row a held-out window forecasts was in the earlier fit
+        self.held_out = None
+        if windows - first_held_out >= 2:
+            earlier = self.earlier_half_ridge(batches, windows)
+            later = window_losses({RIDGE: earlier}, WindowRange(batches, first_held_out, windows))[RIDGE]
+            self.held_out = {simplest: losses[simplest][first_held_out:], RIDGE: later}
         return rows
 
-    def held_out_losses(self, batches: Iterable[Any], windows: int) -> dict[str, np.ndarray] | None:
-        """Per-window MSE of ``naive`` and of a copy of the ridge candidate fitted on the earlier half of the
-        ``windows`` training windows, on the later half, less its first ``pred_len`` windows (so that no row a
-        held-out window forecasts was in the fit); None when fewer than two windows are left."""
-        half = windows // 2
-        start = half + self.pred_len
-        if half == 0 or windows - start < 2:
-            return None
-        earlier_fit = copy.deepcopy(self.candidates[RIDGE])
-        earlier_fit.fit_closed_form(WindowRange(batches, 0, half))
-        simplest = self.names[0]
-        return window_losses({simplest: self.candidates[simplest], RIDGE: earlier_fit},
-                             WindowRange(batches, start, windows))
+    def earlier_half_ridge(self, batches: Iterable[Any], windows: int) -> nn.Module:
+        """A copy of the ridge candidate fitted on the earlier half of the ``windows`` training windows."""
+        earlier = copy.deepcopy(self.candidates[RIDGE])
+        earlier.fit_closed_form(WindowRange(batches, 0, windows // 2))
+        return earlier
 
     @property
     def fits_nothing(self) -> list[str]:
@@ -190,8 +192,8 @@ class BestFloor(Baseline):
         if self._training_losses is not None:
             wider = {name: then_validation("training and validation", self._training_losses, name)
                      for name in self.fits_nothing if name != simplest}
-        if self._held_out is not None:
-            wider[RIDGE] = then_validation("held-out training and validation", self._held_out, RIDGE)
+        if self.held_out is not None:
+            wider[RIDGE] = then_validation("held-out training and validation", self.held_out, RIDGE)
         chosen, self.verdicts = choose_floor(losses, lag=hac_lag(self.pred_len), wider=wider)
         self.choice.fill_(self.names.index(chosen))
         self._chosen = self.names.index(chosen)

@@ -125,7 +125,8 @@ def test_the_held_out_ridge_is_fitted_on_the_earlier_training_windows_and_scored
     whole = windows(series, 0, 700)[0]  # 671 windows
     batches = [type(whole)(*(f[i:i + 50] for f in whole)) for i in range(0, 671, 50)]  # batches of 50, last 21
     model = BestFloor(dims=SIZES, period=None)
-    held_out = model.held_out_losses(batches, 671)
+    model.fit_closed_form(batches)
+    held_out = model.held_out
     earlier = RidgeFloor(dims=SIZES)
     earlier.fit_closed_form([type(whole)(*(f[:335] for f in whole))])
     later = [type(whole)(*(f[341:] for f in whole))]  # no row that a held-out window forecasts is in the fit
@@ -133,7 +134,8 @@ def test_the_held_out_ridge_is_fitted_on_the_earlier_training_windows_and_scored
     assert held_out["ridge"].shape == (330,)
     for name in ("naive", "ridge"):
         np.testing.assert_allclose(held_out[name], expected[name], rtol=1e-6)
-    assert model.held_out_losses(batches, 10) is None  # 5 fitted, none left after the 6 left out
+    model.fit_closed_form(windows(series, 0, 39))  # 10 windows: 5 fitted, none left after the 6 left out
+    assert model.held_out is None
 
 
 def test_window_range_takes_windows_across_batch_boundaries() -> None:
