@@ -8,11 +8,11 @@ model, and nothing is swapped any more: the closed-form start and its checkpoint
 and the test score the weights they load.
 
 The average spans a fixed share of a round (half, by default): after each step it moves ``1 / (span x
-round steps)`` of the way to the weights (decay 0.99 on rounds of 200 steps, 0.996 on rounds of 500, 0.83 on a
-small file's rounds of 12), so it smooths the steps that one validation sees whatever the file's size. Floating-point
-parameters and buffers (the distilling layers' batch-norm statistics) are averaged as ``avg + rate * (weights
-- avg)``, which leaves one that does not change (a fitted floor) bit for bit as it is; integer buffers (the
-floor chosen, batch counts) are copied.
+round steps)`` of the way to the weights (decay 0.99 on rounds of 200 steps, 0.996 on rounds of 500, 0.83
+on a small file's rounds of 12), so it smooths the steps that one validation sees whatever the file's
+size. Floating-point parameters and buffers (the distilling layers' batch-norm statistics) are averaged
+as ``avg + rate * (weights - avg)``, which leaves one that does not change (a fitted floor) bit for bit
+as it is; integer buffers (the floor chosen, batch counts) are copied.
 """
 
 from __future__ import annotations
