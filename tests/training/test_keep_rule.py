@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from forecast.training.pipeline import train
+from forecast.training.recipe import load_checkpoint
 from tests.conftest import compose_train, tiny_run_overrides
 
 N_ROWS = 1000
@@ -34,6 +35,7 @@ def test_on_a_random_walk_the_floor_is_kept(tmp_path: Path) -> None:
     assert metrics["kept_start"] and metrics["keep"]["decision"] == "start"
     assert Path(metrics["checkpoint"]).name == "start.ckpt"
     assert metrics["test/mse"] == pytest.approx(metrics["floors"][chosen]["test/mse"], rel=1e-5)
+    assert metrics["val/mse"] == pytest.approx(metrics["start/val_loss"], rel=1e-6)  # the start, not an average
     keep = metrics["keep"]
     if "gain" in keep:  # an epoch did beat the start on validation; the rule found it no evidence
         assert keep["p_value"] >= keep["alpha"] or keep["later_gain"] <= 0
@@ -52,6 +54,10 @@ def test_structure_the_floors_miss_keeps_the_trained_model(tmp_path: Path) -> No
     assert keep["p_value"] < keep["alpha"] and keep["gain"] > 0.2 and keep["later_gain"] > 0
     assert keep["reason"].startswith("the trained model replaces the start")
     assert metrics["epochs"] == 2  # round 1 beat the start, so start_patience_steps did not end training there
+    # validated and tested as the best round's weight average, the number that round logged; the last step's
+    # weights ride in the checkpoint beside it
+    assert metrics["val/mse"] == pytest.approx(min(metrics["val/loss_per_round"]), rel=1e-5)
+    assert "current_model_state" in load_checkpoint(metrics["checkpoint"])
     start_test = metrics["floors"][metrics["floor_choice"]["chosen"]]["test/mse"]
     assert metrics["test/mse"] < 0.8 * start_test
 

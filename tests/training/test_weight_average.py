@@ -1,21 +1,17 @@
-"""The average of the weights: what each round validates, what the checkpoints hold and what the run keeps."""
+"""The average of the weights: what each round validates, what the checkpoints hold and what the run keeps
+(through a whole run: tests/training/test_keep_rule.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import lightning as L
-import numpy as np
 import pytest
 import torch
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
 from forecast.training.averaging import WeightAverage
-from forecast.training.pipeline import train
-from forecast.training.recipe import load_checkpoint
-from tests.conftest import compose_train, tiny_run_overrides
-from tests.training.test_keep_rule import N_ROWS, TRAINING, series_csv
 
 ROUND = 8  # steps a round
 
@@ -100,26 +96,3 @@ def test_a_checkpoint_while_training_holds_the_average_and_the_last_weights(tmp_
 def test_span_must_be_positive() -> None:
     with pytest.raises(ValueError, match="WeightAverage: span must be positive; got 0"):
         WeightAverage(span=0)
-
-
-def test_the_run_validates_and_tests_the_weights_it_keeps(tmp_path: Path) -> None:
-    """Trained: the final validation scores the best round's average (the number that round logged); the
-    start kept: it scores the start, exactly the floor's validation loss."""
-    t = np.arange(N_ROWS)
-    values = np.sin(2 * np.pi * t / 10) * (1 + 0.5 * np.sin(2 * np.pi * t / 97))
-    values += 0.1 * np.random.default_rng(0).normal(size=N_ROWS)
-    overrides = [o for o in tiny_run_overrides(series_csv(tmp_path / "cycle.csv", values))
-                 if not o.startswith("data.features")]
-    trained = train(compose_train([*overrides, *TRAINING, "model.floor.ridge.alpha=1e6"], tmp_path / "trained"))
-    assert trained["keep"]["decision"] == "trained"
-    assert trained["val/mse"] == pytest.approx(min(trained["val/loss_per_round"]), rel=1e-5)
-    state = load_checkpoint(trained["checkpoint"])
-    assert "current_model_state" in state  # the last step's weights, beside the average in state_dict
-
-    walk = np.cumsum(np.random.default_rng(0).normal(size=N_ROWS))
-    overrides = [o for o in tiny_run_overrides(series_csv(tmp_path / "walk.csv", walk))
-                 if not o.startswith("data.features")]
-    kept = train(compose_train([*overrides, *TRAINING], tmp_path / "kept"))
-    assert kept["kept_start"]
-    assert kept["val/mse"] == pytest.approx(kept["start/val_loss"], rel=1e-6)
-    assert kept["test/mse"] == pytest.approx(kept["floors"][kept["floor_choice"]["chosen"]]["test/mse"], rel=1e-5)
