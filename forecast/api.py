@@ -221,7 +221,9 @@ class Model:
             fill_missing_dates: add rows missing from the timestamps, filled by ``fill`` (default: the
                 training run's ``data.fill_missing_dates``).
             intervals: conformal interval levels in (0, 1), whole percents (``(0.8, 0.95)``), as
-                ``forecast-predict --intervals``: ``<col>_lo_80``, ``<col>_hi_80`` ... after each column.
+                ``forecast-predict --intervals``: ``<col>_lo_80``, ``<col>_hi_80`` ... after each column;
+                the checkpoint's half-widths tracked through each series' recent windows
+                (:mod:`forecast.predict.future_widths`).
             future: for a model trained with ``data.future_columns``, a DataFrame or CSV with the
                 horizon's ``pred_len`` timestamps and those columns, as ``forecast-predict --future``.
             timestamp_col: the timestamp column of ``data`` and ``future`` (default: the training one).
@@ -250,7 +252,12 @@ class Model:
             values = read_future(future if isinstance(future, pd.DataFrame) else Path(future), spec,
                                  panel.series[0], timestamp_col=ts, header=spec.header if header is None else header,
                                  fill=fill)
-        return trained.forecast(panel, intervals=intervals, future=values, option=option)
+        widths = None
+        if intervals:
+            from forecast.predict.future_widths import future_widths
+
+            widths = future_widths(trained, panel, trained.half_widths(intervals))
+        return trained.forecast(panel, widths=widths, future=values, option=option)
 
     def backtest(self, data: Data | Panel, span: str | None = "test", *, start: str | int | None = None,
                  end: str | int | None = None, every: int = 1, batch_size: int = 256) -> dict[str, dict[str, Any]]:

@@ -199,14 +199,15 @@ class TrainedModel:
         """
         return half_widths(self.conformal, check_levels(levels), source=str(self.checkpoint))
 
-    def forecast(self, panel: Panel, *, intervals: Sequence[float] = (), future: np.ndarray | None = None,
-                 option: str = "future=") -> pd.DataFrame:
+    def forecast(self, panel: Panel, *, widths: Sequence[dict[float, np.ndarray]] | None = None,
+                 future: np.ndarray | None = None, option: str = "future=") -> pd.DataFrame:
         """Forecast the ``pred_len`` steps after each series' last row, all series in one forward pass.
 
         Args:
             panel: the series to forecast.
-            intervals: conformal interval levels in (0, 1); each adds ``<col>_lo_80``, ``<col>_hi_80``
-                (for 0.8) after each forecast column, in original units.
+            widths: per series of ``panel``, ``{level: (P, C_out) half-width, scaled}``
+                (:func:`~forecast.predict.future_widths.future_widths`); each level adds ``<col>_lo_80``,
+                ``<col>_hi_80`` (for 0.8) after each forecast column, in original units.
             future: the known-future columns over the horizon, (P, K) original units
                 (:func:`~forecast.predict.future.read_future`); required exactly when the model was
                 trained with ``data.future_columns`` (a file of one series).
@@ -218,10 +219,12 @@ class TrainedModel:
             intervals, narrowest level first), in original units.
 
         Raises:
-            DataError: bad levels, intervals from a checkpoint without calibration, or ``future``
-                given to a model without known-future columns (or missing for one with them).
+            DataError: ``future`` given to a model without known-future columns (or missing for one
+                with them).
         """
-        widths = self.half_widths(intervals) if intervals else {}
+        widths = [{}] * len(panel.series) if widths is None else widths
+        if len(widths) != len(panel.series):
+            raise ValueError(f"{len(widths)} sets of half-widths for {len(panel.series)} series")
         spec = self.spec
         check_future_given(spec, future is not None, option=option, source=str(self.checkpoint))
         xs, marks, futures = [], [], []
@@ -234,8 +237,8 @@ class TrainedModel:
         mark = torch.stack(marks)  # (N_series, S + P, M)
         pred = self.predict(torch.stack(xs), mark[:, :spec.seq_len], mark[:, spec.seq_len - spec.label_len:])
         frames = []
-        for series, future, p in zip(panel.series, futures, pred):  # p: (P, C_out)
-            frame = self._with_intervals(p.numpy().astype(np.float64), widths, series.series_id)
+        for series, future, p, w in zip(panel.series, futures, pred, widths):  # p: (P, C_out)
+            frame = self._with_intervals(p.numpy().astype(np.float64), w, series.series_id)
             frame.insert(0, series.frame.index.name or spec.timestamp_col or STEP, spec.dialect.written(future))
             if panel.id_col is not None:
                 frame.insert(0, panel.id_col, series.series_id)

@@ -21,7 +21,9 @@ after a hit. Guarantee, for any sequence of errors (no exchangeability, any drif
 and the start ``w0`` bounded by ``B``, the share of misses over ``T`` windows is within
 ``(B + (d + 2) * eta) / (eta * T)`` of ``1 - a`` (``eta = rate * w0``, ``d`` the feedback delay in windows), since the width stays in
 ``[-(d + 1) * eta, B + (d + 1) * eta]``. It is a long-run average over the windows, not a promise for
-any one window, and it is loose for short spans.
+any one window, and it is loose for short spans. Forecasts of the future continue the same tracking:
+their half-widths are the tracker's state at the file's last row (:func:`tracked_width_at`), after the
+file's recent windows with known actuals (``forecast.predict.future_widths``).
 
 Storage: the half-widths for the levels 0.01, 0.02, ..., 0.99 (``LEVELS``), shape (99, P, C_out),
 under ``conformal`` in the checkpoint's recipe (ETTh1 with P=96: 99*96*7 floats, 270 KB), so a level
@@ -179,3 +181,28 @@ def track_half_widths(errors: np.ndarray, origins: np.ndarray, start: np.ndarray
             done[todo] += 1
         out[j] = current
     return np.maximum(out, 0.0)
+
+
+def tracked_width_at(errors: np.ndarray, origins: np.ndarray, start: np.ndarray, level: float, *, at: int,
+                     rate: float = ADAPT_RATE) -> np.ndarray:
+    """The tracked half-width a window whose last input is row ``at`` gets (:func:`track_half_widths`).
+
+    The state after every step ``p`` of ``errors`` whose actual precedes ``at``'s forecast
+    (``origins[i] + 1 + p <= at``); with no windows, ``start``.
+
+    Args:
+        errors: absolute forecast errors, (W, P, C), in the units of ``start`` (W may be 0).
+        origins: the last input row of each window, (W,), increasing, each below ``at``.
+        start: split-conformal half-widths, (P, C).
+        level: the interval's level in (0, 1).
+        at: the last input row of the window to size (the file's last row, for a forecast of the future).
+        rate: the step as a fraction of ``start``.
+
+    Returns:
+        Half-widths, (P, C), clipped at 0.
+    """
+    start = np.asarray(start, dtype=np.float64)
+    errors = np.concatenate([np.asarray(errors, dtype=np.float64).reshape(-1, *start.shape),
+                             np.zeros((1, *start.shape))])  # (W + 1, P, C): the sized window last, never fed back
+    origins = np.append(np.asarray(origins, dtype=np.int64), at)  # (W + 1,)
+    return track_half_widths(errors, origins, start, level, rate=rate)[-1]

@@ -12,7 +12,7 @@ import torch
 
 import forecast
 from forecast.data.spec import DataSpec
-from forecast.training.conformal import CONFORMAL_KEY
+from forecast.training.conformal import CONFORMAL_KEY, tracked_width_at
 from forecast.training.recipe import RECIPE_KEY, load_checkpoint
 from tests.predict.tiny import PRED_LEN, ckpt_of, etth1_rows, predict, train_tiny
 
@@ -53,12 +53,24 @@ def test_interval_columns_order_and_values(run_dir: Path, new_csv: Path, tmp_pat
     table = ckpt[RECIPE_KEY][CONFORMAL_KEY]["half_widths"].double().numpy()  # (99, P, C) scaled
     spec = DataSpec.from_dict(ckpt[RECIPE_KEY]["spec"])
     std = np.asarray(spec.scale)[list(spec.target_index)]  # (C,) the training rows' std of each target
+    # the rolling backtest of the file from its validation span (rows 70.. of 100 at ratios 0.7/0.1/0.2) on
+    backtest = tmp_path / "bt.csv"
+    code, _, err = predict(capsys, run_dir, new_csv, "--rolling", "--start", "70", "-o", backtest)
+    assert code == 0, err
+    long = pd.read_csv(backtest)
+    n_win = len(long) // (PRED_LEN * len(COLUMNS))
+    assert n_win == 100 - 70 - PRED_LEN + 1
+    shape = (n_win, PRED_LEN, len(COLUMNS))  # rows: origin, then step, then column
+    errors = np.abs(long["prediction"].to_numpy() - long["actual"].to_numpy()).reshape(shape) / std  # scaled
+    origins = np.arange(n_win) + 69  # the last input row of each window
     for level, row in (("80", 79), ("95", 94)):
         lo = frame[[f"{c}_lo_{level}" for c in COLUMNS]].to_numpy()
         hi = frame[[f"{c}_hi_{level}" for c in COLUMNS]].to_numpy()
         centre = frame[COLUMNS].to_numpy()
         np.testing.assert_allclose(hi - centre, centre - lo, rtol=1e-9, atol=1e-9)  # symmetric
-        np.testing.assert_allclose(hi - centre, table[row] * std, rtol=1e-6)  # scaled half-width * std
+        tracked = tracked_width_at(errors, origins, table[row], int(level) / 100, at=99)  # (P, C) scaled
+        np.testing.assert_allclose(hi - centre, tracked * std, rtol=1e-6)  # tracked half-width * std
+        assert not np.allclose(tracked, table[row])  # the recent windows moved it from the split start
     hi95, hi80 = (frame[[f"{c}_hi_{level}" for c in COLUMNS]].to_numpy() for level in ("95", "80"))
     assert np.all(hi95 >= hi80)
     assert (tmp_path / "p.png").is_file()
@@ -143,8 +155,8 @@ def test_panel_intervals_use_each_series_scale(tmp_path_factory: pytest.TempPath
     fc = TrainedModel.load(run)
     csv = tmp_path / "panel.csv"
     frame.to_csv(csv, index=False)
-    out = fc.forecast(fc.read(csv), intervals=(0.8,))
     table = fc.conformal["half_widths"].double().numpy()[79]  # (P, C_out) scaled
+    out = fc.forecast(fc.read(csv), widths=[{0.8: table}] * 6)
     columns = list(fc.spec.target_columns)
     assert list(out.columns) == ["store", "date"] + [f"{c}{s}" for c in columns for s in ("", "_lo_80", "_hi_80")]
     widths = {}
@@ -173,3 +185,41 @@ def test_rolling_level_beyond_the_validation_windows(run_dir: Path, tmp_path: Pa
     assert got["interval_score"] is None and got["split"]["interval_score"] is None
     assert np.isinf(pd.read_csv(out)["hi_99"]).all()
     assert "inf" in [line for line in stdout.splitlines() if line.split()[:1] == ["all"]][-1]  # the intervals table
+
+
+def _future_widths(run_dir: Path, frame: pd.DataFrame, tmp_path: Path, **caps: int) -> tuple[dict, dict]:
+    """The split-conformal half-widths at 0.8 and 0.95 and what ``future_widths`` makes of them on ``frame``."""
+    from forecast.predict.future_widths import future_widths
+    from forecast.predict.trained_model import TrainedModel
+
+    fc = TrainedModel.load(run_dir)
+    csv = tmp_path / f"f{len(list(tmp_path.iterdir()))}.csv"
+    frame.to_csv(csv, index=False)
+    split = fc.half_widths((0.8, 0.95))
+    return split, future_widths(fc, fc.read(csv), split, **caps)[0]
+
+
+def test_recent_errors_larger_than_the_calibration_widen_the_future_interval(run_dir: Path, tmp_path: Path) -> None:
+    frame = etth1_rows(ROWS).tail(100).reset_index(drop=True)
+    rng = np.random.default_rng(0)
+    noisy = frame.copy()
+    noisy.loc[46:, COLUMNS] += rng.normal(0, 20, (100 - 46, len(COLUMNS)))  # the rows the tracker reads
+    split, calm = _future_widths(run_dir, frame, tmp_path)
+    _, wild = _future_widths(run_dir, noisy, tmp_path)
+    for level in (0.8, 0.95):
+        assert np.all(wild[level] > split[level]) and np.all(wild[level] > calm[level])
+
+
+def test_the_future_tracks_only_the_latest_windows(run_dir: Path, tmp_path: Path) -> None:
+    """With ``max_windows=5`` the widths are those of a file holding only its last 5 windows (34 rows, too
+    short for the run's splits, so every window is read); a file of one look-back keeps the split widths."""
+    frame = etth1_rows(ROWS).tail(100).reset_index(drop=True)
+    _, capped = _future_widths(run_dir, frame, tmp_path, max_windows=5)
+    _, short = _future_widths(run_dir, frame.tail(5 + 24 + PRED_LEN - 1), tmp_path)
+    _, by_total = _future_widths(run_dir, frame, tmp_path, total_windows=5)
+    split, none = _future_widths(run_dir, frame.tail(24), tmp_path)
+    for level in (0.8, 0.95):
+        np.testing.assert_array_equal(capped[level], short[level])
+        np.testing.assert_array_equal(capped[level], by_total[level])
+        np.testing.assert_array_equal(none[level], split[level])
+        assert not np.array_equal(capped[level], split[level])

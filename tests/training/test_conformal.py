@@ -13,7 +13,7 @@ from torch.utils.data import DataLoader
 
 from forecast.data.errors import DataError
 from forecast.training.conformal import (ADAPT_RATE, LEVELS, calibrate, check_levels, conformal_quantile, half_widths,
-                                         label, track_half_widths, validation_scores)
+                                         label, track_half_widths, tracked_width_at, validation_scores)
 
 
 @pytest.mark.parametrize("n", [1, 9, 19, 99, 100, 257])
@@ -217,6 +217,24 @@ def test_tracking_uses_only_the_actuals_known_at_each_origin() -> None:
     known = errors.copy()
     known[~unknown] = 50.0  # every known error becomes a miss: window j's intervals widen
     assert np.all(track_half_widths(known, origins, start, 0.8)[j] > base[j])
+
+
+def test_the_width_at_a_later_row_is_the_state_a_window_there_would_get() -> None:
+    """``tracked_width_at(errors[:j], ..., at=origins[j])`` is window j's tracked width, whatever comes after
+    it; with no windows it is the start."""
+    rng = np.random.default_rng(8)
+    n_win, n_step = 40, 5
+    origins = 2 * np.arange(n_win) + 50
+    errors = np.abs(rng.normal(size=(n_win, n_step, 3))) * np.linspace(0.5, 3, n_win)[:, None, None]
+    start = np.full((n_step, 3), 1.2)
+    tracked = track_half_widths(errors, origins, start, 0.9)
+    for j in (0, 1, 7, 39):
+        np.testing.assert_array_equal(tracked_width_at(errors[:j], origins[:j], start, 0.9, at=int(origins[j])),
+                                      tracked[j])
+    errors[origins[:, None] + 1 + np.arange(n_step)[None, :] > origins[-1]] = 50.0  # what the last window can't see
+    later = tracked_width_at(errors, origins, start, 0.9, at=int(origins[-1]) + n_step)  # every error known
+    assert np.all(later > tracked[-1])
+    np.testing.assert_array_equal(tracked_width_at(errors[:0], origins[:0], start, 0.9, at=10), start)
 
 
 def test_tracking_keeps_infinite_and_zero_starts() -> None:
