@@ -1,17 +1,28 @@
-"""Shared fixtures: data slices, config composition, thread pinning."""
+"""Shared fixtures: data slices, config composition, thread pinning.
+
+The suite checks what CI checks on a CPU (a resumed run equal to an uninterrupted one, the same metrics for
+a seed, exact keep-rule values), so it hides any GPU from this process and the ones it starts, before
+torch sets up CUDA; ``FORECAST_TEST_GPU=1`` leaves it visible. ``benchmarks/gpu_check.sh`` checks the GPU
+path.
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Iterator, Sequence
+import os
 
-import pandas as pd
-import pytest
-import torch
-from hydra import compose, initialize_config_dir
-from omegaconf import DictConfig
+if os.environ.get("FORECAST_TEST_GPU") != "1":
+    os.environ["CUDA_VISIBLE_DEVICES"] = ""
 
-from forecast.runtime import CONF_DIR, PROJECT_ROOT, register_resolvers
+from pathlib import Path  # noqa: E402
+from typing import Iterator, Sequence  # noqa: E402
+
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+import torch  # noqa: E402
+from hydra import compose, initialize_config_dir  # noqa: E402
+from omegaconf import DictConfig  # noqa: E402
+
+from forecast.runtime import CONF_DIR, PROJECT_ROOT, register_resolvers  # noqa: E402
 
 ETTH1 = PROJECT_ROOT / "data" / "ETTh1.csv"
 ETTH2 = PROJECT_ROOT.parent / "shared" / "data" / "ETTh2.csv"
