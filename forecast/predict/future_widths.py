@@ -72,4 +72,3 @@ def _validation_start(trained: TrainedModel, series: Series) -> int:
         return resolve_span(series.index, trained.config, seq_len=trained.spec.seq_len, span="val").start
     except DataError:
         return 0
-
