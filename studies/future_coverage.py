@@ -37,7 +37,7 @@ def score_run(run: Path, n_cutoffs: int) -> list[dict]:
     panel = fc.read(fc.config["data"]["path"])
     series = panel.series[0]
     test = resolve_span(series.index, fc.config, seq_len=spec.seq_len, span="test")
-    last = np.arange(test.start + spec.seq_len - 1, test.end - spec.pred_len)  # the last input row of each window
+    last = np.arange(test.start + spec.seq_len - 1, test.end - spec.pred_len)  # each window's last input row
     cutoffs = last[np.unique(np.linspace(0, len(last) - 1, min(n_cutoffs, len(last))).round().astype(int))]
     split = fc.half_widths(LEVELS)
     columns = list(spec.target_columns)
@@ -67,7 +67,8 @@ def score_run(run: Path, n_cutoffs: int) -> list[dict]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path, help="the OUT_DIR of studies/interval_runs.py")
-    parser.add_argument("--cutoffs", type=int, default=120, help="cutoffs per run, evenly spaced over the test span")
+    parser.add_argument("--cutoffs", type=int, default=120,
+                        help="cutoffs per run, evenly spaced over its test span")
     parser.add_argument("--only", nargs="*", default=None, help="run names (default: every finished run)")
     args = parser.parse_args(argv)
     runs = sorted(p.parent for p in (args.out / "runs").glob("*/metrics.json"))
@@ -78,7 +79,8 @@ def main(argv: list[str] | None = None) -> int:
         got = score_run(run, args.cutoffs)
         rows += got
         for r in got:
-            print(f"{r['run']:<16} {label(r['level']):>3}% {r['method']:<8} cover {100 * r['coverage']:5.1f}  "
+            print(f"{r['run']:<16} {label(r['level']):>3}% {r['method']:<8} "
+                  f"cover {100 * r['coverage']:5.1f}  "
                   f"score {r['interval_score']:.4f} ({100 * r['vs_split']:+.1f}%)  [{r['cutoffs']} cutoffs, "
                   f"{time.time() - t0:.0f} s]", flush=True)
     target = args.out / "future_coverage.csv"

@@ -140,6 +140,8 @@ def _forecast_status(args: argparse.Namespace, fc: Any, panel: Any, frame: Any, 
     else:
         print(f"forecast:   {spec.pred_len} steps after the last row of each of {len(panel.series)} series",
               file=out)
+    if args.intervals:
+        print(f"intervals:  {_intervals_line(fc, panel, args.intervals)}", file=out)
     if not to_stdout:  # on stdout the CSV is the table
         print(frame.to_string(index=False, max_rows=12, float_format=lambda v: f"{v:.4f}"), file=out)
     written = ([] if to_stdout else [str(output)]) + ([str(args.plot)] if args.plot else [])
@@ -250,6 +252,23 @@ def _status(args: argparse.Namespace, output: Path) -> TextIO | None:
     if args.quiet:
         return None
     return sys.stderr if _is_stdout(output) else sys.stdout
+
+
+def _intervals_line(fc: Any, panel: Any, levels: list[float]) -> str:
+    """``80%, 95%: the validation calibration tracked through the file's last 2000 windows`` (what
+    :func:`~forecast.predict.future_widths.future_widths` did)."""
+    from forecast.predict.future_widths import tracked_windows
+    from forecast.training.conformal import label
+
+    counts = tracked_windows(fc, panel)
+    named = ", ".join(f"{label(a)}%" for a in sorted(levels))
+    if not any(counts):
+        return (f"{named}: the validation calibration, untracked (no window with known actuals after the "
+                f"training rows)")
+    if panel.id_col is None:
+        return f"{named}: the validation calibration tracked through the file's last {counts[0]} windows"
+    return (f"{named}: the validation calibration tracked through each series' latest windows ({sum(counts)} "
+            f"in all)")
 
 
 def _print_checkpoint(fc: Any, out: TextIO) -> None:

@@ -26,8 +26,8 @@ TOTAL_WINDOWS = 20000  # over all the series of a panel
 
 
 def future_widths(trained: TrainedModel, panel: Panel, widths: dict[float, np.ndarray], *,
-                  max_windows: int = MAX_WINDOWS, total_windows: int = TOTAL_WINDOWS, rate: float = ADAPT_RATE,
-                  batch_size: int = 256) -> list[dict[float, np.ndarray]]:
+                  max_windows: int = MAX_WINDOWS, total_windows: int = TOTAL_WINDOWS,
+                  rate: float = ADAPT_RATE, batch_size: int = 256) -> list[dict[float, np.ndarray]]:
     """Each series' ``{level: (P, C_out) half-width, scaled}`` for the window after its last row.
 
     Args:
@@ -42,17 +42,35 @@ def future_widths(trained: TrainedModel, panel: Panel, widths: dict[float, np.nd
     Returns:
         One dict per series of ``panel``, in order.
     """
-    per_series = max(1, min(max_windows, total_windows // max(1, len(panel.series))))
+    per_series = _per_series(panel, max_windows, total_windows)
     return [_series_widths(trained, s, widths, per_series, rate, batch_size) for s in panel.series]
+
+
+def tracked_windows(trained: TrainedModel, panel: Panel, *, max_windows: int = MAX_WINDOWS,
+                    total_windows: int = TOTAL_WINDOWS) -> list[int]:
+    """How many windows :func:`future_widths` tracks each series' half-widths through (0: split kept)."""
+    per_series = _per_series(panel, max_windows, total_windows)
+    span = trained.spec.seq_len + trained.spec.pred_len  # rows of one window
+    return [max(0, len(s.frame) - _first_row(trained, s, per_series) - span + 1) for s in panel.series]
+
+
+def _per_series(panel: Panel, max_windows: int, total_windows: int) -> int:
+    return max(1, min(max_windows, total_windows // max(1, len(panel.series))))
+
+
+def _first_row(trained: TrainedModel, series: Series, n_windows: int) -> int:
+    """The first row (look-back included) of the series' latest ``n_windows`` windows, none before the run's
+    validation span of the file."""
+    span = trained.spec.seq_len + trained.spec.pred_len  # rows of one window
+    return max(0, len(series.frame) - (n_windows + span - 1), _validation_start(trained, series))
 
 
 def _series_widths(trained: TrainedModel, series: Series, widths: dict[float, np.ndarray], n_windows: int,
                    rate: float, batch_size: int) -> dict[float, np.ndarray]:
     spec = trained.spec
     n_rows = len(series.frame)
-    span = spec.seq_len + spec.pred_len  # rows of one window
-    start = max(0, n_rows - (n_windows + span - 1), _validation_start(trained, series))
-    if not widths or n_rows - start < span:
+    start = _first_row(trained, series, n_windows)
+    if not widths or n_rows - start < spec.seq_len + spec.pred_len:
         return dict(widths)
     windows = trained.windows(series, start=start, end=n_rows)
     preds, actuals = [], []

@@ -202,7 +202,8 @@ def tracked_width_at(errors: np.ndarray, origins: np.ndarray, start: np.ndarray,
         Half-widths, (P, C), clipped at 0.
     """
     start = np.asarray(start, dtype=np.float64)
+    # (W + 1, P, C): the window being sized last; its own errors are never fed back
     errors = np.concatenate([np.asarray(errors, dtype=np.float64).reshape(-1, *start.shape),
-                             np.zeros((1, *start.shape))])  # (W + 1, P, C): the sized window last, never fed back
+                             np.zeros((1, *start.shape))])
     origins = np.append(np.asarray(origins, dtype=np.int64), at)  # (W + 1,)
     return track_half_widths(errors, origins, start, level, rate=rate)[-1]

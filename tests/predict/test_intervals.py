@@ -74,6 +74,15 @@ def test_interval_columns_order_and_values(run_dir: Path, new_csv: Path, tmp_pat
     hi95, hi80 = (frame[[f"{c}_hi_{level}" for c in COLUMNS]].to_numpy() for level in ("95", "80"))
     assert np.all(hi95 >= hi80)
     assert (tmp_path / "p.png").is_file()
+    assert "intervals:  80%, 95%: the validation calibration tracked through the file's last 25 windows\n" \
+        in out
+    one_lookback = tmp_path / "short.csv"
+    pd.read_csv(new_csv).tail(24).to_csv(one_lookback, index=False)
+    code, out, err = predict(capsys, run_dir, one_lookback, "-o", tmp_path / "short_iv.csv",
+                             "--intervals", "0.8")
+    assert code == 0, err
+    assert ("intervals:  80%: the validation calibration, untracked (no window with known actuals after the "
+            "training rows)\n") in out
 
 
 @pytest.mark.parametrize("levels, message", [
@@ -188,7 +197,8 @@ def test_rolling_level_beyond_the_validation_windows(run_dir: Path, tmp_path: Pa
 
 
 def _future_widths(run_dir: Path, frame: pd.DataFrame, tmp_path: Path, **caps: int) -> tuple[dict, dict]:
-    """The split-conformal half-widths at 0.8 and 0.95 and what ``future_widths`` makes of them on ``frame``."""
+    """The split-conformal half-widths at 0.8 and 0.95, and what ``future_widths`` makes of them on ``frame``
+    (one series)."""
     from forecast.predict.future_widths import future_widths
     from forecast.predict.trained_model import TrainedModel
 
@@ -199,7 +209,8 @@ def _future_widths(run_dir: Path, frame: pd.DataFrame, tmp_path: Path, **caps: i
     return split, future_widths(fc, fc.read(csv), split, **caps)[0]
 
 
-def test_recent_errors_larger_than_the_calibration_widen_the_future_interval(run_dir: Path, tmp_path: Path) -> None:
+def test_recent_errors_larger_than_the_calibration_widen_the_future_interval(run_dir: Path,
+                                                                             tmp_path: Path) -> None:
     frame = etth1_rows(ROWS).tail(100).reset_index(drop=True)
     rng = np.random.default_rng(0)
     noisy = frame.copy()

@@ -229,9 +229,10 @@ def test_the_width_at_a_later_row_is_the_state_a_window_there_would_get() -> Non
     start = np.full((n_step, 3), 1.2)
     tracked = track_half_widths(errors, origins, start, 0.9)
     for j in (0, 1, 7, 39):
-        np.testing.assert_array_equal(tracked_width_at(errors[:j], origins[:j], start, 0.9, at=int(origins[j])),
-                                      tracked[j])
-    errors[origins[:, None] + 1 + np.arange(n_step)[None, :] > origins[-1]] = 50.0  # what the last window can't see
+        got = tracked_width_at(errors[:j], origins[:j], start, 0.9, at=int(origins[j]))
+        np.testing.assert_array_equal(got, tracked[j])
+    unseen = origins[:, None] + 1 + np.arange(n_step)[None, :] > origins[-1]  # (W, P): unknown then
+    errors[unseen] = 50.0
     later = tracked_width_at(errors, origins, start, 0.9, at=int(origins[-1]) + n_step)  # every error known
     assert np.all(later > tracked[-1])
     np.testing.assert_array_equal(tracked_width_at(errors[:0], origins[:0], start, 0.9, at=10), start)
