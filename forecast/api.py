@@ -242,8 +242,7 @@ class Model:
 
         trained, spec = self.trained, self.spec
         check_future_given(spec, future is not None, option=option, source=str(trained.checkpoint))
-        if intervals:
-            trained.half_widths(intervals)  # bad levels are refused before the data is read
+        split = trained.half_widths(intervals) if intervals else None  # bad levels: refused before reading
         panel = data if isinstance(data, Panel) else self.read(data, fill=fill, fill_missing_dates=fill_missing_dates,
                                                                 timestamp_col=timestamp_col, header=header)
         values = None
@@ -253,10 +252,10 @@ class Model:
                                  panel.series[0], timestamp_col=ts, header=spec.header if header is None else header,
                                  fill=fill)
         widths = None
-        if intervals:
+        if split is not None:
             from forecast.predict.future_widths import future_widths
 
-            widths = future_widths(trained, panel, trained.half_widths(intervals))
+            widths = future_widths(trained, panel, split)
         return trained.forecast(panel, widths=widths, future=values, option=option)
 
     def backtest(self, data: Data | Panel, span: str | None = "test", *, start: str | int | None = None,

@@ -12,11 +12,11 @@ last row. A series with no such window keeps the split-conformal half-widths.
 from __future__ import annotations
 
 import numpy as np
-import torch
-from torch.utils.data import DataLoader
 
 from forecast.data.errors import DataError
 from forecast.data.reader import Panel, Series
+from forecast.data.splits import RowRange
+from forecast.predict.rolling import run_backtest
 from forecast.predict.span import resolve_span
 from forecast.predict.trained_model import TrainedModel
 from forecast.training.conformal import ADAPT_RATE, tracked_width_at
@@ -42,45 +42,42 @@ def future_widths(trained: TrainedModel, panel: Panel, widths: dict[float, np.nd
     Returns:
         One dict per series of ``panel``, in order.
     """
-    per_series = _per_series(panel, max_windows, total_windows)
-    return [_series_widths(trained, s, widths, per_series, rate, batch_size) for s in panel.series]
+    out = [dict(widths) for _ in panel.series]
+    spans = _spans(trained, panel, max_windows, total_windows)
+    if not widths or not any(_count(trained, r) for r in spans):
+        return out
+    bt = run_backtest(trained, panel, spans, batch_size=batch_size)  # every series' windows, batched together
+    errors = np.abs(bt.pred.astype(np.float64) - bt.actual)  # (W, P, C_out)
+    for k, series in enumerate(panel.series):
+        mask = bt.series == k
+        if mask.any():
+            last = len(series.frame) - 1
+            out[k] = {a: tracked_width_at(errors[mask], bt.origins[mask], w, a, at=last, rate=rate)
+                      for a, w in widths.items()}
+    return out
 
 
 def tracked_windows(trained: TrainedModel, panel: Panel, *, max_windows: int = MAX_WINDOWS,
                     total_windows: int = TOTAL_WINDOWS) -> list[int]:
     """How many windows :func:`future_widths` tracks each series' half-widths through (0: split kept)."""
-    per_series = _per_series(panel, max_windows, total_windows)
-    span = trained.spec.seq_len + trained.spec.pred_len  # rows of one window
-    return [max(0, len(s.frame) - _first_row(trained, s, per_series) - span + 1) for s in panel.series]
+    return [_count(trained, r) for r in _spans(trained, panel, max_windows, total_windows)]
 
 
-def _per_series(panel: Panel, max_windows: int, total_windows: int) -> int:
-    return max(1, min(max_windows, total_windows // max(1, len(panel.series))))
+def _spans(trained: TrainedModel, panel: Panel, max_windows: int, total_windows: int) -> list[RowRange]:
+    """Each series' rows (look-back included) of its latest windows: at most ``max_windows`` a series and
+    ``total_windows`` over the panel, none before the run's validation span of the file."""
+    per_series = max(1, min(max_windows, total_windows // max(1, len(panel.series))))
+    rows = per_series + trained.spec.seq_len + trained.spec.pred_len - 1  # the latest windows' rows
+    spans = []
+    for series in panel.series:
+        n_rows = len(series.frame)
+        spans.append(RowRange(max(0, n_rows - rows, _validation_start(trained, series)), n_rows))
+    return spans
 
 
-def _first_row(trained: TrainedModel, series: Series, n_windows: int) -> int:
-    """The first row (look-back included) of the series' latest ``n_windows`` windows, none before the run's
-    validation span of the file."""
-    span = trained.spec.seq_len + trained.spec.pred_len  # rows of one window
-    return max(0, len(series.frame) - (n_windows + span - 1), _validation_start(trained, series))
-
-
-def _series_widths(trained: TrainedModel, series: Series, widths: dict[float, np.ndarray], n_windows: int,
-                   rate: float, batch_size: int) -> dict[float, np.ndarray]:
-    spec = trained.spec
-    n_rows = len(series.frame)
-    start = _first_row(trained, series, n_windows)
-    if not widths or n_rows - start < spec.seq_len + spec.pred_len:
-        return dict(widths)
-    windows = trained.windows(series, start=start, end=n_rows)
-    preds, actuals = [], []
-    with torch.inference_mode():
-        for batch in DataLoader(windows, batch_size=batch_size, shuffle=False):
-            preds.append(trained.predict(batch.x_enc, batch.x_mark_enc, batch.x_mark_dec))  # (B, P, C_out)
-            actuals.append(batch.y)  # (B, P, C_out)
-    errors = np.abs(torch.cat(preds).numpy().astype(np.float64) - torch.cat(actuals).numpy())  # (W, P, C_out)
-    origins = np.array([windows.origin(i) + spec.seq_len - 1 for i in range(len(windows))])  # (W,)
-    return {a: tracked_width_at(errors, origins, w, a, at=n_rows - 1, rate=rate) for a, w in widths.items()}
+def _count(trained: TrainedModel, rows: RowRange) -> int:
+    """Complete windows in ``rows``."""
+    return max(0, rows.end - rows.start - trained.spec.seq_len - trained.spec.pred_len + 1)
 
 
 def _validation_start(trained: TrainedModel, series: Series) -> int:
