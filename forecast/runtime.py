@@ -81,6 +81,12 @@ def _period_for(freq: str | None) -> int | None:
     return period_for(freq)
 
 
+def _profiles_for(freq: str | None) -> list[str]:
+    from forecast.data.season import profiles_for
+
+    return profiles_for(freq)
+
+
 def in_checkout() -> bool:
     """Whether the package sits in its repository checkout (not, say, in an installed site-packages)."""
     return (PROJECT_ROOT / "pyproject.toml").is_file() and (PROJECT_ROOT / "data").is_dir()
@@ -108,12 +114,16 @@ def register_resolvers() -> None:
     * ``${period_for:${data.freq}}``: the default season length of a pandas frequency (``h`` -> 24,
       ``15min`` -> 96, ``D`` -> 7, ``B`` -> 5, ``W`` -> 52, ``MS`` -> 12), null when the frequency is null
       (inferred from the data) or has no default season.
+    * ``${profiles_for:${data.freq}}``: the calendar profiles the frequency holds (``h`` -> ``[day, week]``,
+      ``D`` -> ``[week]``, ``MS`` -> ``[]``).
     * ``${when_resuming:${resume},A,B}``: A when ``resume`` is set, else B (the run dir of a resumed run).
     """
     if not OmegaConf.has_resolver("project_root"):
         OmegaConf.register_new_resolver("project_root", project_root)
     if not OmegaConf.has_resolver("period_for"):
         OmegaConf.register_new_resolver("period_for", _period_for)
+    if not OmegaConf.has_resolver("profiles_for"):
+        OmegaConf.register_new_resolver("profiles_for", _profiles_for)
     if not OmegaConf.has_resolver("when_resuming"):
         OmegaConf.register_new_resolver("when_resuming", lambda resume, then, otherwise: otherwise if resume is None
                                         else then)

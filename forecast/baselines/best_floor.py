@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import logging
-from typing import Any, Iterable, Mapping, NamedTuple
+from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 import numpy as np
 import torch
@@ -18,26 +18,40 @@ from forecast.baselines.seasonal_naive import SeasonalNaive
 from forecast.core.forecaster import DataDims, ForecasterFactory
 from forecast.data.batch import WindowRange
 from forecast.training.evidence import Verdict, hac_lag, weigh, window_losses
+from forecast.wrappers.calendar_residual import CalendarResidual
 
 log = logging.getLogger("forecast")
 RIDGE = "ridge"
+PROFILE = "_profile"
 
 
-def candidate_floors(dims: DataDims, period: int | None,
-                     ridge: ForecasterFactory = RidgeFloor) -> dict[str, nn.Module]:
+def candidate_floors(dims: DataDims, period: int | None, ridge: ForecasterFactory = RidgeFloor,
+                     profiles: Sequence[str] = ()) -> dict[str, nn.Module]:
     """The floors, unfitted: ``naive``, ``mean``, ``seasonal_naive`` (left out when ``period`` is None
-    or longer than ``seq_len``) and ``ridge`` (``ridge(dims=dims)``, alpha 1 by default).
+    or longer than ``seq_len``), ``ridge`` (``ridge(dims=dims)``, alpha 1 by default) and, for each of
+    ``profiles`` (``day``, ``week``) where the data has timestamps, ``<period>_profile``: the training mean
+    of each time-of-day (time-of-week) slot plus the same ridge on what it leaves
+    (:class:`~forecast.wrappers.calendar_residual.CalendarResidual`).
 
     Args:
         dims: the data's sizes.
         period: the season length in steps.
         ridge: factory of the ridge floor, with its options.
+        profiles: the calendar profiles the frequency holds (:func:`forecast.data.season.profiles_for`).
     """
     floors: dict[str, nn.Module] = {"naive": Naive(dims=dims), "mean": WindowMean(dims=dims)}
     if period is not None and 1 <= period <= int(dims["seq_len"]):
         floors["seasonal_naive"] = SeasonalNaive(dims=dims, period=period)
     floors[RIDGE] = ridge(dims=dims)
+    if int(dims.get("n_time_features", 0)) > 0:
+        for profile in profiles:
+            floors[f"{profile}_profile"] = CalendarResidual(net=ridge, period=profile, dims=dims)
     return floors
+
+
+def fitted(names: Iterable[str]) -> list[str]:
+    """The floors of ``names`` fitted in closed form: the ridge and the profiles on it."""
+    return [name for name in names if name == RIDGE or name.endswith(PROFILE)]
 
 
 @torch.no_grad()
@@ -112,10 +126,12 @@ def _read_choice(module: "BestFloor", incompatible_keys: Any) -> None:
 
 
 class BestFloor(Baseline):
-    """Forecasts with the floor that validation gives evidence for: naive, window mean, seasonal naive or ridge.
+    """Forecasts with the floor that validation gives evidence for: naive, window mean, seasonal naive, ridge,
+    or a calendar profile with the ridge on what it leaves.
 
-    The ridge floor is fitted on the training windows (:meth:`fit_closed_form`), where the floors that fit
-    nothing are also scored, and a copy of it fitted on their earlier half is scored on their later half; the
+    The ridge floor and the profiles are fitted on the training windows (:meth:`fit_closed_form`), where the
+    floors that fit nothing are also scored, and a copy of each fitted on their earlier half is scored on their
+    later half; the
     choice is made on the validation windows (:meth:`select_on_validation`), with those training windows as
     more evidence (:func:`choose_floor`), and kept in the checkpoint (``choice``).
     Until then it forecasts with the ridge floor. Repeating the last value (``naive``) is the floor
@@ -130,19 +146,22 @@ class BestFloor(Baseline):
         ridge: factory of the ridge candidate, with its options (``RidgeFloor`` at alpha 1 when None).
         period: season length of the seasonal-naive candidate in steps; None leaves it out
             (``forecast/conf/model/best_floor.yaml`` derives it from ``data.freq``).
+        profiles: the calendar profiles (``day``, ``week``) to try with the ridge; the config derives them from
+            ``data.freq`` (:func:`forecast.data.season.profiles_for`).
     """
 
-    def __init__(self, *, dims: DataDims, ridge: ForecasterFactory | None = None, period: int | None = None) -> None:
+    def __init__(self, *, dims: DataDims, ridge: ForecasterFactory | None = None, period: int | None = None,
+                 profiles: Sequence[str] = ()) -> None:
         super().__init__(dims=dims)
-        self.candidates = nn.ModuleDict(candidate_floors(dims, period, ridge or RidgeFloor))
+        self.candidates = nn.ModuleDict(candidate_floors(dims, period, ridge or RidgeFloor, list(profiles)))
         self.names = list(self.candidates)
         self.register_buffer("choice", torch.tensor(self.names.index(RIDGE)))
         self._chosen = self.names.index(RIDGE)  # ``choice`` as a Python int: no tensor read in forward
         self.register_load_state_dict_post_hook(_read_choice)
         self.verdicts: list[Verdict] = []
         self._training_losses: dict[str, np.ndarray] | None = None
-        #: per-window MSE of ``naive`` and of the earlier-half ridge on the later training windows (less the first
-        #: ``pred_len`` of them), set by :meth:`fit_closed_form`; None before it, or with too few windows
+        #: per-window MSE of ``naive`` and of each fitted floor's earlier-half copy on the later training windows
+        #: (less the first ``pred_len`` of them), set by :meth:`fit_closed_form`; None before it, or with too few windows
         self.held_out: dict[str, np.ndarray] | None = None
 
     @property
@@ -151,10 +170,13 @@ class BestFloor(Baseline):
         return self.names[self._chosen]
 
     def fit_closed_form(self, batches: Iterable[Any]) -> int | None:
-        """Fit the ridge candidate on the training windows (in window order; re-iterable), score the candidates
-        that fit nothing on them, and a copy of the ridge fitted on their earlier half (:meth:`earlier_half_ridge`)
-        on their later half (:attr:`held_out`); returns the ridge's regression rows."""
-        rows = self.candidates[RIDGE].fit_closed_form(batches)
+        """Fit the ridge and the profiles on the training windows (in window order; re-iterable), score the
+        candidates that fit nothing on them, and a copy of each fitted one on their earlier half
+        (:meth:`earlier_half`) on their later half (:attr:`held_out`); returns the ridge's regression rows."""
+        rows = None
+        for name in self.fitted:
+            fit_rows = self.candidates[name].fit_closed_form(batches)
+            rows = fit_rows if name == RIDGE else rows
         losses = window_losses({name: self.candidates[name] for name in self.fits_nothing}, batches)  # each (W,)
         self._training_losses = losses
         simplest = self.names[0]
@@ -162,21 +184,26 @@ class BestFloor(Baseline):
         first_held_out = windows // 2 + self.pred_len  # no row a held-out window forecasts was in the earlier fit
         self.held_out = None
         if windows - first_held_out >= 2:
-            earlier = self.earlier_half_ridge(batches, windows)
-            later = window_losses({RIDGE: earlier}, WindowRange(batches, first_held_out, windows))[RIDGE]
-            self.held_out = {simplest: losses[simplest][first_held_out:], RIDGE: later}
+            earlier = {name: self.earlier_half(name, batches, windows) for name in self.fitted}
+            later = window_losses(earlier, WindowRange(batches, first_held_out, windows))
+            self.held_out = {simplest: losses[simplest][first_held_out:], **later}
         return rows
 
-    def earlier_half_ridge(self, batches: Iterable[Any], windows: int) -> nn.Module:
-        """A copy of the ridge candidate fitted on the earlier half of the ``windows`` training windows."""
-        earlier = copy.deepcopy(self.candidates[RIDGE])
+    def earlier_half(self, name: str, batches: Iterable[Any], windows: int) -> nn.Module:
+        """A copy of the fitted candidate ``name`` fitted on the earlier half of the ``windows`` training windows."""
+        earlier = copy.deepcopy(self.candidates[name])
         earlier.fit_closed_form(WindowRange(batches, 0, windows // 2))
         return earlier
 
     @property
+    def fitted(self) -> list[str]:
+        """The candidates fitted in closed form: the ridge and the profiles on it."""
+        return fitted(self.names)
+
+    @property
     def fits_nothing(self) -> list[str]:
         """The candidates without fitted parameters, the simplest first."""
-        return [name for name in self.names if name != RIDGE]
+        return [name for name in self.names if name not in self.fitted]
 
     def select_on_validation(self, batches: Iterable[Any]) -> None:
         """Choose a floor on the validation windows (in window order) by :func:`choose_floor`, with the training
@@ -193,7 +220,8 @@ class BestFloor(Baseline):
             wider = {name: then_validation("training and validation", self._training_losses, name)
                      for name in self.fits_nothing if name != simplest}
         if self.held_out is not None:
-            wider[RIDGE] = then_validation("held-out training and validation", self.held_out, RIDGE)
+            wider |= {name: then_validation("held-out training and validation", self.held_out, name)
+                      for name in self.fitted}
         chosen, self.verdicts = choose_floor(losses, lag=hac_lag(self.pred_len), wider=wider)
         self.choice.fill_(self.names.index(chosen))
         self._chosen = self.names.index(chosen)

@@ -33,3 +33,16 @@ def period_for(freq: str | None) -> int | None:
         if isinstance(off, kind):
             return period if off.n == 1 else None
     return None
+
+
+def profiles_for(freq: str | None) -> list[str]:
+    """The calendar profiles a pandas frequency can hold (``forecast.wrappers.calendar``): ``["day", "week"]``
+    for sub-daily data whose steps divide a day (``h``, ``30min``), ``["week"]`` for daily and business-day data,
+    none otherwise (coarser, irregular multiples, or a frequency not given)."""
+    period = period_for(freq)
+    if period is None:
+        return []
+    off = to_offset(str(freq))
+    if any(type(off) is kind for kind in _PER_DAY):
+        return ["day", "week"]
+    return ["week"] if isinstance(off, (offsets.Day, offsets.BusinessDay)) else []

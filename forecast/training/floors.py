@@ -20,9 +20,9 @@ from typing import Any, Mapping
 import torch
 from torch import Tensor, nn
 
-from forecast.baselines.best_floor import RIDGE, candidate_floors, floor_errors
+from forecast.baselines.best_floor import RIDGE, candidate_floors, fitted, floor_errors
 from forecast.baselines.ridge import RidgeFloor
-from forecast.data.season import period_for
+from forecast.data.season import period_for, profiles_for
 from forecast.core.forecaster import DataDims
 from forecast.core.standing import LEVEL, relative_change
 
@@ -57,8 +57,9 @@ class Floors:
 
 def build_floors(dims: DataDims, freq: str | None) -> dict[str, nn.Module]:
     """The floors, unfitted (:func:`~forecast.baselines.best_floor.candidate_floors`), the seasonal
-    naive's period from ``freq``, the ridge at alpha 1."""
-    return candidate_floors(dims, period_for(freq), functools.partial(RidgeFloor, alpha=RIDGE_ALPHA))
+    naive's period and the calendar profiles from ``freq``, the ridge at alpha 1."""
+    return candidate_floors(dims, period_for(freq), functools.partial(RidgeFloor, alpha=RIDGE_ALPHA),
+                            profiles_for(freq))
 
 
 def ridge_from_state(dims: DataDims, state: Mapping[str, Tensor]) -> RidgeFloor:
@@ -69,7 +70,8 @@ def ridge_from_state(dims: DataDims, state: Mapping[str, Tensor]) -> RidgeFloor:
 
 
 def evaluate_floors(datamodule: Any, dims: DataDims, freq: str | None) -> Floors:
-    """Fit the ridge floor on every training window, then score every floor on every validation and test window.
+    """Fit the ridge floor and the profiles on every training window, then score every floor on every validation
+    and test window.
 
     The global random state is left as it was (iterating a DataLoader draws a seed from it), so a
     run's model starts from the same weights with or without its floors.
@@ -82,7 +84,8 @@ def evaluate_floors(datamodule: Any, dims: DataDims, freq: str | None) -> Floors
     started = time.perf_counter()
     floors = build_floors(dims, freq)
     with torch.random.fork_rng(devices=[]):
-        floors[RIDGE].fit_closed_form(datamodule.ordered_dataloader("train"))
+        for name in fitted(floors):
+            floors[name].fit_closed_form(datamodule.ordered_dataloader("train"))
         scores = {split: floor_errors(floors, datamodule.ordered_dataloader(split)) for split in SPLITS}
     metrics = {name: {f"{split}/{metric}": scores[split][name][i] for split in SPLITS
                       for i, metric in enumerate(("mse", "mae"))} for name in floors}

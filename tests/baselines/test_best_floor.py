@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from forecast.baselines.best_floor import BestFloor, Span, choose_floor, floor_errors
+from forecast.baselines.best_floor import BestFloor, Span, choose_floor, fitted, floor_errors
 from forecast.baselines.ridge import RidgeFloor
 from forecast.data.batch import WindowRange
 from forecast.training.evidence import window_losses
@@ -180,8 +180,9 @@ def test_the_default_starts_at_the_best_floor_on_validation(small_csv: Path, tmp
     weighed = [(c["challenger"], c["span"]) for c in ruined["floor_choice"]["comparisons"]]
     others = [name for name in ruined["floors"] if name != "naive"]  # from the simplest floor up
     assert weighed == [(name, "validation") for name in others] + [
-        (name, "training and validation") for name in others if name != "ridge"] + [
-        ("ridge", "held-out training and validation")]
+        (name, "training and validation") for name in others if name not in fitted(others)] + [
+        (name, "held-out training and validation") for name in fitted(others)]
+    assert fitted(others) == ["ridge", "day_profile", "week_profile"]  # hourly data: both calendar profiles
     assert ruined["kept_start"]
     assert ruined["start/val_loss"] == pytest.approx(ruined["floors"][best]["val/mse"], rel=1e-5)
     assert ruined["test/mse"] == pytest.approx(ruined["floors"][best]["test/mse"], rel=1e-5)

@@ -14,12 +14,13 @@ from forecast.training.floors import build_floors, evaluate_floors, ridge_from_s
 from forecast.training.recipe import RECIPE_KEY, load_checkpoint, load_model
 from tests.conftest import compose_train, etth1_slice
 
-MODEL_OF_FLOOR = {"ridge": "linear", "naive": "naive", "mean": "mean", "seasonal_naive": "seasonal_naive"}
+MODEL_OF_FLOOR = {"ridge": "linear", "naive": "naive", "mean": "mean", "seasonal_naive": "seasonal_naive",
+                  "day_profile": "linear_profile", "week_profile": "linear_profile model.period=week"}
 
 
 def overrides(csv: Path, model: str) -> list[str]:
     return ["data=csv", f"data.path={csv}", "data.target=OT", "data.freq=h", "data.seq_len=24", "data.label_len=12",
-            "data.pred_len=6", "data.eval_batch_size=50", f"model={model}", "logger=none", "plot=false",
+            "data.pred_len=6", "data.eval_batch_size=50", *f"model={model}".split(), "logger=none", "plot=false",
             "trainer.enable_progress_bar=false", "trainer.enable_model_summary=false"]
 
 
@@ -38,7 +39,8 @@ def test_each_floor_equals_the_run_of_its_own_model(floor: str, csv: Path, tmp_p
         assert saved["floors"][floor][key] == pytest.approx(metrics[key], rel=1e-5), key
     if floor == "ridge":  # the model is the floor: its line says so, and the stored state is the model's
         line = capsys.readouterr().out.splitlines()[-3]
-        assert f"(ridge floor {metrics['test/mse']:.4f}, naive " in line and ": level with the ridge floor)" in line
+        assert f"(ridge floor {metrics['test/mse']:.4f}, naive " in line
+        assert f"({standing(metrics['test/mse'], {n: m['test/mse'] for n, m in saved['floors'].items()})})" in line
         ckpt = load_checkpoint(metrics["checkpoint"])
         model, _ = load_model(ckpt)
         stored = ckpt[RECIPE_KEY]["floors"]["ridge"]
@@ -100,7 +102,14 @@ def test_seasonal_naive_only_when_a_season_fits_the_window(freq: str | None, seq
     dims = {"enc_in": 2, "c_out": 2, "n_time_features": 4, "seq_len": seq_len, "label_len": 0, "pred_len": 3,
             "target_index": [0, 1]}
     names = list(build_floors(dims, freq))
-    assert names == ["naive", "mean", *(["seasonal_naive"] if has_season else []), "ridge"]
+    profiles = {"h": ["day_profile", "week_profile"], "D": ["week_profile"]}.get(freq, [])
+    assert names == ["naive", "mean", *(["seasonal_naive"] if has_season else []), "ridge", *profiles]
+
+
+def test_no_calendar_profile_without_timestamps() -> None:
+    dims = {"enc_in": 2, "c_out": 2, "n_time_features": 0, "seq_len": 24, "label_len": 0, "pred_len": 3,
+            "target_index": [0, 1]}
+    assert list(build_floors(dims, "h")) == ["naive", "mean", "seasonal_naive", "ridge"]
 
 
 # ---------------------------------------------------------------------------------------- wording
