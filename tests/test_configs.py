@@ -106,7 +106,7 @@ def test_a_model_config_brings_its_learning_rate_and_the_command_line_still_wins
 
 
 @pytest.mark.parametrize("model,composition", [
-    ("informer_floor", "FloorResidual(BestFloor(RidgeFloor), InstanceNorm(Informer))"),
+    ("informer_floor", "FloorResidual(BestFloor(RidgeFloor, CalendarResidual), InstanceNorm(Informer))"),
     ("informer_plus", "CalendarResidual(FloorResidual(RidgeFloor, InstanceNorm(Informer)))"),
     ("informer_small", "InstanceNorm(Informer)"),
     ("linear_profile", "CalendarResidual(RidgeFloor)"),

@@ -18,7 +18,6 @@ from forecast.baselines.seasonal_naive import SeasonalNaive
 from forecast.core.forecaster import DataDims, ForecasterFactory
 from forecast.data.batch import WindowRange
 from forecast.training.evidence import Verdict, hac_lag, weigh, window_losses
-from forecast.wrappers.calendar_residual import CalendarResidual
 
 log = logging.getLogger("forecast")
 RIDGE = "ridge"
@@ -26,26 +25,28 @@ PROFILE = "_profile"
 
 
 def candidate_floors(dims: DataDims, period: int | None, ridge: ForecasterFactory = RidgeFloor,
-                     profiles: Sequence[str] = ()) -> dict[str, nn.Module]:
+                     profiles: Sequence[str] = (), profile: ForecasterFactory | None = None) -> dict[str, nn.Module]:
     """The floors, unfitted: ``naive``, ``mean``, ``seasonal_naive`` (left out when ``period`` is None
     or longer than ``seq_len``), ``ridge`` (``ridge(dims=dims)``, alpha 1 by default) and, for each of
     ``profiles`` (``day``, ``week``) where the data has timestamps, ``<period>_profile``: the training mean
     of each time-of-day (time-of-week) slot plus the same ridge on what it leaves
-    (:class:`~forecast.wrappers.calendar_residual.CalendarResidual`).
+    (``profile(net=ridge, period=..., dims=dims)``).
 
     Args:
         dims: the data's sizes.
         period: the season length in steps.
         ridge: factory of the ridge floor, with its options.
         profiles: the calendar profiles the frequency holds (:func:`forecast.data.season.profiles_for`).
+        profile: factory of a profile around a net
+            (:class:`~forecast.wrappers.calendar_residual.CalendarResidual`); None leaves the profiles out.
     """
     floors: dict[str, nn.Module] = {"naive": Naive(dims=dims), "mean": WindowMean(dims=dims)}
     if period is not None and 1 <= period <= int(dims["seq_len"]):
         floors["seasonal_naive"] = SeasonalNaive(dims=dims, period=period)
     floors[RIDGE] = ridge(dims=dims)
-    if int(dims.get("n_time_features", 0)) > 0:
-        for profile in profiles:
-            floors[f"{profile}_profile"] = CalendarResidual(net=ridge, period=profile, dims=dims)
+    if profile is not None and int(dims.get("n_time_features", 0)) > 0:
+        for name in profiles:
+            floors[f"{name}{PROFILE}"] = profile(net=ridge, period=name, dims=dims)
     return floors
 
 
@@ -148,12 +149,14 @@ class BestFloor(Baseline):
             (``forecast/conf/model/best_floor.yaml`` derives it from ``data.freq``).
         profiles: the calendar profiles (``day``, ``week``) to try with the ridge; the config derives them from
             ``data.freq`` (:func:`forecast.data.season.profiles_for`).
+        profile: factory of a profile around the ridge (``forecast/conf/model/best_floor.yaml``: the calendar
+            residual); None leaves the profiles out.
     """
 
     def __init__(self, *, dims: DataDims, ridge: ForecasterFactory | None = None, period: int | None = None,
-                 profiles: Sequence[str] = ()) -> None:
+                 profiles: Sequence[str] = (), profile: ForecasterFactory | None = None) -> None:
         super().__init__(dims=dims)
-        self.candidates = nn.ModuleDict(candidate_floors(dims, period, ridge or RidgeFloor, list(profiles)))
+        self.candidates = nn.ModuleDict(candidate_floors(dims, period, ridge or RidgeFloor, list(profiles), profile))
         self.names = list(self.candidates)
         self.register_buffer("choice", torch.tensor(self.names.index(RIDGE)))
         self._chosen = self.names.index(RIDGE)  # ``choice`` as a Python int: no tensor read in forward

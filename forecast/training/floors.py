@@ -25,6 +25,7 @@ from forecast.baselines.ridge import RidgeFloor
 from forecast.data.season import period_for, profiles_for
 from forecast.core.forecaster import DataDims
 from forecast.core.standing import LEVEL, relative_change
+from forecast.wrappers.calendar_residual import CalendarResidual
 
 RIDGE_ALPHA = 1.0
 SPLITS = ("val", "test")
@@ -59,7 +60,7 @@ def build_floors(dims: DataDims, freq: str | None) -> dict[str, nn.Module]:
     """The floors, unfitted (:func:`~forecast.baselines.best_floor.candidate_floors`), the seasonal
     naive's period and the calendar profiles from ``freq``, the ridge at alpha 1."""
     return candidate_floors(dims, period_for(freq), functools.partial(RidgeFloor, alpha=RIDGE_ALPHA),
-                            profiles_for(freq))
+                            profiles_for(freq), CalendarResidual)
 
 
 def ridge_from_state(dims: DataDims, state: Mapping[str, Tensor]) -> RidgeFloor:
