@@ -50,7 +50,7 @@ def candidate_floors(dims: DataDims, period: int | None, ridge: ForecasterFactor
     return floors
 
 
-def fitted(names: Iterable[str]) -> list[str]:
+def fitted_floors(names: Iterable[str]) -> list[str]:
     """The floors of ``names`` fitted in closed form: the ridge and the profiles on it."""
     return [name for name in names if name == RIDGE or name.endswith(PROFILE)]
 
@@ -97,8 +97,8 @@ def choose_floor(losses: Mapping[str, np.ndarray], *, lag: int,
     The first floor (``naive``) needs no evidence; every other one is weighed against it
     (:func:`~forecast.training.evidence.weigh`) on the validation windows, and, where ``wider`` holds
     more windows that no fit of it has seen, also on those: a floor that fits nothing (window mean,
-    seasonal naive) on the training and validation windows, the ridge on the later training windows
-    (fitted on the earlier ones) and the validation windows. There are more of them than validation's:
+    seasonal naive) on the training and validation windows, the ridge and the profiles on the later training
+    windows (fitted on the earlier ones) and the validation windows. There are more of them than validation's:
     a few rain spikes that the last value carries forward are rare events in one validation span, and a
     short file's validation span holds one or two independent blocks. Of the first and those whose gain
     over it is evidence on either span, the one with the lowest validation MSE is chosen (ties: the
@@ -132,8 +132,7 @@ class BestFloor(Baseline):
 
     The ridge floor and the profiles are fitted on the training windows (:meth:`fit_closed_form`), where the
     floors that fit nothing are also scored, and a copy of each fitted on their earlier half is scored on their
-    later half; the
-    choice is made on the validation windows (:meth:`select_on_validation`), with those training windows as
+    later half; the choice is made on the validation windows (:meth:`select_on_validation`), with those training windows as
     more evidence (:func:`choose_floor`), and kept in the checkpoint (``choice``).
     Until then it forecasts with the ridge floor. Repeating the last value (``naive``) is the floor
     that needs no evidence; another floor may forecast only when its validation gain over it is
@@ -176,10 +175,7 @@ class BestFloor(Baseline):
         """Fit the ridge and the profiles on the training windows (in window order; re-iterable), score the
         candidates that fit nothing on them, and a copy of each fitted one on their earlier half
         (:meth:`earlier_half`) on their later half (:attr:`held_out`); returns the ridge's regression rows."""
-        rows = None
-        for name in self.fitted:
-            fit_rows = self.candidates[name].fit_closed_form(batches)
-            rows = fit_rows if name == RIDGE else rows
+        rows = {name: self.candidates[name].fit_closed_form(batches) for name in self.fitted}[RIDGE]
         losses = window_losses({name: self.candidates[name] for name in self.fits_nothing}, batches)  # each (W,)
         self._training_losses = losses
         simplest = self.names[0]
@@ -201,7 +197,7 @@ class BestFloor(Baseline):
     @property
     def fitted(self) -> list[str]:
         """The candidates fitted in closed form: the ridge and the profiles on it."""
-        return fitted(self.names)
+        return fitted_floors(self.names)
 
     @property
     def fits_nothing(self) -> list[str]:

@@ -20,7 +20,7 @@ from typing import Any, Mapping
 import torch
 from torch import Tensor, nn
 
-from forecast.baselines.best_floor import RIDGE, candidate_floors, fitted, floor_errors
+from forecast.baselines.best_floor import RIDGE, candidate_floors, fitted_floors, floor_errors
 from forecast.baselines.ridge import RidgeFloor
 from forecast.data.season import period_for, profiles_for
 from forecast.core.forecaster import DataDims
@@ -85,7 +85,7 @@ def evaluate_floors(datamodule: Any, dims: DataDims, freq: str | None) -> Floors
     started = time.perf_counter()
     floors = build_floors(dims, freq)
     with torch.random.fork_rng(devices=[]):
-        for name in fitted(floors):
+        for name in fitted_floors(floors):
             floors[name].fit_closed_form(datamodule.ordered_dataloader("train"))
         scores = {split: floor_errors(floors, datamodule.ordered_dataloader(split)) for split in SPLITS}
     metrics = {name: {f"{split}/{metric}": scores[split][name][i] for split in SPLITS

@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 import torch
 
-from forecast.baselines.best_floor import BestFloor, Span, choose_floor, fitted, floor_errors
+from forecast.baselines.best_floor import BestFloor, Span, choose_floor, fitted_floors, floor_errors
 from forecast.baselines.ridge import RidgeFloor
 from forecast.data.batch import WindowRange
 from forecast.training.evidence import window_losses
@@ -180,11 +181,28 @@ def test_the_default_starts_at_the_best_floor_on_validation(small_csv: Path, tmp
     weighed = [(c["challenger"], c["span"]) for c in ruined["floor_choice"]["comparisons"]]
     others = [name for name in ruined["floors"] if name != "naive"]  # from the simplest floor up
     assert weighed == [(name, "validation") for name in others] + [
-        (name, "training and validation") for name in others if name not in fitted(others)] + [
-        (name, "held-out training and validation") for name in fitted(others)]
-    assert fitted(others) == ["ridge", "day_profile", "week_profile"]  # hourly data: both calendar profiles
+        (name, "training and validation") for name in others if name not in fitted_floors(others)] + [
+        (name, "held-out training and validation") for name in fitted_floors(others)]
+    assert fitted_floors(others) == ["ridge", "day_profile", "week_profile"]  # hourly data: both calendar profiles
     assert ruined["kept_start"]
     assert ruined["start/val_loss"] == pytest.approx(ruined["floors"][best]["val/mse"], rel=1e-5)
     assert ruined["test/mse"] == pytest.approx(ruined["floors"][best]["test/mse"], rel=1e-5)
     alone = train(compose_train(tiny_run_overrides(small_csv, model="best_floor"), tmp_path / "alone"))
     assert alone["test/mse"] == pytest.approx(ruined["test/mse"], rel=1e-5)
+
+
+def test_a_weekly_shape_the_look_back_cannot_see_takes_the_week_profile(tmp_path: Path) -> None:
+    """Hourly values low on weekends and with a daily cycle, a 24-hour look-back: the ridge sees the day but
+    not the weekday; the week's profile holds both, and the run starts from it."""
+    index = pd.date_range("2024-01-01", periods=24 * 7 * 16, freq="h")
+    rng = np.random.default_rng(0)
+    values = (2.0 * (index.dayofweek >= 5) + np.sin(2 * np.pi * index.hour / 24)
+              + 0.1 * rng.standard_normal(len(index)))
+    csv = tmp_path / "weekly.csv"
+    pd.DataFrame({"date": index, "OT": values}).to_csv(csv, index=False)
+    metrics = train(compose_train(tiny_run_overrides(csv, "data.pred_len=12", model="best_floor"), tmp_path / "run"))
+    floors = metrics["floors"]
+    assert metrics["floor_choice"]["chosen"] == "week_profile"
+    assert metrics["test/mse"] == pytest.approx(floors["week_profile"]["test/mse"], rel=1e-5)
+    assert floors["week_profile"]["test/mse"] < 0.2 * floors["ridge"]["test/mse"]
+    assert floors["day_profile"]["test/mse"] > 0.5 * floors["ridge"]["test/mse"]  # the day's profile misses it too
