@@ -310,7 +310,8 @@ def table(out: Path) -> str:
         ratios += list(rows.default_test / best)
         previous_ratios += list(rows.previous_rule_test / best)
         shown = " / ".join("–" if t is None else f"{t:.4g}" for t in profile_tests)
-        lines.append(f"| {name} | {windows(first)} / {first.test_windows} | {len(rows)} | {' | '.join(floors)} | {shown} "
+        lines.append(f"| {name} | {windows(first)} / {first.test_windows} | {len(rows)} | {' | '.join(floors)} "
+                     f"| {shown} "
                      f"| {chosen} ({by_val}) | {decisions} "
                      f"| {cell(rows.previous_rule_test)} | **{cell(rows.default_test)}** | {ratio.max():.4f} (max) "
                      f"| {cell(rows.default_test / best)} |")

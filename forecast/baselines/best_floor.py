@@ -25,7 +25,8 @@ PROFILE = "_profile"
 
 
 def candidate_floors(dims: DataDims, period: int | None, ridge: ForecasterFactory = RidgeFloor,
-                     profiles: Sequence[str] = (), profile: ForecasterFactory | None = None) -> dict[str, nn.Module]:
+                     profiles: Sequence[str] = (),
+                     profile: ForecasterFactory | None = None) -> dict[str, nn.Module]:
     """The floors, unfitted: ``naive``, ``mean``, ``seasonal_naive`` (left out when ``period`` is None
     or longer than ``seq_len``), ``ridge`` (``ridge(dims=dims)``, alpha 1 by default) and, for each of
     ``profiles`` (``day``, ``week``) where the data has timestamps, ``<period>_profile``: the training mean
@@ -131,9 +132,9 @@ class BestFloor(Baseline):
     or a calendar profile with the ridge on what it leaves.
 
     The ridge floor and the profiles are fitted on the training windows (:meth:`fit_closed_form`), where the
-    floors that fit nothing are also scored, and a copy of each fitted on their earlier half is scored on their
-    later half; the choice is made on the validation windows (:meth:`select_on_validation`), with those training windows as
-    more evidence (:func:`choose_floor`), and kept in the checkpoint (``choice``).
+    floors that fit nothing are also scored, and a copy of each fitted on their earlier half is scored on
+    their later half; the choice is made on the validation windows (:meth:`select_on_validation`), with those
+    training windows as more evidence (:func:`choose_floor`), and kept in the checkpoint (``choice``).
     Until then it forecasts with the ridge floor. Repeating the last value (``naive``) is the floor
     that needs no evidence; another floor may forecast only when its validation gain over it is
     significant once the overlap of neighbouring windows is accounted for
@@ -146,8 +147,8 @@ class BestFloor(Baseline):
         ridge: factory of the ridge candidate, with its options (``RidgeFloor`` at alpha 1 when None).
         period: season length of the seasonal-naive candidate in steps; None leaves it out
             (``forecast/conf/model/best_floor.yaml`` derives it from ``data.freq``).
-        profiles: the calendar profiles (``day``, ``week``) to try with the ridge; the config derives them from
-            ``data.freq`` (:func:`forecast.data.season.profiles_for`).
+        profiles: the calendar profiles (``day``, ``week``) to try with the ridge; the config derives them
+            from ``data.freq`` (:func:`forecast.data.season.profiles_for`).
         profile: factory of a profile around the ridge (``forecast/conf/model/best_floor.yaml``: the calendar
             residual); None leaves the profiles out.
     """
@@ -155,15 +156,17 @@ class BestFloor(Baseline):
     def __init__(self, *, dims: DataDims, ridge: ForecasterFactory | None = None, period: int | None = None,
                  profiles: Sequence[str] = (), profile: ForecasterFactory | None = None) -> None:
         super().__init__(dims=dims)
-        self.candidates = nn.ModuleDict(candidate_floors(dims, period, ridge or RidgeFloor, list(profiles), profile))
+        floors = candidate_floors(dims, period, ridge or RidgeFloor, list(profiles), profile)
+        self.candidates = nn.ModuleDict(floors)
         self.names = list(self.candidates)
         self.register_buffer("choice", torch.tensor(self.names.index(RIDGE)))
         self._chosen = self.names.index(RIDGE)  # ``choice`` as a Python int: no tensor read in forward
         self.register_load_state_dict_post_hook(_read_choice)
         self.verdicts: list[Verdict] = []
         self._training_losses: dict[str, np.ndarray] | None = None
-        #: per-window MSE of ``naive`` and of each fitted floor's earlier-half copy on the later training windows
-        #: (less the first ``pred_len`` of them), set by :meth:`fit_closed_form`; None before it, or with too few windows
+        #: per-window MSE of ``naive`` and of each fitted floor's earlier-half copy on the later training
+        #: windows (less the first ``pred_len`` of them), set by :meth:`fit_closed_form`; None before it, or
+        #: with too few windows
         self.held_out: dict[str, np.ndarray] | None = None
 
     @property
@@ -189,7 +192,8 @@ class BestFloor(Baseline):
         return rows
 
     def earlier_half(self, name: str, batches: Iterable[Any], windows: int) -> nn.Module:
-        """A copy of the fitted candidate ``name`` fitted on the earlier half of the ``windows`` training windows."""
+        """A copy of the fitted candidate ``name`` fitted on the earlier half of the ``windows`` training
+        windows."""
         earlier = copy.deepcopy(self.candidates[name])
         earlier.fit_closed_form(WindowRange(batches, 0, windows // 2))
         return earlier

@@ -37,8 +37,8 @@ def period_for(freq: str | None) -> int | None:
 
 def profiles_for(freq: str | None) -> list[str]:
     """The calendar profiles a pandas frequency can hold (``forecast.wrappers.calendar``): ``["day", "week"]``
-    for sub-daily data whose steps divide a day (``h``, ``30min``), ``["week"]`` for daily and business-day data,
-    none otherwise (coarser, irregular multiples, or a frequency not given)."""
+    for sub-daily data whose steps divide a day (``h``, ``30min``), ``["week"]`` for daily and business-day
+    data, none otherwise (coarser, irregular multiples, or a frequency not given)."""
     period = period_for(freq)
     if period is None:
         return []

@@ -71,8 +71,8 @@ def ridge_from_state(dims: DataDims, state: Mapping[str, Tensor]) -> RidgeFloor:
 
 
 def evaluate_floors(datamodule: Any, dims: DataDims, freq: str | None) -> Floors:
-    """Fit the ridge floor and the profiles on every training window, then score every floor on every validation
-    and test window.
+    """Fit the ridge floor and the profiles on every training window, then score every floor on every
+    validation and test window.
 
     The global random state is left as it was (iterating a DataLoader draws a seed from it), so a
     run's model starts from the same weights with or without its floors.

@@ -183,7 +183,7 @@ def test_the_default_starts_at_the_best_floor_on_validation(small_csv: Path, tmp
     assert weighed == [(name, "validation") for name in others] + [
         (name, "training and validation") for name in others if name not in fitted_floors(others)] + [
         (name, "held-out training and validation") for name in fitted_floors(others)]
-    assert fitted_floors(others) == ["ridge", "day_profile", "week_profile"]  # hourly data: both calendar profiles
+    assert fitted_floors(others) == ["ridge", "day_profile", "week_profile"]  # hourly data: both profiles
     assert ruined["kept_start"]
     assert ruined["start/val_loss"] == pytest.approx(ruined["floors"][best]["val/mse"], rel=1e-5)
     assert ruined["test/mse"] == pytest.approx(ruined["floors"][best]["test/mse"], rel=1e-5)
@@ -200,9 +200,10 @@ def test_a_weekly_shape_the_look_back_cannot_see_takes_the_week_profile(tmp_path
               + 0.1 * rng.standard_normal(len(index)))
     csv = tmp_path / "weekly.csv"
     pd.DataFrame({"date": index, "OT": values}).to_csv(csv, index=False)
-    metrics = train(compose_train(tiny_run_overrides(csv, "data.pred_len=12", model="best_floor"), tmp_path / "run"))
+    overrides = tiny_run_overrides(csv, "data.pred_len=12", model="best_floor")
+    metrics = train(compose_train(overrides, tmp_path / "run"))
     floors = metrics["floors"]
     assert metrics["floor_choice"]["chosen"] == "week_profile"
     assert metrics["test/mse"] == pytest.approx(floors["week_profile"]["test/mse"], rel=1e-5)
     assert floors["week_profile"]["test/mse"] < 0.2 * floors["ridge"]["test/mse"]
-    assert floors["day_profile"]["test/mse"] > 0.5 * floors["ridge"]["test/mse"]  # the day's profile misses it too
+    assert floors["day_profile"]["test/mse"] > 0.5 * floors["ridge"]["test/mse"]  # the day's misses it too

@@ -59,7 +59,8 @@ def test_the_report_gains_the_section_only_across_look_backs(tmp_path: Path) -> 
 def test_legend_names_are_short() -> None:
     from forecast.report.plots import short_label
 
-    default = "FloorResidual(BestFloor(RidgeFloor, CalendarResidual), InstanceNorm(Informer))[ProbSparseAttention] (default)"
+    default = ("FloorResidual(BestFloor(RidgeFloor, CalendarResidual), InstanceNorm(Informer))[ProbSparseAttention]"
+               " (default)")
     assert short_label(default) == "default: ProbSparse"
     assert short_label("InstanceNorm(Informer)[NystromAttention/FullAttention]") == "Informer[Nystrom/Full]"
     assert short_label("InstanceNorm(Informer)[FullAttention] [cycle=day]") == "Informer[Full] [cycle=day]"

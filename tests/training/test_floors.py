@@ -40,7 +40,8 @@ def test_each_floor_equals_the_run_of_its_own_model(floor: str, csv: Path, tmp_p
     if floor == "ridge":  # the model is the floor: its line says so, and the stored state is the model's
         line = capsys.readouterr().out.splitlines()[-3]
         assert f"(ridge floor {metrics['test/mse']:.4f}, naive " in line
-        assert f"({standing(metrics['test/mse'], {n: m['test/mse'] for n, m in saved['floors'].items()})})" in line
+        floor_tests = {name: m["test/mse"] for name, m in saved["floors"].items()}
+        assert f"({standing(metrics['test/mse'], floor_tests)})" in line
         ckpt = load_checkpoint(metrics["checkpoint"])
         model, _ = load_model(ckpt)
         stored = ckpt[RECIPE_KEY]["floors"]["ridge"]
