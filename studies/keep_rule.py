@@ -287,18 +287,13 @@ def table(out: Path) -> str:
     def metrics(row: pd.Series) -> dict[str, Any]:
         return json.loads((out / "runs" / f"{row.series}-{row.seed}" / "metrics.json").read_text())
 
-    def windows(row: pd.Series) -> int:
-        return metrics(row)["floor_choice"]["comparisons"][0]["windows"]
-
-    def profiles(row: pd.Series) -> list[float | None]:
-        floors = metrics(row)["floors"]
-        return [floors[f]["test/mse"] if f in floors else None for f in PROFILES]
-
     for name, rows in runs.groupby("series", sort=False):
         first = rows.iloc[0]
         floors = [f"{first[f + '_test']:.4g}" if pd.notna(first[f + "_test"]) else "–" for f in FLOORS]
         best = float(rows[[f + "_test" for f in FLOORS]].min(axis=1).iloc[0])
-        profile_tests = profiles(first)
+        saved = metrics(first)
+        windows = saved["floor_choice"]["comparisons"][0]["windows"]
+        profile_tests = [saved["floors"][f]["test/mse"] if f in saved["floors"] else None for f in PROFILES]
         best_all = min([best, *(t for t in profile_tests if t is not None)])
         all_floor_ratios += list(rows.default_test / best_all)
         kept = ", ".join(("trained" if d == "trained" else "start") for d in rows.decision)
@@ -310,7 +305,7 @@ def table(out: Path) -> str:
         ratios += list(rows.default_test / best)
         previous_ratios += list(rows.previous_rule_test / best)
         shown = " / ".join("–" if t is None else f"{t:.4g}" for t in profile_tests)
-        lines.append(f"| {name} | {windows(first)} / {first.test_windows} | {len(rows)} | {' | '.join(floors)} "
+        lines.append(f"| {name} | {windows} / {first.test_windows} | {len(rows)} | {' | '.join(floors)} "
                      f"| {shown} "
                      f"| {chosen} ({by_val}) | {decisions} "
                      f"| {cell(rows.previous_rule_test)} | **{cell(rows.default_test)}** | {ratio.max():.4f} (max) "

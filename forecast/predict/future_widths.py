@@ -15,7 +15,7 @@ import numpy as np
 
 from forecast.data.errors import DataError
 from forecast.data.reader import Panel, Series
-from forecast.data.splits import RowRange
+from forecast.data.splits import RowRange, n_windows
 from forecast.predict.rolling import run_backtest
 from forecast.predict.span import resolve_span
 from forecast.predict.trained_model import TrainedModel
@@ -77,7 +77,7 @@ def _spans(trained: TrainedModel, panel: Panel, max_windows: int, total_windows:
 
 def _count(trained: TrainedModel, rows: RowRange) -> int:
     """Complete windows in ``rows``."""
-    return max(0, rows.end - rows.start - trained.spec.seq_len - trained.spec.pred_len + 1)
+    return max(0, n_windows(rows, trained.spec.seq_len, trained.spec.pred_len))
 
 
 def _validation_start(trained: TrainedModel, series: Series) -> int:
