@@ -38,8 +38,9 @@ class ClosedFormStart(L.Callback):
     the overlapping windows, and the gain must hold on their later half). Unless it wins, the start is
     written to ``checkpoints/start.ckpt`` and :attr:`best_path` names it. A resumed run fits and
     validates the start again, to the same numbers. Early stopping counts from the start too: its best score
-    begins at the start's ``val/loss``, so training ends after ``patience`` rounds that do not beat the start.
-    While no round has beaten the start, the first round to end after ``start_patience_steps`` optimiser
+    begins at the start's ``val/loss``, so training ends after ``patience`` rounds that do not beat the start
+    (by early stopping's least gain: :class:`~forecast.training.stopping.RelativeEarlyStopping`).
+    While no round has beaten the start so, the first round to end after ``start_patience_steps`` optimiser
     steps ends it instead: a residual that starts at zero and is still behind its start after that many steps
     at the full learning rate has been fitting what does not carry over to validation.
 

@@ -1,0 +1,52 @@
+"""Early stopping whose improvement is a share of the best score, not an absolute amount."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import lightning as L
+from lightning.pytorch.callbacks import EarlyStopping
+import torch
+
+
+class RelativeEarlyStopping(EarlyStopping):
+    """Lightning's ``EarlyStopping`` where a round counts as an improvement only when it beats the best score
+    so far by at least ``min_gain`` of that score (and by more than ``min_delta``).
+
+    Before each check Lightning's absolute threshold is set to the larger of ``min_delta`` and ``min_gain x
+    |best score|`` (signed as its constructor signs it), so the threshold follows the scale of the monitored
+    loss, which an absolute one cannot for series scaled differently. A round below the best by less than that does not reset
+    the patience and does not become the best score; the checkpoint callback still keeps the lowest round.
+    Nothing new is stored: ``min_delta`` comes again from the restored best score on resume.
+
+    Args:
+        min_gain: the share of the best score a round must gain; 0 is Lightning's behaviour at
+            ``min_delta=0``.
+        min_delta: the least absolute gain, as Lightning's.
+        **kwargs: ``EarlyStopping``'s other arguments (``monitor``, ``mode``, ``patience`` ...).
+
+    Raises:
+        ValueError: ``min_gain`` outside [0, 1).
+    """
+
+    def __init__(self, *, min_gain: float = 0.0, min_delta: float = 0.0, **kwargs: Any) -> None:
+        if not 0.0 <= float(min_gain) < 1.0:
+            raise ValueError(f"min_gain must be in [0, 1), got {min_gain}")
+        super().__init__(min_delta=min_delta, **kwargs)
+        self.min_gain = float(min_gain)
+        self.least_delta = abs(float(min_delta))
+
+    def _set_threshold(self) -> None:
+        best = float(self.best_score)
+        relative = self.min_gain * abs(best) if math.isfinite(best) else 0.0
+        sign = 1.0 if self.monitor_op == torch.gt else -1.0
+        self.min_delta = sign * max(self.least_delta, relative)
+
+    def on_validation_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        self._set_threshold()
+        super().on_validation_end(trainer, pl_module)
+
+    def on_train_epoch_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        self._set_threshold()
+        super().on_train_epoch_end(trainer, pl_module)

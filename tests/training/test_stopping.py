@@ -1,0 +1,61 @@
+"""RelativeEarlyStopping: a round is an improvement only when it gains a share of the best score."""
+
+from __future__ import annotations
+
+import lightning as L
+import pytest
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+from forecast.training.stopping import RelativeEarlyStopping
+
+
+class ScriptedLoss(L.LightningModule):
+    """Reports the next of ``losses`` as ``val/loss`` at each validation."""
+
+    def __init__(self, losses: list[float]) -> None:
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.zeros(1))
+        self.losses = losses
+
+    def training_step(self, batch, batch_idx):
+        return (self.weight * batch[0]).sum()
+
+    def validation_step(self, batch, batch_idx):
+        self.log("val/loss", self.losses[self.current_epoch])
+
+    def configure_optimizers(self):
+        return torch.optim.SGD(self.parameters(), lr=0.0)
+
+
+def rounds(losses: list[float], **kwargs) -> tuple[int, float]:
+    """The rounds trained before early stopping and its best score."""
+    stopping = RelativeEarlyStopping(monitor="val/loss", mode="min", patience=2, **kwargs)
+    data = DataLoader(TensorDataset(torch.ones(2, 1)), batch_size=2)
+    trainer = L.Trainer(max_epochs=len(losses), callbacks=[stopping], logger=False, enable_checkpointing=False,
+                        enable_progress_bar=False, enable_model_summary=False, num_sanity_val_steps=0,
+                        accelerator="cpu", devices=1)
+    trainer.fit(ScriptedLoss(losses), data, data)
+    return trainer.current_epoch, float(stopping.best_score)
+
+
+@pytest.mark.parametrize(("min_gain", "expected"), [(0.0, (6, 0.986)), (0.01, (3, 1.0))])
+def test_gains_under_the_share_do_not_reset_the_patience(min_gain: float, expected: tuple[int, float]) -> None:
+    """0.2-0.5% a round: each an improvement at 0; at 1% none is, so two rounds stop training after round 3."""
+    n, best = rounds([1.0, 0.995, 0.992, 0.99, 0.988, 0.986], min_gain=min_gain)
+    assert (n, best) == (expected[0], pytest.approx(expected[1]))
+
+
+def test_a_gain_of_the_share_resets_the_patience_and_small_ones_after_it_do_not() -> None:
+    n, best = rounds([1.0, 0.98, 0.979, 0.978, 0.95], min_gain=0.01)
+    assert (n, best) == (4, pytest.approx(0.98))
+    assert rounds([1.0, 0.98, 0.979, 0.978, 0.95], min_gain=0.0) == (5, pytest.approx(0.95))
+
+
+def test_the_absolute_threshold_still_applies() -> None:
+    assert rounds([1.0, 0.9, 0.85, 0.84], min_gain=0.0, min_delta=0.2) == (3, pytest.approx(1.0))
+
+
+def test_min_gain_outside_zero_to_one_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"min_gain must be in \[0, 1\), got 1.5"):
+        RelativeEarlyStopping(monitor="val/loss", min_gain=1.5)
