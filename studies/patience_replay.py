@@ -1,0 +1,58 @@
+"""Early stopping replayed on finished runs (docs/results.md §13.5): where would each run have stopped, and
+which round would it have kept, had a round needed to beat the best so far by a share of it?
+
+    python studies/patience_replay.py RUN_DIR [RUN_DIR ...] [--min-gain 0 0.0025 0.005 0.01]
+
+Reads each run's ``metrics.json`` (``start/val_loss``, ``val/loss_per_round``, ``round_steps``) and applies
+the default's rule to the rounds it trained: a round resets the patience (2) when it is below the best so far
+(the start included) by more than ``min_gain`` of it; while none has, the first round to end after 200 steps
+stops the run. A replay can only end a run earlier than it ended, so every round it needs was trained.
+Prints one line a run: the rounds relative to the start, and rounds trained / best round under each share.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+PATIENCE = 2
+START_PATIENCE_STEPS = 200
+
+
+def replay(start: float, losses: list[float], min_gain: float, round_steps: int) -> int:
+    """Rounds trained before the rule stops the run."""
+    best, waited, beaten = start, 0, False
+    for done, loss in enumerate(losses, start=1):
+        if loss < best * (1 - min_gain):
+            best, waited, beaten = loss, 0, True
+        else:
+            waited += 1
+        if waited >= PATIENCE or (not beaten and done * round_steps >= START_PATIENCE_STEPS):
+            return done
+    return len(losses)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("runs", nargs="+", type=Path)
+    parser.add_argument("--min-gain", nargs="+", type=float, default=[0.0, 0.0025, 0.005, 0.01])
+    args = parser.parse_args()
+    for run in args.runs:
+        if not (run / "metrics.json").is_file():
+            continue
+        m = json.loads((run / "metrics.json").read_text())
+        start, losses = m.get("start/val_loss"), m.get("val/loss_per_round") or []
+        if start is None or len(losses) < 2:
+            continue
+        cells = []
+        for gain in args.min_gain:
+            n = replay(start, losses, gain, int(m["round_steps"]))
+            best = min(range(n), key=lambda i: losses[i]) + 1
+            cells.append(f"{gain:g}: {n}/{best}")
+        ratios = " ".join(f"{loss / start:.4f}" for loss in losses)
+        print(f"{run.name}  steps {m['round_steps']}  rounds/start {ratios}  |  " + "  ".join(cells))
+
+
+if __name__ == "__main__":
+    main()
