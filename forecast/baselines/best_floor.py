@@ -15,8 +15,10 @@ from forecast.baselines.ridge import RidgeFloor
 from forecast.baselines.mean import WindowMean
 from forecast.baselines.naive import Naive
 from forecast.baselines.seasonal_naive import SeasonalNaive
+from forecast.core.errors import ConfigError
 from forecast.core.forecaster import DataDims, ForecasterFactory
 from forecast.data.batch import WindowRange
+from forecast.data.season import PROFILE_PERIODS
 from forecast.training.evidence import Verdict, hac_lag, weigh, window_losses
 
 log = logging.getLogger("forecast")
@@ -40,7 +42,15 @@ def candidate_floors(dims: DataDims, period: int | None, ridge: ForecasterFactor
         profiles: the calendar profiles the frequency holds (:func:`forecast.data.season.profiles_for`).
         profile: factory of a profile around a net
             (:class:`~forecast.wrappers.calendar_residual.CalendarResidual`); None leaves the profiles out.
+
+    Raises:
+        ConfigError: a profile other than ``day`` and ``week``.
     """
+    unknown = [name for name in profiles if name not in PROFILE_PERIODS]
+    if unknown:
+        raise ConfigError(f"floor profiles must be among {', '.join(PROFILE_PERIODS)}, got {list(profiles)} "
+                          f"(model.floor.profiles in the default model, model.profiles with model=best_floor; "
+                          f"[] for none)")
     floors: dict[str, nn.Module] = {"naive": Naive(dims=dims), "mean": WindowMean(dims=dims)}
     if period is not None and 1 <= period <= int(dims["seq_len"]):
         floors["seasonal_naive"] = SeasonalNaive(dims=dims, period=period)

@@ -11,6 +11,8 @@ _PER_DAY = {offsets.Hour: 24, offsets.Minute: 1440, offsets.Second: 86400}
 _COARSE = ((offsets.Day, 7), (offsets.BusinessDay, 5), (offsets.Week, 52),
            ((offsets.MonthBegin, offsets.MonthEnd, offsets.BusinessMonthBegin, offsets.BusinessMonthEnd), 12),
            ((offsets.QuarterBegin, offsets.QuarterEnd), 4))
+# The calendar profiles there are (forecast.wrappers.calendar): the slots of a day, of a week.
+PROFILE_PERIODS = ("day", "week")
 
 
 def period_for(freq: str | None) -> int | None:
@@ -44,5 +46,5 @@ def profiles_for(freq: str | None) -> list[str]:
         return []
     off = to_offset(str(freq))
     if any(type(off) is kind for kind in _PER_DAY):
-        return ["day", "week"]
+        return list(PROFILE_PERIODS)
     return ["week"] if isinstance(off, (offsets.Day, offsets.BusinessDay)) else []

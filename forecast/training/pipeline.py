@@ -138,7 +138,7 @@ class Evaluation:
 
 
 def compose(cfg: DictConfig, *, frame: pd.DataFrame | None = None) -> ComposedRun:
-    """Build the data (read, split, scaled), score the floors, build the model, its task and the trainer,
+    """Build the data (read, split, scaled), the model, score the floors, build its task and the trainer,
     and write ``config.yaml``.
 
     Args:
@@ -166,10 +166,10 @@ def compose(cfg: DictConfig, *, frame: pd.DataFrame | None = None) -> ComposedRu
     resolved = OmegaConf.to_container(cfg, resolve=True)
     resume_from = resume_point(cfg, run_dir, resolved)  # before config.yaml is rewritten
     dims = datamodule.model_dims()
+    net = build_forecaster(cfg.model, dims)  # before the floors: a setting it refuses costs no fit
+    maybe_compile(net, bool(cfg.get("compile")))
     floors = evaluate_floors(datamodule, dims, spec.freq)  # closed-form floors on the model's own windows
     log.info("floors (%s) in %.2f s", ", ".join(floors.metrics), floors.seconds)
-    net = build_forecaster(cfg.model, dims)
-    maybe_compile(net, bool(cfg.get("compile")))
     task = instantiate(cfg.task, net=net, target_mean=spec.target_mean, target_std=spec.target_scale,
                        pred_len=spec.pred_len)
     run_dir.mkdir(parents=True, exist_ok=True)
