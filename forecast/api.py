@@ -259,7 +259,7 @@ class Model:
         return trained.forecast(panel, widths=widths, future=values, option=option)
 
     def backtest(self, data: Data | Panel, span: str | None = "test", *, start: str | int | None = None,
-                 end: str | int | None = None, every: int = 1, batch_size: int = 256) -> dict[str, dict[str, Any]]:
+                 end: str | int | None = None, every: int = 1, batch_size: int | None = None) -> dict[str, dict[str, Any]]:
         """Forecast from every origin of a span with known actuals (``forecast-predict --rolling``).
 
         Args:
@@ -268,7 +268,7 @@ class Model:
             start: first forecast step (0-based row or timestamp).
             end: end of the forecast steps (row, exclusive, or timestamp, inclusive).
             every: use every k-th origin.
-            batch_size: windows per forward pass.
+            batch_size: windows per forward pass; None: 256 at 96 + 48 + 24 steps a window, fewer for longer ones.
 
         Returns:
             ``{method: {mse, mae, mse_orig, mae_orig, ..._per_step}}`` for ``model``, ``naive_last``,
@@ -277,7 +277,7 @@ class Model:
         return self.backtest_report(data, span, start=start, end=end, every=every, batch_size=batch_size).metrics
 
     def backtest_report(self, data: Data | Panel, span: str | None = "test", *, start: str | int | None = None,
-                        end: str | int | None = None, every: int = 1, batch_size: int = 256,
+                        end: str | int | None = None, every: int = 1, batch_size: int | None = None,
                         intervals: Sequence[float] = ()) -> BacktestReport:
         """:meth:`backtest` with everything ``forecast-predict --rolling`` reports: the windows, per-series
         scores, interval coverage at ``intervals`` and the long table of every forecast."""

@@ -79,7 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--start", default=None, help="first forecast step: 0-based row or timestamp")
     r.add_argument("--end", default=None, help="end of the forecast steps: row (exclusive) or timestamp (inclusive)")
     r.add_argument("--every", type=int, default=1, help="use every k-th origin (default 1)")
-    r.add_argument("--batch-size", type=int, default=256, help="windows per forward pass (default 256)")
+    r.add_argument("--batch-size", type=int, default=None,
+                   help="windows per forward pass (default: 256 at 96 + 48 + 24 steps a window, fewer for longer ones)")
     r.add_argument("--summary", type=Path, default=None,
                    help="JSON summary path (default: the output path with .json; none with -o - unless given)")
     return p

@@ -28,7 +28,7 @@ from forecast.data.index import WindowIndex, fixed_sample, stride_under_cap
 from forecast.data.season import period_for
 from forecast.data.sampler import OrderedIds, StreamLoader, WindowStream
 from forecast.data.settings import check_settings
-from forecast.data.windows import as_tensor
+from forecast.data.windows import as_tensor, eval_batch_windows
 
 
 def _distributed() -> bool:
@@ -107,7 +107,9 @@ class ForecastDataModule(L.LightningDataModule):
         scale: standardise with training-row statistics.
         batch_size: training windows per step and process, drawn by a seeded stream of passes over every
             training window (:class:`~forecast.data.sampler.WindowStream`; a pass's partial last batch dropped).
-        eval_batch_size: validation/test batch size (every window kept); default ``batch_size``.
+        eval_batch_size: validation/test batch size (every window kept); None: as many windows as hold
+            :func:`~forecast.data.windows.eval_batch_windows` steps, at least ``batch_size``, so that a long
+            horizon's evaluation batch takes no more memory than a short one's.
         num_workers: DataLoader workers.
         fill: fill missing cells (empty, NaN, infinite; ``ffill`` or ``interpolate``) instead of refusing them.
         train_stride: step between training window origins (1 = every window).
@@ -186,7 +188,7 @@ class ForecastDataModule(L.LightningDataModule):
         self.ratios = list(ratios)
         self.scale = scale
         self.batch_size = batch_size
-        self.eval_batch_size = eval_batch_size or batch_size
+        self.eval_batch_size = eval_batch_size or eval_batch_windows(seq_len, label_len, pred_len, at_least=batch_size)
         self.num_workers = num_workers
         self.fill = fill
         self.train_stride = train_stride

@@ -11,6 +11,16 @@ from torch.utils.data import ConcatDataset, Dataset
 
 from forecast.data.batch import Batch
 
+# Steps in an evaluation batch by default: 256 windows of 96 + 48 + 24 steps.
+EVAL_BATCH_STEPS = 256 * (96 + 48 + 24)
+
+
+def eval_batch_windows(seq_len: int, label_len: int, pred_len: int, *, at_least: int = 1) -> int:
+    """Windows in a forward pass without gradients: as many as hold :data:`EVAL_BATCH_STEPS` steps of
+    ``seq_len + label_len + pred_len`` each, at least ``at_least``; a long horizon's batch so takes no more
+    memory than a short one's (256 windows at 96 + 48 + 24, 49 at 96 + 48 + 720)."""
+    return max(at_least, EVAL_BATCH_STEPS // (seq_len + label_len + pred_len))
+
 
 class WindowDataset(Dataset[Batch]):
     """Windows whose encoder input starts at rows ``start, start + stride, ...`` of the arrays.

@@ -27,7 +27,7 @@ TOTAL_WINDOWS = 20000  # over all the series of a panel
 
 def future_widths(trained: TrainedModel, panel: Panel, widths: dict[float, np.ndarray], *,
                   max_windows: int = MAX_WINDOWS, total_windows: int = TOTAL_WINDOWS,
-                  rate: float = ADAPT_RATE, batch_size: int = 256) -> list[dict[float, np.ndarray]]:
+                  rate: float = ADAPT_RATE, batch_size: int | None = None) -> list[dict[float, np.ndarray]]:
     """Each series' ``{level: (P, C_out) half-width, scaled}`` for the window after its last row.
 
     Args:
@@ -37,7 +37,7 @@ def future_widths(trained: TrainedModel, panel: Panel, widths: dict[float, np.nd
         max_windows: at most this many of a series' latest windows are tracked through.
         total_windows: at most this many over the panel (``total_windows // series`` a series, at least 1).
         rate: the tracker's step as a fraction of the split half-width.
-        batch_size: windows per forward pass.
+        batch_size: windows per forward pass; None: ``trained.batch_windows``.
 
     Returns:
         One dict per series of ``panel``, in order.

@@ -65,14 +65,15 @@ class Backtest:
 
 
 def run_backtest(trained: TrainedModel, panel: Panel, spans: Sequence[RowRange], *, every: int = 1,
-                 batch_size: int = 256) -> Backtest:
-    """Forecast every ``every``-th window inside each series' span (``spans[i]`` for ``panel.series[i]``), in batches.
+                 batch_size: int | None = None) -> Backtest:
+    """Forecast every ``every``-th window inside each series' span (``spans[i]`` for ``panel.series[i]``), in
+    batches of ``batch_size`` windows (None: ``trained.batch_windows``).
 
     Raises:
         DataError: no span holds a complete window.
     """
     spec = trained.spec
-    if batch_size < 1:
+    if batch_size is not None and batch_size < 1:
         raise DataError(f"--batch-size must be >= 1, got {batch_size}")
     sets = [trained.windows(s, start=r.start, end=r.end, stride=every) for s, r in zip(panel.series, spans)]
     if not any(len(d) for d in sets):
@@ -102,10 +103,11 @@ def _floors(trained: TrainedModel) -> dict[str, Callable[..., torch.Tensor]]:
     return floors
 
 
-def _forecast_windows(trained: TrainedModel, sets: Sequence[Any], batch_size: int, *,
+def _forecast_windows(trained: TrainedModel, sets: Sequence[Any], batch_size: int | None, *,
                       with_model: bool) -> dict[str, np.ndarray]:
     """``{actual, [model,] naive_last, naive_mean[, ridge_floor]}`` of every window of ``sets`` in order, each
-    (W, P, C_out) scaled."""
+    (W, P, C_out) scaled; ``batch_size`` None: ``trained.batch_windows``."""
+    batch_size = batch_size or trained.batch_windows
     parts: dict[str, list[torch.Tensor]] = {}
     floors = _floors(trained)
     with torch.inference_mode():
@@ -213,7 +215,7 @@ def tracked_widths(bt: Backtest, widths: dict[float, np.ndarray], *, values: np.
 
 
 def floor_widths(trained: TrainedModel, panel: Panel, levels: Sequence[float], *,
-                 batch_size: int = 256) -> dict[str, dict[float, np.ndarray]]:
+                 batch_size: int | None = None) -> dict[str, dict[float, np.ndarray]]:
     """The floors' split-conformal half-widths, ``{floor: {level: (P, C_out) scaled}}``, from their errors on
     the training run's validation span of ``panel`` (every window, all series pooled), as the checkpoint's
     are from the model's; empty when the file has no complete validation window there."""

@@ -23,7 +23,7 @@ from forecast.data.known_future import with_known
 from forecast.data.reader import DATAFRAME, STEP, FillMethod, Panel, Series, read_panel
 from forecast.data.spec import DataSpec
 from forecast.data.time_features import future_index, time_marks
-from forecast.data.windows import WindowDataset, as_tensor
+from forecast.data.windows import WindowDataset, as_tensor, eval_batch_windows
 from forecast.predict.checkpoint import resolve_checkpoint, resolve_device
 from forecast.predict.future import check_future_given, known_columns
 from forecast.predict.validate import check_length
@@ -184,6 +184,12 @@ class TrainedModel:
         return self.spec.unscale_targets(torch.from_numpy(np.asarray(values)).double(), series_id).numpy()
 
     # ----------------------------------------------------------------------------------- predicting
+    @property
+    def batch_windows(self) -> int:
+        """Windows in one forward pass (:func:`~forecast.data.windows.eval_batch_windows` of the windows' steps)."""
+        spec = self.spec
+        return eval_batch_windows(spec.seq_len, spec.label_len, spec.pred_len)
+
     @torch.inference_mode()
     def predict(self, x_enc: Tensor, x_mark_enc: Tensor, x_mark_dec: Tensor) -> Tensor:
         """One forward pass. Shapes: (B, S, C_in), (B, S, M), (B, L+P, M) -> (B, P, C_out) scaled, on CPU."""
@@ -201,7 +207,7 @@ class TrainedModel:
 
     def forecast(self, panel: Panel, *, widths: Sequence[dict[float, np.ndarray]] | None = None,
                  future: np.ndarray | None = None, option: str = "future=") -> pd.DataFrame:
-        """Forecast the ``pred_len`` steps after each series' last row, all series in one forward pass.
+        """Forecast the ``pred_len`` steps after each series' last row, the series batched together.
 
         Args:
             panel: the series to forecast.
@@ -234,8 +240,10 @@ class TrainedModel:
             horizon = future_index(tail.index[-1], panel.freq, spec.pred_len)
             marks.append(as_tensor(self.marks(tail, future, horizon)))  # (S + P, M)
             futures.append(horizon)
-        mark = torch.stack(marks)  # (N_series, S + P, M)
-        pred = self.predict(torch.stack(xs), mark[:, :spec.seq_len], mark[:, spec.seq_len - spec.label_len:])
+        x, mark, n = torch.stack(xs), torch.stack(marks), self.batch_windows  # (N, S, C_in), (N, S + P, M)
+        pred = torch.cat([self.predict(x[i:i + n], mark[i:i + n, :spec.seq_len],
+                                       mark[i:i + n, spec.seq_len - spec.label_len:])
+                          for i in range(0, len(x), n)])  # (N, P, C_out), N series
         frames = []
         for series, future, p, w in zip(panel.series, futures, pred, widths):  # p: (P, C_out)
             frame = self._with_intervals(p.numpy().astype(np.float64), w, series.series_id)

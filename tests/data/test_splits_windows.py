@@ -142,3 +142,16 @@ def test_a_wide_file_fits_its_closed_form_on_at_most_fit_max_rows(features: str,
     assert sum(len(ids) for ids in dm.ordered_dataloader("train").sampler) == fit_windows
     with pytest.raises(DataError, match=r"data.fit_max_rows must be at least 1, got 0"):
         ForecastDataModule(path=str(ETTH1), fit_max_rows=0)
+
+
+@pytest.mark.parametrize(("seq_len", "label_len", "pred_len", "batch_size", "expected"),
+                         [(96, 48, 24, 32, 256), (96, 48, 720, 32, 49), (720, 48, 720, 16, 28), (720, 48, 720, 32, 32), (96, 48, 720, 64, 64)])
+def test_the_evaluation_batch_holds_a_fixed_number_of_steps(seq_len: int, label_len: int, pred_len: int,
+                                                            batch_size: int, expected: int) -> None:
+    """Unset, the validation/test batch is 256 windows at 96 + 48 + 24 steps and shrinks with longer windows
+    (memory of a forward pass grows with its steps), never below the training batch; set, it is as given."""
+    dm = ForecastDataModule(path=str(ETTH1), seq_len=seq_len, label_len=label_len, pred_len=pred_len,
+                            batch_size=batch_size)
+    assert dm.eval_batch_size == expected
+    assert ForecastDataModule(path=str(ETTH1), seq_len=96, label_len=48, pred_len=720,
+                              eval_batch_size=300).eval_batch_size == 300

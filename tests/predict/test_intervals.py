@@ -175,6 +175,11 @@ def test_panel_intervals_use_each_series_scale(tmp_path_factory: pytest.TempPath
         np.testing.assert_allclose(half, table * np.asarray(scale)[list(fc.spec.target_index)], rtol=1e-6)
         widths[store] = half.mean()
     assert len(set(np.round(list(widths.values()), 6))) == len(widths)  # the series' scales differ
+    # the series go through the model in batches of batch_windows: batches of 4 (2 passes) give the same table
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(TrainedModel, "batch_windows", property(lambda self: 4))
+        batched = fc.forecast(fc.read(csv), widths=[{0.8: table}] * 6)
+    pd.testing.assert_frame_equal(batched, out, rtol=1e-6)
 
 
 def test_rolling_level_beyond_the_validation_windows(run_dir: Path, tmp_path: Path,
