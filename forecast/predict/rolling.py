@@ -308,7 +308,8 @@ def format_intervals(scores: dict[str, dict[str, Any]]) -> str:
         lines.append(f"{row:>11} " + " ".join(f"{values[n]['coverage']:>12.3f} {_cell(values[n]['width'])} "
                                               f"{_cell(values[n]['interval_score'])}" for n in names))
     rate = scores[names[0]]["rate"]
-    lines.append(f"(half-widths tracked through the windows from their validation calibration, rate {rate:g}; score: "
+    lines.append(f"(half-widths tracked through the windows from their validation calibration, rate {rate:g}, "
+                 f"x sqrt(4 / (p + 1)) after step 4; score: "
                  f"interval score, lower is better; split: untracked; floors: their own validation calibration, "
                  f"tracked)")
     return "\n".join(lines)

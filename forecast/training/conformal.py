@@ -16,10 +16,15 @@ online quantile tracking, the score-scale form of adaptive conformal inference (
 Angelopoulos, Candès & Tibshirani 2023), run separately for every (horizon step, channel). The width
 of step ``p`` starts at the split-conformal half-width ``w0`` and, each time the actual of an earlier
 window's step ``p`` becomes known (``p + 1`` rows after that window's last input), moves by
-``rate * w0 * (miss - (1 - a))``: up by ``rate * w0 * a`` after a miss, down by ``rate * w0 * (1 - a)``
-after a hit. Guarantee, for any sequence of errors (no exchangeability, any drift): with the errors
+``r_p * w0 * (miss - (1 - a))``: up by ``r_p * w0 * a`` after a miss, down by ``r_p * w0 * (1 - a)``
+after a hit. The step's rate is ``rate`` (0.05) for the first ``FULL_RATE_STEPS`` (4) horizon steps and
+``rate * sqrt(FULL_RATE_STEPS / (p + 1))`` after them (:func:`step_rates`): the errors of a ``p + 1``-step
+forecast from neighbouring windows overlap (a moving average of order ``p`` where the series is a random
+walk), so a step's misses come in runs of about ``p + 1`` windows and a fixed rate would swing its width
+by ``sqrt(p + 1)`` times more; at horizons of 168-720 steps it did, to 3-4 times split's interval score
+(docs/results.md §11.7). Guarantee, for any sequence of errors (no exchangeability, any drift): with the errors
 and the start ``w0`` bounded by ``B``, the share of misses over ``T`` windows is within
-``(B + (d + 2) * eta) / (eta * T)`` of ``1 - a`` (``eta = rate * w0``, ``d`` the feedback delay in windows), since the width stays in
+``(B + (d + 2) * eta) / (eta * T)`` of ``1 - a`` (``eta = r_p * w0``, ``d`` the feedback delay in windows), since the width stays in
 ``[-(d + 1) * eta, B + (d + 1) * eta]``. It is a long-run average over the windows, not a promise for
 any one window, and it is loose for short spans. Forecasts of the future continue the same tracking:
 their half-widths are the tracker's state at the file's last row (:func:`tracked_width_at`), after the
@@ -47,6 +52,17 @@ from forecast.io import atomic_path
 CONFORMAL_KEY = "conformal"  # in the recipe: {"levels": [...], "half_widths": (K, P, C_out) tensor, "n": int}
 LEVELS = tuple(round(k / 100, 2) for k in range(1, 100))  # the stored grid: 0.01 .. 0.99
 ADAPT_RATE = 0.05  # step of the tracked half-width, as a fraction of its split-conformal start
+FULL_RATE_STEPS = 4  # horizon steps tracked at the full rate; later ones at rate * sqrt(4 / (p + 1))
+
+
+def step_rates(rate: float, n_step: int) -> np.ndarray:
+    """The tracking rate of each horizon step (module docstring): ``rate`` for the first
+    ``FULL_RATE_STEPS``, then ``rate * sqrt(FULL_RATE_STEPS / (p + 1))`` at step ``p`` (0-based).
+
+    Shapes: -> (n_step,).
+    """
+    p = np.arange(n_step, dtype=np.float64)
+    return rate * np.minimum(1.0, np.sqrt(FULL_RATE_STEPS / (p + 1)))
 
 
 def conformal_quantiles(scores: np.ndarray, levels: Sequence[float]) -> np.ndarray:
@@ -142,7 +158,7 @@ def half_widths(entry: dict[str, Any] | None, levels: Sequence[float], *, source
 
 
 def track_half_widths(errors: np.ndarray, origins: np.ndarray, start: np.ndarray, level: float, *,
-                      rate: float = ADAPT_RATE) -> np.ndarray:
+                      rate: float | np.ndarray = ADAPT_RATE) -> np.ndarray:
     """The half-width each window of one series gets from online quantile tracking (module docstring).
 
     Window ``j`` uses only the errors of earlier windows whose actuals precede its forecast: step ``p``
@@ -155,7 +171,8 @@ def track_half_widths(errors: np.ndarray, origins: np.ndarray, start: np.ndarray
         origins: the last input row of each window, (W,), increasing.
         start: split-conformal half-widths, (P, C).
         level: the interval's level ``a`` in (0, 1).
-        rate: the step as a fraction of ``start``.
+        rate: the step as a fraction of ``start``: one rate, shrunk with the horizon step (:func:`step_rates`),
+            or each step's own, (P,).
 
     Returns:
         Half-widths, (W, P, C), clipped at 0.
@@ -163,7 +180,9 @@ def track_half_widths(errors: np.ndarray, origins: np.ndarray, start: np.ndarray
     n_win, n_step, _ = errors.shape
     start = np.asarray(start, dtype=np.float64)
     finite = np.isfinite(start)
-    eta = np.where(finite, rate * np.where(finite, start, 0.0), 0.0)  # (P, C)
+    step_rate = (step_rates(rate, start.shape[0]) if np.ndim(rate) == 0 else np.asarray(rate, dtype=np.float64))
+    step_rate = step_rate.reshape(-1, 1)  # (P, 1)
+    eta = np.where(finite, step_rate * np.where(finite, start, 0.0), 0.0)  # (P, C)
     current = start.copy()
     out = np.empty((n_win, *start.shape), dtype=np.float64)
     steps = np.arange(n_step)
@@ -184,7 +203,7 @@ def track_half_widths(errors: np.ndarray, origins: np.ndarray, start: np.ndarray
 
 
 def tracked_width_at(errors: np.ndarray, origins: np.ndarray, start: np.ndarray, level: float, *, at: int,
-                     rate: float = ADAPT_RATE) -> np.ndarray:
+                     rate: float | np.ndarray = ADAPT_RATE) -> np.ndarray:
     """The tracked half-width a window whose last input is row ``at`` gets (:func:`track_half_widths`).
 
     The state after every step ``p`` of ``errors`` whose actual precedes ``at``'s forecast
@@ -196,7 +215,7 @@ def tracked_width_at(errors: np.ndarray, origins: np.ndarray, start: np.ndarray,
         start: split-conformal half-widths, (P, C).
         level: the interval's level in (0, 1).
         at: the last input row of the window to size (the file's last row, for a forecast of the future).
-        rate: the step as a fraction of ``start``.
+        rate: the step as a fraction of ``start`` (as :func:`track_half_widths` takes it).
 
     Returns:
         Half-widths, (P, C), clipped at 0.

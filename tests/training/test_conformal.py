@@ -13,7 +13,8 @@ from torch.utils.data import DataLoader
 
 from forecast.data.errors import DataError
 from forecast.training.conformal import (ADAPT_RATE, LEVELS, calibrate, check_levels, conformal_quantile, half_widths,
-                                         label, track_half_widths, tracked_width_at, validation_scores)
+                                         label, step_rates, track_half_widths, tracked_width_at,
+                                         validation_scores)
 
 
 @pytest.mark.parametrize("n", [1, 9, 19, 99, 100, 257])
@@ -243,3 +244,32 @@ def test_tracking_keeps_infinite_and_zero_starts() -> None:
     start = np.array([[np.inf], [0.0]])
     got = track_half_widths(errors, np.arange(50), start, 0.9)
     assert np.isinf(got[:, 0]).all() and (got[:, 1] == 0).all()
+
+
+def test_step_rates_shrink_after_the_first_steps_as_one_over_the_square_root() -> None:
+    rates = step_rates(0.05, 9)
+    np.testing.assert_allclose(rates[:4], 0.05)
+    np.testing.assert_allclose(rates[4:], 0.05 * np.sqrt(4 / np.arange(5, 10)))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("level", [0.8, 0.95])
+def test_long_horizon_widths_do_not_swing_with_the_overlap_of_the_errors(seed: int, level: float) -> None:
+    """Naive forecasts of a random walk, 192 steps ahead: step p's error is N(0, p + 1), shared in part by the
+    next p windows. Started at the true quantiles, a fixed rate of 0.05 at every step swings the late steps'
+    widths (interval score 1.9-2.7 x the true quantiles' here); the rate shrunk with the step stays near them."""
+    from statistics import NormalDist
+
+    horizon, windows = 192, 2000
+    walk = np.cumsum(np.random.default_rng(seed).standard_normal(windows + horizon + 1))
+    origins = np.arange(windows)
+    errors = np.abs(walk[origins[:, None] + 1 + np.arange(horizon)] - walk[origins][:, None])[..., None]  # (W, P, 1)
+    start = NormalDist().inv_cdf((1 + level) / 2) * np.sqrt(np.arange(horizon) + 1.0)[:, None]  # (P, 1)
+
+    def score(widths: np.ndarray) -> float:
+        return float((2 * widths + 2 / (1 - level) * np.maximum(errors - widths, 0.0)).mean())
+
+    true = score(np.broadcast_to(start, errors.shape))
+    shrunk = score(track_half_widths(errors, origins, start, level))
+    fixed = score(track_half_widths(errors, origins, start, level, rate=np.full(horizon, ADAPT_RATE)))
+    assert shrunk < 1.5 * true and fixed > 1.8 * true and shrunk < 0.75 * fixed
