@@ -24,7 +24,8 @@ from forecast.data.splits import RowRange
 from forecast.data.time_features import n_continuous_features
 from forecast.predict.trained_model import TrainedModel
 from forecast.predict.scores import interval_score, relative_errors
-from forecast.training.conformal import ADAPT_RATE, conformal_quantiles, label, track_half_widths
+from forecast.training.conformal import (ADAPT_RATE, FULL_RATE_STEPS, conformal_quantiles, label,
+                                         track_half_widths)
 
 METHODS = ("model", "naive_last", "naive_mean", "ridge_floor")
 
@@ -309,7 +310,7 @@ def format_intervals(scores: dict[str, dict[str, Any]]) -> str:
                                               f"{_cell(values[n]['interval_score'])}" for n in names))
     rate = scores[names[0]]["rate"]
     lines.append(f"(half-widths tracked through the windows from their validation calibration, rate {rate:g}, "
-                 f"x sqrt(4 / (p + 1)) after step 4; score: "
+                 f"x sqrt({FULL_RATE_STEPS} / (p + 1)) after step {FULL_RATE_STEPS}; score: "
                  f"interval score, lower is better; split: untracked; floors: their own validation calibration, "
                  f"tracked)")
     return "\n".join(lines)
