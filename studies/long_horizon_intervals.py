@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from forecast.predict.scores import interval_score
 from forecast.training.conformal import track_half_widths
 
 LEVELS = (0.8, 0.95)
@@ -45,7 +46,7 @@ def tracked(errors: np.ndarray, origins: np.ndarray, start: np.ndarray, level: f
 def summary(errors: np.ndarray, widths: np.ndarray, level: float) -> tuple[float, float, float, float]:
     """Coverage (%) and mean interval score, all steps; coverage of the first and last quarter of the steps."""
     inside = errors <= widths
-    score = 2 * widths + 2 / (1 - level) * np.maximum(errors - widths, 0.0)
+    score = interval_score(-widths, widths, errors, level)  # the interval around the forecast, on its errors
     q = max(errors.shape[1] // 4, 1)
     return (100 * inside.mean(), float(score.mean()), 100 * inside[:, :q].mean(), 100 * inside[:, -q:].mean())
 

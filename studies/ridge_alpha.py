@@ -30,11 +30,15 @@ def arrays(ridge, loader) -> tuple[np.ndarray, np.ndarray]:
 
 
 def solve(x: np.ndarray, y: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
-    """Ridge with an unpenalised intercept, as ``RidgeStats.solve``."""
-    mean_x, mean_y = x.mean(0), y.mean(0)
-    centred = x - mean_x
-    w = np.linalg.solve(centred.T @ centred + alpha * np.eye(x.shape[1]), centred.T @ (y - mean_y))
-    return w, mean_y - mean_x @ w
+    """W and b of the ridge floor's own solve (``RidgeStats``, unpenalised intercept) on rows ``x``, ``y``."""
+    import torch
+
+    from forecast.baselines.ridge.stats import RidgeStats
+
+    stats = RidgeStats(n_in=x.shape[1], n_out=y.shape[1])
+    stats.update(torch.from_numpy(x), torch.from_numpy(y))
+    w, b = stats.solve(alpha=alpha, fit_intercept=True)
+    return w.numpy(), b.numpy()
 
 
 def window_mse(x: np.ndarray, y: np.ndarray, fit: tuple[np.ndarray, np.ndarray], channels: int) -> np.ndarray:

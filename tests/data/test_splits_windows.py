@@ -145,7 +145,8 @@ def test_a_wide_file_fits_its_closed_form_on_at_most_fit_max_rows(features: str,
 
 
 @pytest.mark.parametrize(("seq_len", "label_len", "pred_len", "batch_size", "expected"),
-                         [(96, 48, 24, 32, 256), (96, 48, 720, 32, 49), (720, 48, 720, 16, 28), (720, 48, 720, 32, 32), (96, 48, 720, 64, 64)])
+                         [(96, 48, 24, 32, 256), (96, 48, 720, 32, 49), (720, 48, 720, 16, 28),
+                          (720, 48, 720, 32, 32), (96, 48, 720, 64, 64)])
 def test_the_evaluation_batch_holds_a_fixed_number_of_steps(seq_len: int, label_len: int, pred_len: int,
                                                             batch_size: int, expected: int) -> None:
     """Unset, the validation/test batch is 256 windows at 96 + 48 + 24 steps and shrinks with longer windows

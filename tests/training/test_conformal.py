@@ -12,6 +12,7 @@ import torch
 from torch.utils.data import DataLoader
 
 from forecast.data.errors import DataError
+from forecast.predict.scores import interval_score
 from forecast.training.conformal import (ADAPT_RATE, LEVELS, calibrate, check_levels, conformal_quantile, half_widths,
                                          label, step_rates, track_half_widths, tracked_width_at,
                                          validation_scores)
@@ -266,8 +267,8 @@ def test_long_horizon_widths_do_not_swing_with_the_overlap_of_the_errors(seed: i
     errors = np.abs(walk[origins[:, None] + 1 + np.arange(horizon)] - walk[origins][:, None])[..., None]  # (W, P, 1)
     start = NormalDist().inv_cdf((1 + level) / 2) * np.sqrt(np.arange(horizon) + 1.0)[:, None]  # (P, 1)
 
-    def score(widths: np.ndarray) -> float:
-        return float((2 * widths + 2 / (1 - level) * np.maximum(errors - widths, 0.0)).mean())
+    def score(widths: np.ndarray) -> float:  # of the interval around the forecast, on the absolute errors
+        return float(interval_score(-widths, widths, errors, level).mean())
 
     true = score(np.broadcast_to(start, errors.shape))
     shrunk = score(track_half_widths(errors, origins, start, level))
