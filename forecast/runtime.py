@@ -51,6 +51,9 @@ CHATTY_LOGGERS = ("lightning", "lightning.pytorch", "lightning.fabric", "matplot
 UNACTIONABLE_WARNINGS = (
     r".*isinstance\(treespec, LeafSpec\)` is deprecated",  # Lightning's pytree helper on newer torch
     r"The number of training batches .* is smaller than the logging interval",  # a short round: logged at its end
+    # Lightning on over 2 cores: a batch is one gather from memory, so workers would only add processes
+    r"The '\w+' does not have many workers which may be a bottleneck",
+    r".* attention defaults to a non-deterministic algorithm",  # torch's CUDA attention kernels in backward
 )
 
 

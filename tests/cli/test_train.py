@@ -142,7 +142,7 @@ def test_ddp_train_loss_is_the_mean_over_both_processes(small_csv: Path, tmp_pat
     # one process gives the epoch loss of the whole set; rank 0's own half alone is 3% off it.
     frozen = [*tiny_run_overrides(small_csv, model="dlinear"), "data.borders=[669,835,1000]", "trainer.max_epochs=1",
               "trainer.limit_train_batches=1.0", "task.optimizer.lr=0.0", "logger=csv"]
-    single = train(compose_train(frozen, tmp_path / "single"))
+    single = train(compose_train([*frozen, "trainer.accelerator=cpu"], tmp_path / "single"))  # ddp_sim's CPUs
     run_dir = tmp_path / "ddp"
     proc = run_cli(*frozen, "trainer=ddp_sim", f"hydra.run.dir={run_dir}", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]

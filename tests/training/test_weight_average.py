@@ -32,11 +32,11 @@ class Line(L.LightningModule):
         return ((x @ self.w - y) ** 2).mean()
 
     def on_train_batch_end(self, outputs, batch, batch_idx) -> None:
-        self.seen.append(self.w.detach().clone())
+        self.seen.append(self.w.detach().cpu().clone())
 
     def validation_step(self, batch, batch_idx) -> None:
         if batch_idx == 0:
-            self.validated.append(self.w.detach().clone())
+            self.validated.append(self.w.detach().cpu().clone())
 
     def configure_optimizers(self):
         return torch.optim.SGD(self.parameters(), lr=0.1)
@@ -88,7 +88,8 @@ def test_a_parameter_that_does_not_train_and_integer_buffers_are_kept_exactly(tm
 def test_a_checkpoint_while_training_holds_the_average_and_the_last_weights(tmp_path: Path) -> None:
     module, _ = fit(tmp_path, rounds=2)
     averages = by_hand(module.seen, rate=1 / (0.5 * ROUND))
-    checkpoint = torch.load(tmp_path / "round0.ckpt", weights_only=False)  # saved after round 1's validation
+    # saved after round 1's validation
+    checkpoint = torch.load(tmp_path / "round0.ckpt", map_location="cpu", weights_only=False)
     torch.testing.assert_close(checkpoint["state_dict"]["w"], averages[ROUND - 1], rtol=1e-6, atol=1e-7)
     assert torch.equal(checkpoint["current_model_state"]["w"], module.seen[ROUND - 1])
 
