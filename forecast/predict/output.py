@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 from pathlib import Path
 from typing import Iterable
 
@@ -40,7 +42,53 @@ def check_targets(targets: Iterable[Path], *, inputs: Iterable[Path], overwrite:
 
 
 def write_csv(frame: pd.DataFrame, target: Path, *, overwrite: bool) -> Path:
-    """Atomically write ``frame`` (no index) to ``target``."""
+    """Atomically write ``frame`` (no index) to ``target`` (:func:`write_frame`)."""
     with atomic_path(target, overwrite=overwrite) as tmp:
-        frame.to_csv(tmp, index=False)
+        write_frame(frame, tmp)
     return target
+
+
+def write_frame(frame: pd.DataFrame, path: Path) -> None:
+    """``frame`` as CSV (no index), read back as pandas' own ``to_csv`` output reads back.
+
+    pyarrow's multithreaded writer writes the rows: unquoted where no value holds a comma, quote or line
+    break, otherwise with every text value quoted; NaN is an empty cell. Columns other than numbers and
+    text (dates, booleans) are written in pandas' forms, each distinct value formatted once
+    (:func:`pandas_text`). The header is written by the ``csv`` module, quoted only where needed. A frame
+    pyarrow cannot convert (an object column of mixed types) is written by pandas.
+    """
+    try:
+        import pyarrow as pa
+        import pyarrow.csv as pacsv
+
+        arrays = [pa.array(column, from_pandas=True) if _plain(column.dtype) else pandas_text(column)
+                  for _, column in frame.items()]
+        table = pa.Table.from_arrays(arrays, names=[str(name) for name in frame.columns])
+    except (ImportError, ValueError, TypeError):  # pyarrow's conversion errors derive from these
+        frame.to_csv(path, index=False)
+        return
+    for quoting in ("none", "needed"):  # "none" refuses a value that needs quotes
+        with open(path, "w", newline="", encoding="utf-8") as out:
+            csv.writer(out, lineterminator="\n").writerow(frame.columns)
+        try:
+            with open(path, "ab") as out:
+                pacsv.write_csv(table, out, pacsv.WriteOptions(include_header=False, quoting_style=quoting))
+            return
+        except pa.ArrowInvalid:
+            continue
+
+
+def _plain(dtype: object) -> bool:
+    """Numbers and text, which pyarrow writes as pandas does."""
+    return getattr(dtype, "kind", "") in "fiuO" or isinstance(dtype, pd.StringDtype)
+
+
+def pandas_text(column: pd.Series) -> "pa.Array":
+    """The text pandas' ``to_csv`` writes for each value of ``column`` (null for a missing one), as a pyarrow
+    string array: the distinct values go through ``to_csv`` once and the rows take theirs."""
+    import pyarrow as pa
+
+    codes, distinct = pd.factorize(column)  # codes (N,), -1 where missing
+    written = pd.DataFrame({"v": distinct}).to_csv(index=False)
+    text = pd.read_csv(io.StringIO(written), dtype=str, keep_default_na=False)["v"].to_numpy(dtype=object)
+    return pa.array(text, type=pa.string()).take(pa.array(codes, mask=codes < 0))

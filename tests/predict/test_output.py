@@ -1,0 +1,56 @@
+"""Forecast files: pyarrow's writer, read back as pandas' own writer's output reads back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from forecast.predict.output import write_csv, write_frame
+
+
+def rolling_like(rows: int, text: str = "OT") -> pd.DataFrame:
+    """A frame shaped like ``forecast-predict --rolling``'s long table: text stamps, float32 and float64."""
+    rng = np.random.default_rng(0)
+    stamps = pd.date_range("2016-07-01", periods=rows, freq="h").strftime("%d.%m.%Y %H:%M").to_numpy(dtype=object)
+    pred = rng.normal(size=rows).astype(np.float32)
+    pred[1] = np.nan
+    return pd.DataFrame({"id": np.arange(rows) % 3, "origin": stamps, "column": np.full(rows, text, dtype=object),
+                         "prediction": pred, "actual": rng.normal(size=rows) * 1e-7,
+                         "lo_80": np.r_[np.inf, rng.normal(size=rows - 1)]})
+
+
+@pytest.mark.parametrize("text", ["OT", "load, kW", 'say "x"'])
+def test_the_file_reads_back_as_pandas_own_output(tmp_path: Path, text: str) -> None:
+    frame = rolling_like(50, text)
+    write_frame(frame, tmp_path / "ours.csv")
+    frame.to_csv(tmp_path / "pandas.csv", index=False)
+    ours, theirs = pd.read_csv(tmp_path / "ours.csv"), pd.read_csv(tmp_path / "pandas.csv")
+    pd.testing.assert_frame_equal(ours, theirs)
+    assert ours["column"].iloc[0] == text and np.isnan(ours["prediction"].iloc[1])
+
+
+def test_values_that_need_no_quotes_are_written_without_them(tmp_path: Path) -> None:
+    write_frame(rolling_like(3), tmp_path / "out.csv")
+    lines = (tmp_path / "out.csv").read_text().splitlines()
+    assert lines[0] == "id,origin,column,prediction,actual,lo_80"
+    assert lines[1].startswith("0,01.07.2016 00:00,OT,") and lines[1].split(",")[-1] == "inf"
+    assert lines[2].split(",")[3] == ""  # NaN: an empty cell
+
+
+def test_dates_and_booleans_keep_pandas_forms(tmp_path: Path) -> None:
+    frame = pd.DataFrame({"date": pd.date_range("2016-07-01", periods=2, freq="h", tz="UTC"), "flag": [True, False]})
+    write_frame(frame, tmp_path / "out.csv")
+    assert (tmp_path / "out.csv").read_text() == frame.to_csv(index=False)
+
+
+def test_write_csv_refuses_an_existing_file_and_leaves_it(tmp_path: Path) -> None:
+    target = tmp_path / "out.csv"
+    target.write_text("mine\n")
+    with pytest.raises(FileExistsError):
+        write_csv(rolling_like(3), target, overwrite=False)
+    assert target.read_text() == "mine\n"
+    write_csv(rolling_like(3), target, overwrite=True)
+    assert target.read_text().startswith("id,origin,")
