@@ -12,6 +12,8 @@ import pandas as pd
 from forecast.data.errors import DataError
 from forecast.io import atomic_path
 
+CHUNK_ROWS = 500_000
+
 
 def default_output(input_path: str | Path, kind: str, suffix: str = ".csv") -> Path:
     """``<input stem>.<kind><suffix>`` next to the input (``ETTh2.forecast.csv``)."""
@@ -48,34 +50,43 @@ def write_csv(frame: pd.DataFrame, target: Path, *, overwrite: bool) -> Path:
     return target
 
 
-def write_frame(frame: pd.DataFrame, path: Path) -> None:
+def write_frame(frame: pd.DataFrame, path: Path, *, chunk_rows: int = CHUNK_ROWS) -> None:
     """``frame`` as CSV (no index), read back as pandas' own ``to_csv`` output reads back.
 
-    pyarrow's multithreaded writer writes the rows: unquoted where no value holds a comma, quote or line
-    break, otherwise with every text value quoted; NaN is an empty cell. Columns other than numbers and
-    text (dates, booleans) are written in pandas' forms, each distinct value formatted once
-    (:func:`pandas_text`). The header is written by the ``csv`` module, quoted only where needed. A frame
-    pyarrow cannot convert (an object column of mixed types) is written by pandas.
+    pyarrow's multithreaded writer writes the rows, ``chunk_rows`` at a time (so the converted copy is
+    one slice, not the frame): unquoted where no value holds a comma, quote or line break, otherwise with
+    every text value quoted; NaN is an empty cell. Columns other than numbers and text (dates, booleans)
+    are written in pandas' forms, each distinct value of a slice formatted once (:func:`pandas_text`). The
+    header is written by the ``csv`` module, quoted only where needed. A frame pyarrow cannot convert (an
+    object column of mixed types) is written by pandas; pyarrow's errors derive from ``ValueError`` and
+    ``TypeError``.
     """
     try:
-        import pyarrow as pa
         import pyarrow.csv as pacsv
-
-        arrays = [pa.array(column, from_pandas=True) if _plain(column.dtype) else pandas_text(column)
-                  for _, column in frame.items()]
-        table = pa.Table.from_arrays(arrays, names=[str(name) for name in frame.columns])
-    except (ImportError, ValueError, TypeError):  # pyarrow's conversion errors derive from these
+    except ImportError:
         frame.to_csv(path, index=False)
         return
-    for quoting in ("none", "needed"):  # "none" refuses a value that needs quotes
+    for quoting in ("none", "needed"):
         with open(path, "w", newline="", encoding="utf-8") as out:
             csv.writer(out, lineterminator="\n").writerow(frame.columns)
         try:
             with open(path, "ab") as out:
-                pacsv.write_csv(table, out, pacsv.WriteOptions(include_header=False, quoting_style=quoting))
+                options = pacsv.WriteOptions(include_header=False, quoting_style=quoting)
+                for begin in range(0, len(frame), chunk_rows):
+                    pacsv.write_csv(_arrow_table(frame.iloc[begin:begin + chunk_rows]), out, options)
             return
-        except pa.ArrowInvalid:
+        except (ValueError, TypeError):  # "none" met a value that needs quotes, or a column pyarrow cannot convert
             continue
+    frame.to_csv(path, index=False)
+
+
+def _arrow_table(frame: pd.DataFrame) -> "pa.Table":
+    """``frame``'s columns as a pyarrow table: numbers and text as they are, the rest as pandas' text."""
+    import pyarrow as pa
+
+    arrays = [pa.array(column, from_pandas=True) if _plain(column.dtype) else pandas_text(column)
+              for _, column in frame.items()]
+    return pa.Table.from_arrays(arrays, names=[str(name) for name in frame.columns])
 
 
 def _plain(dtype: object) -> bool:

@@ -32,6 +32,21 @@ def test_the_file_reads_back_as_pandas_own_output(tmp_path: Path, text: str) -> 
     assert ours["column"].iloc[0] == text and np.isnan(ours["prediction"].iloc[1])
 
 
+
+def test_slices_read_back_as_one_frame_when_a_late_value_needs_quotes(tmp_path: Path) -> None:
+    frame = rolling_like(50)
+    frame.loc[45, "column"] = "load, kW"  # in the last slice of 7 rows: the file restarts with quotes
+    frame["when"] = pd.date_range("2016-07-01", periods=50, freq="h", tz="UTC")
+    write_frame(frame, tmp_path / "ours.csv", chunk_rows=7)
+    frame.to_csv(tmp_path / "pandas.csv", index=False)
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "ours.csv"), pd.read_csv(tmp_path / "pandas.csv"))
+
+
+def test_a_column_pyarrow_cannot_convert_is_written_by_pandas(tmp_path: Path) -> None:
+    frame = pd.DataFrame({"mixed": [1, "a", 2.5] * 4, "value": np.arange(12.0)})
+    write_frame(frame, tmp_path / "out.csv", chunk_rows=5)
+    assert (tmp_path / "out.csv").read_text() == frame.to_csv(index=False)
+
 def test_values_that_need_no_quotes_are_written_without_them(tmp_path: Path) -> None:
     write_frame(rolling_like(3), tmp_path / "out.csv")
     lines = (tmp_path / "out.csv").read_text().splitlines()
