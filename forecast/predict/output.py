@@ -84,14 +84,16 @@ def _arrow_table(frame: pd.DataFrame) -> "pa.Table":
     """``frame``'s columns as a pyarrow table: numbers and text as they are, the rest as pandas' text."""
     import pyarrow as pa
 
-    arrays = [pa.array(column, from_pandas=True) if _plain(column.dtype) else pandas_text(column)
+    arrays = [pa.array(column, from_pandas=True) if _plain(column) else pandas_text(column)
               for _, column in frame.items()]
     return pa.Table.from_arrays(arrays, names=[str(name) for name in frame.columns])
 
 
-def _plain(dtype: object) -> bool:
-    """Numbers and text, which pyarrow writes as pandas does."""
-    return getattr(dtype, "kind", "") in "fiuO" or isinstance(dtype, pd.StringDtype)
+def _plain(column: pd.Series) -> bool:
+    """Numbers and text, which pyarrow writes as pandas does (an object column only when it holds text)."""
+    if isinstance(column.dtype, pd.StringDtype) or getattr(column.dtype, "kind", "") in "fiu":
+        return True
+    return column.dtype == object and pd.api.types.infer_dtype(column, skipna=True) in ("string", "empty")
 
 
 def pandas_text(column: pd.Series) -> "pa.Array":

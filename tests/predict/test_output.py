@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 import numpy as np
@@ -43,7 +44,7 @@ def test_slices_read_back_as_one_frame_when_a_late_value_needs_quotes(tmp_path: 
 
 
 def test_a_column_pyarrow_cannot_convert_is_written_by_pandas(tmp_path: Path) -> None:
-    frame = pd.DataFrame({"mixed": [1, "a", 2.5] * 4, "value": np.arange(12.0)})
+    frame = pd.DataFrame({"mixed": [1, "a", 2.5] * 4, "value": np.arange(12) + 0.5})
     write_frame(frame, tmp_path / "out.csv", chunk_rows=5)
     assert (tmp_path / "out.csv").read_text() == frame.to_csv(index=False)
 
@@ -60,6 +61,19 @@ def test_dates_and_booleans_keep_pandas_forms(tmp_path: Path) -> None:
     write_frame(frame, tmp_path / "out.csv")
     assert (tmp_path / "out.csv").read_text() == frame.to_csv(index=False)
 
+
+
+@pytest.mark.parametrize("values", [
+    [pd.Timestamp("2020-01-01", tz="Europe/Berlin"), pd.Timestamp("2020-07-01", tz="Etc/GMT-2")],  # two offsets
+    [dt.datetime(2020, 1, 1, 5), dt.datetime(2020, 1, 2, 6)],
+    [dt.date(2020, 1, 1), None],
+    [True, None],
+], ids=["tz-offsets", "datetimes", "dates", "booleans"])
+def test_object_columns_of_stamps_and_flags_keep_pandas_forms(tmp_path: Path, values: list) -> None:
+    frame = pd.DataFrame({"when": pd.Series(values, dtype=object), "value": [1.5, 2.0]})
+    write_frame(frame, tmp_path / "out.csv")
+    stamps = lambda text: [line.rsplit(",", 1)[0] for line in text.splitlines()]  # noqa: E731
+    assert stamps((tmp_path / "out.csv").read_text()) == stamps(frame.to_csv(index=False))
 
 def test_write_csv_refuses_an_existing_file_and_leaves_it(tmp_path: Path) -> None:
     target = tmp_path / "out.csv"
