@@ -7,6 +7,7 @@ import io
 from pathlib import Path
 from typing import Iterable
 
+import numpy as np
 import pandas as pd
 
 from forecast.data.errors import DataError
@@ -90,8 +91,15 @@ def _arrow_table(frame: pd.DataFrame) -> "pa.Table":
 
 
 def _plain(column: pd.Series) -> bool:
-    """Numbers and text, which pyarrow writes as pandas does (an object column only when it holds text)."""
-    if isinstance(column.dtype, pd.StringDtype) or getattr(column.dtype, "kind", "") in "fiu":
+    """Numbers and text, which pyarrow writes as pandas does: an object column only when it holds text, a
+    float column only when some value has a fraction (pyarrow writes a whole float ``3``, pandas ``3.0``, so a
+    column of whole floats would read back as integers)."""
+    kind = getattr(column.dtype, "kind", "")
+    if kind == "f":
+        values = column.to_numpy()
+        values = values[np.isfinite(values)]
+        return bool(np.any(values != np.floor(values)))
+    if isinstance(column.dtype, pd.StringDtype) or kind in "iu":
         return True
     return column.dtype == object and pd.api.types.infer_dtype(column, skipna=True) in ("string", "empty")
 

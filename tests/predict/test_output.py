@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import io
 from pathlib import Path
 
 import numpy as np
@@ -74,6 +75,15 @@ def test_object_columns_of_stamps_and_flags_keep_pandas_forms(tmp_path: Path, va
     write_frame(frame, tmp_path / "out.csv")
     stamps = lambda text: [line.rsplit(",", 1)[0] for line in text.splitlines()]  # noqa: E731
     assert stamps((tmp_path / "out.csv").read_text()) == stamps(frame.to_csv(index=False))
+
+
+def test_a_float_column_of_whole_numbers_reads_back_as_floats(tmp_path: Path) -> None:
+    frame = pd.DataFrame({"actual": [3.0, 0.0, 5.0, -2.0, 7.0], "prediction": [2.5, 0.25, 1.0, 1.0, 3.0],
+                          "empty": np.full(5, np.nan)})
+    write_frame(frame, tmp_path / "out.csv", chunk_rows=2)
+    back = pd.read_csv(tmp_path / "out.csv")
+    pd.testing.assert_frame_equal(back, pd.read_csv(io.StringIO(frame.to_csv(index=False))))
+    assert back.dtypes.tolist() == [np.float64] * 3
 
 def test_write_csv_refuses_an_existing_file_and_leaves_it(tmp_path: Path) -> None:
     target = tmp_path / "out.csv"
