@@ -72,7 +72,10 @@ def apply_plan(plan: TrainPlan, datamodule: Any) -> dict[str, Any]:
 
 
 def planned_steps(trainer: L.Trainer, round_steps: float) -> int | None:
-    """Optimiser steps a fit takes at most: ``max_steps``, or rounds x ``round_steps``; None if unbounded."""
+    """Optimiser steps a fit takes at most: ``max_steps``, or rounds x ``round_steps``; 0 when either is 0 (no
+    training); None if unbounded."""
+    if trainer.max_steps == 0 or trainer.max_epochs == 0:
+        return 0
     bounds = []
     if trainer.max_steps is not None and trainer.max_steps > 0:
         bounds.append(trainer.max_steps)
