@@ -57,7 +57,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from forecast.predict.scores import interval_score
+from forecast.predict.scores import coverage_standard_error, interval_score
 from forecast.training.conformal import conformal_quantiles, track_half_widths
 
 LEVELS = (0.8, 0.95)
@@ -261,13 +261,15 @@ def method_widths(val_err: np.ndarray, test_err: np.ndarray, origins: np.ndarray
     return out
 
 
-def score(errors: np.ndarray, widths: np.ndarray, level: float) -> dict[str, float]:
-    """Coverage, mean width, mean interval score (scaled) and the share of infinite intervals."""
+def score(errors: np.ndarray, widths: np.ndarray, level: float, origins: np.ndarray) -> dict[str, float]:
+    """Coverage and its standard error over the overlapping windows, mean width, mean interval score (scaled)
+    and the share of infinite intervals."""
     w = np.broadcast_to(widths, errors.shape)
     inside = errors <= w
     finite = np.isfinite(w)
     iscore = interval_score(-w, w, errors, level)  # centred on the forecast: the actual at +error
-    return {"coverage": float(inside.mean()), "width": float((2 * w[finite]).mean()) if finite.any() else math.inf,
+    se = coverage_standard_error(inside, np.zeros(len(inside), dtype=int), origins)
+    return {"coverage": float(inside.mean()), "coverage_se": se, "width": float((2 * w[finite]).mean()) if finite.any() else math.inf,
             "interval_score": float(iscore.mean()), "infinite": float(1 - finite.mean())}
 
 
@@ -317,7 +319,7 @@ def main() -> None:
             for level in LEVELS:
                 for method, widths in method_widths(val_err, test_err, origins, level).items():
                     rows.append({"data": name, "seed": int(seed), "forecaster": who, "level": level,
-                                 "method": method, **score(test_err, widths, level)})
+                                 "method": method, **score(test_err, widths, level, origins)})
         done.write_text(json.dumps({"rows": rows, "causes": causes(name, int(seed), metrics, bt)}))
         print(f"{run_dir.name}: scored", file=sys.stderr, flush=True)
     rows, cause_rows = [], []

@@ -23,7 +23,7 @@ from forecast.data.reader import STEP, Panel
 from forecast.data.splits import RowRange
 from forecast.data.time_features import n_continuous_features
 from forecast.predict.trained_model import TrainedModel
-from forecast.predict.scores import interval_score, relative_errors
+from forecast.predict.scores import coverage_standard_error, interval_score, relative_errors
 from forecast.training.conformal import (ADAPT_RATE, FULL_RATE_STEPS, conformal_quantiles, label,
                                          track_half_widths)
 
@@ -246,7 +246,8 @@ def _interval_summary(trained: TrainedModel, bt: Backtest, actual: np.ndarray, w
         inside = (actual >= lo) & (actual <= hi)  # (W, P, C_out)
         width = hi - lo
         score = interval_score(lo, hi, actual, a)  # (W, P, C_out)
-        out[a] = {"coverage": float(inside.mean()), "width": _finite(width.mean()),
+        se = coverage_standard_error(inside, bt.series, bt.origins)
+        out[a] = {"coverage": float(inside.mean()), "coverage_se": se, "width": _finite(width.mean()),
                   "interval_score": _finite(score.mean()),
                   "coverage_per_step": [float(v) for v in inside.mean(axis=(0, 2))],
                   "width_per_step": [_finite(v) for v in width.mean(axis=(0, 2))],
@@ -265,8 +266,9 @@ def interval_scores(trained: TrainedModel, panel: Panel, bt: Backtest, widths: d
     different units); None (JSON null) where a level is infinite (too few validation windows for it).
 
     Returns:
-        ``{"80": {level, rate, coverage, width, interval_score, coverage_per_step, width_per_step,
-        interval_score_per_step, split, floors}, ...}``, where ``split`` holds the coverage, width and
+        ``{"80": {level, rate, coverage, coverage_se, width, interval_score, coverage_per_step, width_per_step,
+        interval_score_per_step, split, floors}, ...}`` (``coverage_se``: the coverage's standard error over the
+        overlapping windows, :func:`~forecast.predict.scores.coverage_standard_error`), where ``split`` holds the coverage, width and
         interval score of the untracked split-conformal intervals, and ``floors`` the same three for each
         floor's tracked intervals (``{naive_last: {...}, ...}``, empty when the file has no validation span).
     """
@@ -308,6 +310,9 @@ def format_intervals(scores: dict[str, dict[str, Any]]) -> str:
     for row, values in rows:
         lines.append(f"{row:>11} " + " ".join(f"{values[n]['coverage']:>12.3f} {_cell(values[n]['width'])} "
                                               f"{_cell(values[n]['interval_score'])}" for n in names))
+    errors = [f"{n}% {scores[n]['coverage_se']:.3f}" for n in names if scores[n].get("coverage_se") is not None]
+    if errors:
+        lines.append(f"coverage standard error over the overlapping windows (Newey-West): {', '.join(errors)}")
     rate = scores[names[0]]["rate"]
     lines.append(f"(half-widths tracked through the windows from their validation calibration, rate {rate:g}, "
                  f"x sqrt({FULL_RATE_STEPS} / (p + 1)) after step {FULL_RATE_STEPS}; score: "

@@ -57,3 +57,33 @@ def interval_score(lower: np.ndarray, upper: np.ndarray, actual: np.ndarray, lev
     with np.errstate(invalid="ignore"):  # inf - inf where both bounds are infinite: the width is inf
         width = np.where(np.isinf(upper) | np.isinf(lower), np.inf, upper - lower)
     return width + (2.0 / alpha) * (below + above)
+
+
+def coverage_standard_error(inside: np.ndarray, series: np.ndarray, origins: np.ndarray) -> float | None:
+    """Standard error of a backtest's coverage (the mean of ``inside``) when its windows overlap.
+
+    Each window's share of actuals inside its interval is one value of a sequence over the windows of its
+    series (in origin order). Neighbouring windows share most of their horizon, so their shares move together:
+    the variance of their mean is the Newey-West long-run variance (Bartlett weights, lag ``2 * ceil(pred_len /
+    stride)`` as the keep rule's, :func:`~forecast.training.evidence.hac_lag`) over the windows, not the
+    binomial ``c (1 - c) / n`` of independent actuals. Series are taken as independent:
+    ``se^2 = sum_s W_s LRV_s / W^2``.
+
+    Shapes: inside (W, P, C) bool, series (W,), origins (W,) -> float; None with fewer than 2 windows.
+    """
+    from forecast.training.evidence import hac_lag, newey_west_variance
+
+    share = np.asarray(inside, dtype=np.float64).reshape(len(inside), -1).mean(axis=1)  # (W,)
+    if len(share) < 2:
+        return None
+    pred_len = int(inside.shape[1])
+    total = 0.0
+    for k in np.unique(series):
+        order = np.argsort(origins[series == k], kind="stable")
+        values = share[series == k][order]  # (W_s,) in origin order
+        if len(values) < 2:
+            continue
+        gaps = np.diff(np.sort(origins[series == k]))
+        stride = int(gaps[gaps > 0].min()) if (gaps > 0).any() else 1
+        total += len(values) * newey_west_variance(values, hac_lag(pred_len, stride))
+    return float(np.sqrt(max(total, 0.0)) / len(share))
