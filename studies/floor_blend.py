@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from studies.keep_rule import ETT, SERIES, data_overrides, write_series
+from studies.keep_rule import SERIES, data_overrides, ensure_series
 
 
 def forecasts(name: str, data_dir: Path) -> dict[str, Any]:
@@ -102,8 +102,7 @@ def main() -> None:
     parser.add_argument("--series", nargs="+", default=list(SERIES), choices=list(SERIES))
     args = parser.parse_args()
     data_dir = args.out / "data"
-    if not all((data_dir / SERIES[n][0]).is_file() for n in SERIES if n not in ETT):
-        write_series(data_dir)
+    ensure_series(data_dir)
     rows = []
     for name in args.series:
         f = forecasts(name, data_dir)

@@ -128,6 +128,12 @@ def write_pvlib_series(out: Path, save: Any) -> None:
     save("particulates.csv", pd.DatetimeIndex(soiling.TimeStamp), {c: soiling[c].to_numpy() for c in ("rain", "PM2_5", "PM10")})
 
 
+def ensure_series(data_dir: Path) -> None:
+    """Write the package series under ``data_dir`` unless every one is there."""
+    if not all((data_dir / SERIES[name][0]).is_file() for name in SERIES if name not in ETT):
+        write_series(data_dir)
+
+
 def data_overrides(name: str, data_dir: Path) -> list[str]:
     """The ``forecast-train`` overrides of a series' data."""
     file, target, features, seq_len, label_len, pred_len, extra = SERIES[name]
@@ -342,8 +348,7 @@ def main() -> None:
     if args.table:
         print(table(args.out))
         return
-    if not all((args.out / "data" / SERIES[name][0]).is_file() for name in SERIES if name not in ETT):
-        write_series(args.out / "data")
+    ensure_series(args.out / "data")
     for name in args.series:
         if args.floors_only:
             append(args.out / "per_channel.csv", per_channel(name, args.out))
