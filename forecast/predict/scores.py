@@ -76,14 +76,13 @@ def coverage_standard_error(inside: np.ndarray, series: np.ndarray, origins: np.
     share = np.asarray(inside, dtype=np.float64).reshape(len(inside), -1).mean(axis=1)  # (W,)
     if len(share) < 2:
         return None
-    pred_len = int(inside.shape[1])
+    order = np.lexsort((origins, series))  # by series, then origin
+    starts = np.flatnonzero(np.r_[True, np.diff(series[order]) != 0])  # first position of each series
     total = 0.0
-    for k in np.unique(series):
-        order = np.argsort(origins[series == k], kind="stable")
-        values = share[series == k][order]  # (W_s,) in origin order
+    for values, at in zip(np.split(share[order], starts[1:]), np.split(origins[order], starts[1:])):
         if len(values) < 2:
             continue
-        gaps = np.diff(np.sort(origins[series == k]))
+        gaps = np.diff(at)
         stride = int(gaps[gaps > 0].min()) if (gaps > 0).any() else 1
-        total += len(values) * newey_west_variance(values, hac_lag(pred_len, stride))
+        total += len(values) * newey_west_variance(values, hac_lag(int(inside.shape[1]), stride))
     return float(np.sqrt(max(total, 0.0)) / len(share))
