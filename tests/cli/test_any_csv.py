@@ -15,6 +15,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from forecast.api import train as api_train
+from forecast.data.errors import DataError
 from tests.predict.tiny import PRED_LEN, SEQ_LEN, etth1_rows, panel, predict, train_tiny
 
 N_SERIES = 24
@@ -144,10 +146,10 @@ def test_training_refuses_infinity_in_training_rows_and_a_gap_with_freq_set(tmp_
                                                 f"as missing"]
     assert not run_dir.exists()
     etth1_rows(400).drop(index=[100]).to_csv(bad, index=False)
-    proc = run_train("data=etth1", f"data.path={bad}", "data.borders=[200,300,399]", f"hydra.run.dir={run_dir}",
-                     cwd=tmp_path)
-    assert proc.returncode == 2 and proc.stderr.strip().splitlines() == [
-        f"error: {bad}: line 102: timestamp 2016-07-05 05:00:00 follows 2016-07-05 03:00:00, but data.freq 'h' expects "
+    with pytest.raises(DataError) as caught:  # in process: forecast.train raises the line the command prints
+        api_train(None, ["data=etth1", f"data.path={bad}", "data.borders=[200,300,399]"], run_dir=run_dir)
+    assert str(caught.value).splitlines() == [
+        f"{bad}: line 102: timestamp 2016-07-05 05:00:00 follows 2016-07-05 03:00:00, but data.freq 'h' expects "
         f"2016-07-05 04:00:00; 1 row(s) missing: pass data.fill_missing_dates=true with data.fill=ffill|interpolate "
         f"to add and fill them, or fill the gap in the file"]
     assert not run_dir.exists()

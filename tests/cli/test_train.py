@@ -84,7 +84,7 @@ def test_bad_csv_is_one_line_exit_2_and_no_run_dir(tmp_path: Path) -> None:
     assert not run_dir.exists()
 
 
-@pytest.mark.parametrize("override,message", [
+IMPOSSIBLE_SETTINGS = [
     ("model.net.net.patch_len=200", "patch_len (200) cannot exceed the encoder input length (96)"),
     ("model.net.net.n_heads=5", "d_model (128) must be divisible by n_heads (5)"),
     ("model.net.net.d_model=wide", "model.net.net.d_model must be an int, got 'wide'"),
@@ -93,15 +93,36 @@ def test_bad_csv_is_one_line_exit_2_and_no_run_dir(tmp_path: Path) -> None:
     ("model.net.restore_mean=true",
      "instance norm adds each window's mean back, so its forecast cannot start at zero; set restore_mean: false on "
      "the InstanceNorm inside a FloorResidual"),
-])
-def test_impossible_model_setting_is_one_line_exit_2_and_no_run_dir(small_csv: Path, tmp_path: Path, override: str,
-                                                                     message: str) -> None:
+]
+
+
+def setting_line(message: str) -> str:
+    """The one line ``forecast-train`` prints (after ``error: ``) for a setting that cannot work."""
+    label = "" if re.match(r"[\w.]+ must be ", message) else "model settings: "
+    return f"{label}{message}; change that setting and run again"
+
+
+@pytest.mark.parametrize("override,message", IMPOSSIBLE_SETTINGS)
+def test_impossible_model_setting_is_the_commands_one_line_and_no_run_dir(small_csv: Path, tmp_path: Path,
+                                                                          override: str, message: str) -> None:
+    """In process, through ``forecast.train``: the same composition, build and message as the command."""
+    from forecast.api import train as api_train
+    from forecast.data.errors import DataError
+
+    run_dir = tmp_path / "run"
+    with pytest.raises(DataError) as caught:
+        api_train(small_csv, ["data.target=OT", override], run_dir=run_dir)
+    assert str(caught.value) == setting_line(message)
+    assert not run_dir.exists()
+
+
+def test_impossible_model_setting_is_one_line_exit_2_and_no_run_dir(small_csv: Path, tmp_path: Path) -> None:
+    override, message = IMPOSSIBLE_SETTINGS[1]
     run_dir = tmp_path / "run"
     proc = run_cli("data=csv", f"data.path={small_csv}", "data.target=OT", override, f"hydra.run.dir={run_dir}",
                    cwd=tmp_path)
     assert proc.returncode == 2
-    label = "" if re.match(r"[\w.]+ must be ", message) else "model settings: "
-    assert proc.stderr.strip().splitlines() == [f"error: {label}{message}; change that setting and run again"]
+    assert proc.stderr.strip().splitlines() == [f"error: {setting_line(message)}"]
     assert "Traceback" not in proc.stdout + proc.stderr
     assert not run_dir.exists()
 
