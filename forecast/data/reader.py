@@ -155,11 +155,9 @@ def _typed_csv(path: Path, header: bool, sep: str, text: Iterable[str | None] = 
     column as text (timestamps included: the reader parses them with the dialect), and so the columns of
     :func:`text_columns` (ids such as ``007`` stay as written); None where pyarrow refuses the file (ragged
     rows, odd quoting, not UTF-8) or its header repeats a name, which pandas' reader reports and names apart."""
-    try:
-        import pyarrow as pa
-        import pyarrow.csv as pacsv
-    except ImportError:
-        return None
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
     first = _header(path, sep)
     if header:
         names = [n if n != "" else f"Unnamed: {i}" for i, n in enumerate(first)]
@@ -190,15 +188,12 @@ def read_table(path: Path, header: bool, sep: str = ",", *, typed: bool = True,
 
     Columns stored as numbers (Parquet) or written only as numbers (CSV) are read as numbers when ``typed``;
     Parquet timestamp columns as timestamps; every other column as text (strings, missing cells empty). CSV is
-    parsed by pyarrow's multithreaded reader when pyarrow is installed, else (and for what pyarrow refuses)
-    by pandas' C parser; ``typed=False`` reads every CSV cell as text, and ``text`` names columns kept as text
+    parsed by pyarrow's multithreaded reader, and what pyarrow refuses by pandas' C parser; ``typed=False`` reads every CSV cell as text, and ``text`` names columns kept as text
     (:func:`text_columns`).
     """
     if path.suffix.lower() in (".parquet", ".pq"):
         try:
             frame = pd.read_parquet(path)
-        except ImportError as exc:
-            raise DataError(f"{path}: reading Parquet needs pyarrow; pip install pyarrow") from exc
         except (OSError, ValueError) as exc:
             raise DataError(f"{path}: cannot read as Parquet ({str(exc).splitlines()[0]})") from exc
         return _frame_cells(frame)
@@ -208,7 +203,7 @@ def read_table(path: Path, header: bool, sep: str = ",", *, typed: bool = True,
     options = dict(dtype=str, keep_default_na=False, header=0 if header else None, sep=sep)
     try:
         return pd.read_csv(path, engine="pyarrow", **options)
-    except (ImportError, ValueError, pd.errors.ParserError):
+    except (ValueError, pd.errors.ParserError):
         pass  # what pyarrow refuses (ragged rows, odd quoting), the C parser reports in its own words
     return pd.read_csv(path, **options)
 

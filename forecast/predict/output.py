@@ -62,11 +62,8 @@ def write_frame(frame: pd.DataFrame, path: Path, *, chunk_rows: int = CHUNK_ROWS
     object column of mixed types) is written by pandas; pyarrow's errors derive from ``ValueError`` and
     ``TypeError``.
     """
-    try:
-        import pyarrow.csv as pacsv
-    except ImportError:
-        frame.to_csv(path, index=False)
-        return
+    import pyarrow.csv as pacsv
+
     for quoting in ("none", "needed"):
         with open(path, "w", newline="", encoding="utf-8") as out:
             csv.writer(out, lineterminator="\n").writerow(frame.columns)
