@@ -268,9 +268,9 @@ def interval_scores(trained: TrainedModel, panel: Panel, bt: Backtest, widths: d
     Returns:
         ``{"80": {level, rate, coverage, coverage_se, width, interval_score, coverage_per_step, width_per_step,
         interval_score_per_step, split, floors}, ...}`` (``coverage_se``: the coverage's standard error over the
-        overlapping windows, :func:`~forecast.predict.scores.coverage_standard_error`), where ``split`` holds the coverage, width and
-        interval score of the untracked split-conformal intervals, and ``floors`` the same three for each
-        floor's tracked intervals (``{naive_last: {...}, ...}``, empty when the file has no validation span).
+        overlapping windows, :func:`~forecast.predict.scores.coverage_standard_error`), where ``split`` holds the coverage, its standard error,
+        the width and interval score of the untracked split-conformal intervals, and ``floors`` the same four for
+        each floor's tracked intervals (``{naive_last: {...}, ...}``, empty when the file has no validation span).
     """
     actual = actuals(trained, panel, bt)
     tracked = _interval_summary(trained, bt, actual, tracked_widths(bt, widths, rate=rate))
@@ -280,7 +280,7 @@ def interval_scores(trained: TrainedModel, panel: Panel, bt: Backtest, widths: d
         values = getattr(bt, name)
         floors[name] = _interval_summary(trained, bt, actual,
                                          tracked_widths(bt, calibrated, values=values, rate=rate), values)
-    overall = ("coverage", "width", "interval_score")
+    overall = ("coverage", "coverage_se", "width", "interval_score")
     return {label(a): {"level": a, "rate": rate, **tracked[a], "split": {k: split[a][k] for k in overall},
                        "floors": {name: {k: per_level[a][k] for k in overall} for name, per_level in floors.items()}}
             for a in widths}
