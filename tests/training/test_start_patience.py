@@ -1,0 +1,85 @@
+"""The closed-form start's patience: a round must beat the start overall and on the later half of the windows."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import torch
+from lightning.pytorch.trainer.states import TrainerFn
+
+from forecast.training import closed_form
+from forecast.training.closed_form import ClosedFormStart, process_shards
+
+START = np.array([1.0, 1.0, 1.0, 1.0, 1.0, 1.0])  # the start's per-window MSE; the later half is windows 3-5
+
+
+def callback(tmp_path: Path) -> ClosedFormStart:
+    cb = ClosedFormStart(keep_start=True, checkpoint_dir=tmp_path, start_patience_steps=200)
+    cb.start_loss = float(START.mean())
+    cb._start_losses = START
+    return cb
+
+
+def round_end(cb: ClosedFormStart, losses: np.ndarray, *, best: float, step: int, epoch: int = 0) -> SimpleNamespace:
+    """One round's validation end: ``losses`` the round's per-window MSE, ``best`` early stopping's best after it."""
+    trainer = SimpleNamespace(early_stopping_callback=SimpleNamespace(best_score=torch.tensor(best)),
+                              callback_metrics={"val/loss": torch.tensor(float(losses.mean()))}, global_step=step,
+                              current_epoch=epoch, sanity_checking=False, should_stop=False,
+                              state=SimpleNamespace(fn=TrainerFn.FITTING), world_size=1)
+    cb.on_validation_end(trainer, SimpleNamespace(window_losses=lambda: losses))
+    return trainer
+
+
+def test_a_round_ahead_only_on_the_earlier_windows_does_not_hold_off_the_stop(tmp_path: Path,
+                                                                              caplog: pytest.LogCaptureFixture) -> None:
+    cb = callback(tmp_path)
+    losses = np.array([0.7, 0.7, 0.7, 1.0, 1.0, 1.1])  # 15% lower overall, 3.3% higher on the later half
+    with caplog.at_level(logging.INFO, logger="forecast"):
+        trainer = round_end(cb, losses, best=float(losses.mean()), step=250)
+    assert trainer.should_stop and not cb.start_beaten
+    assert ("round 1 leads the closed-form start on val/loss (0.8667 against 1.0000) but not on the later half of "
+            "the windows (-3.3%)") in caplog.text
+    assert ("training stops after round 1: no round beat the closed-form start on the later half of the windows "
+            "(1.0000; this round 0.8667)") in caplog.text
+
+
+def test_a_round_ahead_on_the_later_half_lets_training_go_on(tmp_path: Path) -> None:
+    cb = callback(tmp_path)
+    ahead = np.array([1.0, 1.0, 1.0, 0.8, 0.8, 0.8])
+    assert not round_end(cb, ahead, best=float(ahead.mean()), step=250).should_stop
+    assert cb.start_beaten
+    behind = np.full(6, 1.2)  # a later round behind everything: early stopping's patience decides, not this rule
+    assert not round_end(cb, behind, best=float(ahead.mean()), step=500, epoch=1).should_stop
+    restored = callback(tmp_path)
+    restored.load_state_dict(cb.state_dict())  # a resumed run knows the start was beaten
+    assert restored.start_beaten
+
+
+def test_before_the_patience_steps_a_round_ahead_only_early_is_one_more_round(tmp_path: Path) -> None:
+    cb = callback(tmp_path)
+    early = np.array([0.5, 0.5, 0.5, 1.0, 1.0, 1.0])
+    assert not round_end(cb, early, best=float(early.mean()), step=56).should_stop
+    assert not cb.start_beaten
+    assert round_end(cb, early + 0.01, best=float(early.mean()), step=224, epoch=3).should_stop
+
+
+def test_a_round_behind_the_start_stops_as_before(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    cb = callback(tmp_path)
+    with caplog.at_level(logging.INFO, logger="forecast"):
+        assert round_end(cb, START * 1.1, best=1.0, step=266).should_stop
+    assert "no round beat the closed-form start on val/loss (1.0000; this round 1.1000)" in caplog.text
+
+
+def test_process_shards_puts_every_processs_windows_back_in_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    windows = np.arange(7, dtype=np.float64)  # process r of 2 scored windows r, r + 2, ... (unpadded)
+
+    def gather(parts: list, local: np.ndarray) -> None:
+        parts[:] = [windows[0::2], windows[1::2]]
+
+    monkeypatch.setattr(closed_form.torch.distributed, "all_gather_object", gather)
+    np.testing.assert_array_equal(process_shards(SimpleNamespace(world_size=2), windows[1::2]), windows)
+    np.testing.assert_array_equal(process_shards(SimpleNamespace(world_size=1), windows), windows)
