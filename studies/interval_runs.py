@@ -1,5 +1,6 @@
 """Train the runs the interval-coverage study (studies/interval_coverage.py) scores: the default model on
-ETTh1, ETTh2 and six real series from pmdarima / statsmodels / matplotlib's sample data, two seeds each.
+ETTh1, ETTh2, six real series from pmdarima / statsmodels / matplotlib's sample data and pvlib's four hourly
+files (three weather years and a year of rain and particulates, ``M``), two seeds each.
 
     python studies/interval_runs.py OUT_DIR [--seeds 2021 1]                 # the default training
     python studies/interval_runs.py OUT_DIR --epochs 1 --batches 100        # short trainings
@@ -19,7 +20,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+HOURLY = ("weather_greensboro", "weather_sandpoint", "weather_miami", "particulates")
 
 
 def write_series(out: Path) -> dict[str, list[str]]:
@@ -52,6 +56,10 @@ def write_series(out: Path) -> dict[str, list[str]]:
     for name, frame in frames.items():
         frame.to_csv(out / f"{name}.csv", index=False)
     csv = lambda name, *o: ["data=csv", f"data.path={(out / (name + '.csv')).resolve()}", *o]  # noqa: E731
+    from keep_rule import data_overrides, ensure_series
+
+    packages = (out / "packages").resolve()  # keep_rule's files, apart: its taylor.csv and msft.csv differ
+    ensure_series(packages)
     return {
         "etth1": ["data=etth1"],
         "etth2": ["data=etth2", f"data.path={SHARED / 'ETTh2.csv'}"],
@@ -61,6 +69,7 @@ def write_series(out: Path) -> dict[str, list[str]]:
         "co2": csv("co2", "data.target=co2", "data.features=S", "data.fill=interpolate"),
         "elnino": csv("elnino", "data.target=temp", "data.features=S"),
         "goog": csv("goog", "data.target=close", "data.features=S"),
+        **{name: data_overrides(name, packages) for name in HOURLY},
     }
 
 
