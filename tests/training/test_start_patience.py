@@ -83,3 +83,36 @@ def test_process_shards_puts_every_processs_windows_back_in_order(monkeypatch: p
     monkeypatch.setattr(closed_form.torch.distributed, "all_gather_object", gather)
     np.testing.assert_array_equal(process_shards(SimpleNamespace(world_size=2), windows[1::2]), windows)
     np.testing.assert_array_equal(process_shards(SimpleNamespace(world_size=1), windows), windows)
+
+
+@pytest.mark.slow
+def test_under_ddp_the_processes_windows_weigh_the_round_as_one_process_does(tmp_path: Path) -> None:
+    """Two processes each score half of a round's windows; gathered back in order they give the one-process
+    decision: a cycle the floors miss, learnt in round 1, holds training on past start_patience_steps."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    import pandas as pd
+
+    from forecast.runtime import PROJECT_ROOT
+    from forecast.training.pipeline import train
+    from tests.conftest import compose_train, tiny_run_overrides
+
+    t = np.arange(1000)
+    values = np.sin(2 * np.pi * t / 10) * (1 + 0.5 * np.sin(2 * np.pi * t / 97))
+    values = values + 0.1 * np.random.default_rng(0).normal(size=len(t))
+    csv = tmp_path / "cycle.csv"
+    pd.DataFrame({"date": pd.date_range("2020-01-01", periods=len(t), freq="h"), "OT": values}).to_csv(csv, index=False)
+    overrides = [o for o in tiny_run_overrides(csv) if not o.startswith("data.features")] + [
+        "data.features=S", "trainer.max_epochs=2", "trainer.limit_train_batches=10", "task.optimizer.lr=1e-2",
+        "model.floor.ridge.alpha=1e6", "start_patience_steps=5", "threads=1"]
+    one = train(compose_train(overrides, tmp_path / "one"))
+    proc = subprocess.run([sys.executable, "-m", "forecast.cli.train", *overrides, "trainer=ddp_sim",
+                           f"hydra.run.dir={tmp_path / 'two'}"], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    two = json.loads((tmp_path / "two" / "metrics.json").read_text())
+    assert one["epochs"] == two["epochs"] == 2  # round 1 beat the start on the later half too, in both
+    assert one["keep"]["decision"] == two["keep"]["decision"] == "trained"
