@@ -25,9 +25,16 @@ class Baseline(Forecaster):
             raise ValueError(f"target_index has {len(target_index)} channels but c_out is {c_out}")
         self.seq_len, self.pred_len = seq_len, pred_len
         self.target_index = [int(i) for i in target_index]
+        first = self.target_index[0] if self.target_index else 0
+        in_order = self.target_index == list(range(first, first + len(self.target_index)))
+        #: the target channels as a slice when they are consecutive (``M``, ``MS``'s last column): a view
+        self._target_slice = slice(first, first + len(self.target_index)) if in_order else None
 
     def targets(self, x_enc: Tensor) -> Tensor:
-        """The target channels of the input window. Shapes: (B, L, C_in) -> (B, L, C_out)."""
+        """The target channels of the input window (a view when they are consecutive, else a gather).
+        Shapes: (B, L, C_in) -> (B, L, C_out)."""
+        if self._target_slice is not None:
+            return x_enc[..., self._target_slice]
         return x_enc[..., self.target_index]
 
     def extra_repr(self) -> str:

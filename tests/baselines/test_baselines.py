@@ -124,3 +124,12 @@ def test_ridge_floor_fits_the_relative_design_of_every_channel_and_forecasts_wit
     pred = model(x_enc, None, None)  # (N, P, C)
     expected = torch.from_numpy(ref.predict(design)).float().reshape(-1, 3, pred_len).permute(0, 2, 1) + last
     torch.testing.assert_close(pred, expected, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("target_index", [[0, 1, 2], [1, 2], [2], [2, 0], [0, 2]])
+def test_target_channels_are_a_view_when_consecutive_and_the_same_values_either_way(target_index: list[int]) -> None:
+    x = window()  # (2, 6, 3)
+    targets = Naive(dims=dims(6, 2, target_index)).targets(x)  # (2, 6, C_out)
+    torch.testing.assert_close(targets, x[..., torch.tensor(target_index)], rtol=0, atol=0)
+    consecutive = target_index == list(range(target_index[0], target_index[0] + len(target_index)))
+    assert (targets.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()) == consecutive

@@ -154,6 +154,11 @@ class RidgeFloor(Baseline):
             x_enc: (B, seq_len, C_in); the marks are ignored.
             returns: (B, pred_len, C_out).
         """
+        if self.features is None:  # one product over the window's steps, in the window's own layout
+            x = self.targets(x_enc)  # (B, L, C)
+            last = x[:, -1:, :]  # (B, 1, C)
+            # (P, L) @ (B, L, C) -> (B, P, C)
+            return torch.matmul(self.weight.t(), x - last) + self.bias[:, None] + last
         rows, last = self.design(x_enc)  # (B*C, L), (B, 1, C)
         out = self.regressors(rows) @ self.weight + self.bias  # (B*C, P)
         return out.reshape(x_enc.shape[0], -1, self.pred_len).transpose(1, 2) + last  # (B, P, C)
