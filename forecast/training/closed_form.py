@@ -42,9 +42,10 @@ class ClosedFormStart(L.Callback):
     (by early stopping's least gain: :class:`~forecast.training.stopping.RelativeEarlyStopping`).
     While no round has beaten the start so, and on the later half of the validation windows too (the half
     nearest the test span, as the keep rule asks), the first round to end after ``start_patience_steps``
-    optimiser steps ends it instead: a residual that starts at zero and is still behind its start after that
-    many steps at the full learning rate, or ahead of it only on the earlier windows, has been fitting what
-    does not carry over to validation, and the keep rule could not take it.
+    optimiser steps ends it instead, unless that round is a new best ahead of the start on the earlier windows
+    only, which earns one more round: a residual that starts at zero and is still behind its start after that
+    many steps at the full learning rate, or ahead of it only on the earlier windows and no better a round
+    later, has been fitting what does not carry over to validation, and the keep rule could not take it.
 
     Args:
         keep_start: make the closed-form start a checkpoint candidate.
@@ -119,14 +120,16 @@ class ClosedFormStart(L.Callback):
 
     def on_validation_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         """After early stopping has weighed the round (it runs first): stop while no round has beaten the start,
-        overall and on the later half of the windows, and ``start_patience_steps`` steps have been trained."""
+        overall and on the later half of the windows, and ``start_patience_steps`` steps have been trained,
+        unless this round is a new best (ahead on the earlier windows only): it earns one more round."""
         stopping = trainer.early_stopping_callback
         if (self.start_patience_steps is None or self.start_loss is None or stopping is None
                 or trainer.sanity_checking or trainer.should_stop or trainer.state.fn != TrainerFn.FITTING):
             return
         this_round = float(trainer.callback_metrics["val/loss"])
         ahead = float(stopping.best_score) != float(torch.tensor(self.start_loss))  # the best moved off the start
-        if not self.start_beaten and ahead and float(stopping.best_score) == float(torch.tensor(this_round)):
+        moved = not self.start_beaten and ahead and float(stopping.best_score) == float(torch.tensor(this_round))
+        if moved:  # this round is the new best: does its lead hold on the later half?
             losses = process_shards(trainer, pl_module.window_losses())  # (W,)
             if len(losses) != len(self._start_losses):  # a validation cut short (limit_val_batches): overall only
                 losses = self._start_losses * (this_round / self.start_loss)
@@ -136,7 +139,7 @@ class ClosedFormStart(L.Callback):
                 log.info("round %d leads the closed-form start on val/loss (%.4f against %.4f) but not on the later "
                          "half of the windows (%+.1f%%)", trainer.current_epoch + 1, this_round, self.start_loss,
                          later * 100)
-        if not self.start_beaten and trainer.global_step >= self.start_patience_steps:
+        if not self.start_beaten and not moved and trainer.global_step >= self.start_patience_steps:
             trainer.should_stop = True
             where = "on the later half of the windows" if ahead else "on val/loss"
             log.info("training stops after round %d: no round beat the closed-form start %s (%.4f; this "

@@ -39,12 +39,25 @@ def test_a_round_ahead_only_on_the_earlier_windows_does_not_hold_off_the_stop(tm
     cb = callback(tmp_path)
     losses = np.array([0.7, 0.7, 0.7, 1.0, 1.0, 1.1])  # 15% lower overall, 3.3% higher on the later half
     with caplog.at_level(logging.INFO, logger="forecast"):
-        trainer = round_end(cb, losses, best=float(losses.mean()), step=250)
-    assert trainer.should_stop and not cb.start_beaten
+        assert not round_end(cb, losses, best=float(losses.mean()), step=250).should_stop  # one more round
+        assert not cb.start_beaten
+        no_better = losses + 0.01  # not a new best: the stop the previous round was spared
+        assert round_end(cb, no_better, best=float(losses.mean()), step=500, epoch=1).should_stop
     assert ("round 1 leads the closed-form start on val/loss (0.8667 against 1.0000) but not on the later half of "
             "the windows (-3.3%)") in caplog.text
-    assert ("training stops after round 1: no round beat the closed-form start on the later half of the windows "
-            "(1.0000; this round 0.8667)") in caplog.text
+    assert ("training stops after round 2: no round beat the closed-form start on the later half of the windows "
+            "(1.0000; this round 0.8767)") in caplog.text
+
+
+def test_each_new_best_ahead_only_early_earns_one_more_round(tmp_path: Path) -> None:
+    cb = callback(tmp_path)
+    first = np.array([0.7, 0.7, 0.7, 1.0, 1.0, 1.1])
+    assert not round_end(cb, first, best=float(first.mean()), step=250).should_stop
+    second = np.array([0.6, 0.6, 0.6, 1.0, 1.0, 1.05])  # better overall, still behind on the later half
+    assert not round_end(cb, second, best=float(second.mean()), step=500, epoch=1).should_stop
+    third = np.array([0.6, 0.6, 0.6, 0.9, 0.9, 0.9])  # ahead on the later half: the start is beaten
+    assert not round_end(cb, third, best=float(third.mean()), step=750, epoch=2).should_stop
+    assert cb.start_beaten
 
 
 def test_a_round_ahead_on_the_later_half_lets_training_go_on(tmp_path: Path) -> None:
