@@ -15,7 +15,7 @@ import numpy as np
 from torch import Tensor
 
 from forecast.core.parameters import module_device
-from forecast.training.evidence import Verdict, hac_lag, later_half_gain, weigh, window_losses
+from forecast.training.evidence import Verdict, hac_lag, weigh, window_losses
 
 log = logging.getLogger("forecast")
 
@@ -40,18 +40,15 @@ class ClosedFormStart(L.Callback):
     validates the start again, to the same numbers. Early stopping counts from the start too: its best score
     begins at the start's ``val/loss``, so training ends after ``patience`` rounds that do not beat the start
     (by early stopping's least gain: :class:`~forecast.training.stopping.RelativeEarlyStopping`).
-    While no round has beaten the start so, and on the later half of the validation windows too (the half
-    nearest the test span, as the keep rule asks), the first round to end after ``start_patience_steps``
-    optimiser steps ends it instead, unless that round is a new best ahead of the start on the earlier windows
-    only, which earns one more round: a residual that starts at zero and is still behind its start after that
-    many steps at the full learning rate, or ahead of it only on the earlier windows and no better a round
-    later, has been fitting what does not carry over to validation, and the keep rule could not take it.
+    While no round has beaten the start so, the first round to end after ``start_patience_steps`` optimiser
+    steps ends it instead: a residual that starts at zero and is still behind its start after that many steps
+    at the full learning rate has been fitting what does not carry over to validation.
 
     Args:
         keep_start: make the closed-form start a checkpoint candidate.
         checkpoint_dir: where ``start.ckpt`` is written.
         start_patience_steps: steps after which a round end stops training while no round has beaten the
-            start overall and on the later half of the windows; None: early stopping's patience alone.
+            start; None: early stopping's patience alone.
 
     Attributes:
         fit_seconds: seconds of the closed-form fit; None when the model has no closed-form part.
@@ -77,14 +74,6 @@ class ClosedFormStart(L.Callback):
         self.floor_choice: dict[str, Any] | None = None
         self._start_state: dict[str, Tensor] | None = None
         self._start_losses: np.ndarray | None = None
-        #: a round has beaten the start on val/loss (early stopping's best moved) and on the later half
-        self.start_beaten = False
-
-    def state_dict(self) -> dict[str, Any]:
-        return {"start_beaten": self.start_beaten}
-
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        self.start_beaten = bool(state_dict.get("start_beaten", False))
 
     def setup(self, trainer: L.Trainer, pl_module: L.LightningModule, stage: str) -> None:
         if self.fitted:
@@ -112,38 +101,20 @@ class ClosedFormStart(L.Callback):
         fresh = stopping is not None and not torch.isfinite(stopping.best_score) and trainer.global_step == 0
         if self.start_loss is not None and fresh and stopping.monitor == "val/loss" and stopping.mode == "min":
             stopping.best_score = torch.tensor(self.start_loss)  # a resumed run restores its own
-        if self.start_patience_steps is not None and self.start_loss is not None:
-            pl_module.keep_window_losses = True  # each round's per-window losses, for the later half
-
-    def on_train_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
-        pl_module.keep_window_losses = False
 
     def on_validation_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
-        """After early stopping has weighed the round (it runs first): stop while no round has beaten the start,
-        overall and on the later half of the windows, and ``start_patience_steps`` steps have been trained,
-        unless this round is a new best (ahead on the earlier windows only): it earns one more round."""
+        """After early stopping has weighed the round (it runs first): stop while no round has beaten the start
+        and ``start_patience_steps`` steps have been trained."""
         stopping = trainer.early_stopping_callback
         if (self.start_patience_steps is None or self.start_loss is None or stopping is None
                 or trainer.sanity_checking or trainer.should_stop or trainer.state.fn != TrainerFn.FITTING):
             return
-        this_round = float(trainer.callback_metrics["val/loss"])
-        ahead = float(stopping.best_score) != float(torch.tensor(self.start_loss))  # the best moved off the start
-        moved = not self.start_beaten and ahead and float(stopping.best_score) == float(torch.tensor(this_round))
-        if moved:  # this round is the new best: does its lead hold on the later half?
-            losses = process_shards(trainer, pl_module.window_losses())  # (W,)
-            if len(losses) != len(self._start_losses):  # a validation cut short (limit_val_batches): overall only
-                losses = self._start_losses * (this_round / self.start_loss)
-            later = later_half_gain(self._start_losses, losses)
-            self.start_beaten = later > 0
-            if not self.start_beaten:
-                log.info("round %d leads the closed-form start on val/loss (%.4f against %.4f) but not on the later "
-                         "half of the windows (%+.1f%%)", trainer.current_epoch + 1, this_round, self.start_loss,
-                         later * 100)
-        if not self.start_beaten and not moved and trainer.global_step >= self.start_patience_steps:
+        unbeaten = float(stopping.best_score) == float(torch.tensor(self.start_loss))
+        if unbeaten and trainer.global_step >= self.start_patience_steps:
             trainer.should_stop = True
-            where = "on the later half of the windows" if ahead else "on val/loss"
-            log.info("training stops after round %d: no round beat the closed-form start %s (%.4f; this "
-                     "round %.4f)", trainer.current_epoch + 1, where, self.start_loss, this_round)
+            log.info("training stops after round %d: no round beat the closed-form start on val/loss (%.4f; this "
+                     "round %.4f)", trainer.current_epoch + 1, self.start_loss,
+                     float(trainer.callback_metrics["val/loss"]))
 
     def on_fit_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         if self._start_state is None:
@@ -179,20 +150,6 @@ class ClosedFormStart(L.Callback):
         if self.floor_choice is not None:
             out["floor_choice"] = self.floor_choice
         return out
-
-
-def process_shards(trainer: L.Trainer, local: np.ndarray) -> np.ndarray:
-    """Every process's per-window losses of a sharded validation (process ``r`` of ``w`` scored windows ``r``,
-    ``r + w``, ...) back in window order, the same on every process. Shapes: (W_process,) -> (W,)."""
-    world = int(trainer.world_size)
-    if world == 1:
-        return local
-    parts: list[Any] = [None] * world
-    torch.distributed.all_gather_object(parts, local)
-    out = np.empty(sum(len(p) for p in parts))
-    for rank, part in enumerate(parts):
-        out[rank::world] = part
-    return out
 
 
 @torch.no_grad()

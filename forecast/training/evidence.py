@@ -192,16 +192,11 @@ def weigh(incumbent: np.ndarray, challenger: np.ndarray, *, lag: int,
     if incumbent.shape != challenger.shape:
         raise ValueError(f"per-window losses differ in shape: {incumbent.shape} and {challenger.shape}")
     statistic, p_value = diebold_mariano(incumbent, challenger, lag)
-    gain, later_gain = _gain(incumbent, challenger), later_half_gain(incumbent, challenger)
+    half = len(incumbent) // 2
+    gain, later_gain = _gain(incumbent, challenger), _gain(incumbent[half:], challenger[half:])
     replace = gain > 0 and p_value < alpha and (later_gain > 0 or not confirm_later)
     return Verdict(incumbent=names[0], challenger=names[1], replace=bool(replace), gain=gain, later_gain=later_gain,
                    statistic=statistic, p_value=p_value, lag=lag, windows=len(incumbent), alpha=alpha, span=span)
-
-
-def later_half_gain(incumbent: np.ndarray, challenger: np.ndarray) -> float:
-    """:func:`_gain` over the later half of the windows (the last ``W - W // 2``), the half nearest the test span."""
-    half = len(incumbent) // 2
-    return _gain(incumbent[half:], challenger[half:])
 
 
 def _gain(incumbent: np.ndarray, challenger: np.ndarray) -> float:

@@ -52,8 +52,6 @@ class ForecastTask(L.LightningModule):
         self.pred_len = pred_len
         self.keep_errors = False  # the final evaluation on one process: keep every window's error
         self._errors: dict[str, list[Tensor]] = {}
-        self.keep_window_losses = False  # while fitting: each validation window's MSE, this process's windows
-        self._window_losses: list[Tensor] = []
 
     def forward(self, batch: Batch) -> Tensor:
         """Shapes: batch as in :class:`Batch` -> (B, P, C_out)."""
@@ -80,20 +78,9 @@ class ForecastTask(L.LightningModule):
         self.log(f"{split}/loss", scaled["mse"], on_epoch=True, batch_size=n)
         if self.keep_errors:
             self._errors.setdefault(split, []).append((pred.float() - y.float()).cpu())  # (B, P, C_out)
-        if self.keep_window_losses and split == "val":
-            err = (pred.double() - y.double()).square()  # (B, P, C_out)
-            self._window_losses.append(err.reshape(n, -1).mean(dim=1).cpu())  # (B,)
         if split == "test":
             self.test_step_mse.update(pred.permute(0, 2, 1).reshape(-1, self.pred_len),  # (B*C, P)
                                       y.permute(0, 2, 1).reshape(-1, self.pred_len))
-
-    def on_validation_epoch_start(self) -> None:
-        self._window_losses = []
-
-    def window_losses(self) -> np.ndarray:
-        """The MSE of each validation window this process scored in the last validation while
-        :attr:`keep_window_losses` was on, in the loader's order. Shape: (W_process,) float64."""
-        return torch.cat(self._window_losses).numpy() if self._window_losses else np.zeros(0)
 
     def validation_step(self, batch: Batch, batch_idx: int) -> None:
         self._eval_step(batch, "val")
