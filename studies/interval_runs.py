@@ -5,7 +5,8 @@ files (three weather years and a year of rain and particulates, ``M``), two seed
     python studies/interval_runs.py OUT_DIR [--seeds 2021 1]                 # the default training
     python studies/interval_runs.py OUT_DIR --epochs 1 --batches 100        # short trainings
 
-Writes ``OUT_DIR/data/<name>.csv`` (the real series) and one run directory ``OUT_DIR/runs/<name>-s<seed>``
+Writes ``OUT_DIR/data/<name>.csv`` (the real series; ``OUT_DIR/data/packages/`` the files of ``keep_rule.py``, pvlib's
+among them) and one run directory ``OUT_DIR/runs/<name>-s<seed>``
 per (series, seed); a run whose ``metrics.json`` exists is kept. Every run: look-back 96, start token 48,
 horizon 24 (the defaults), ``threads=1``, ``plot=false``; ``--epochs`` sets ``trainer.max_epochs`` and ``--batches``
 ``trainer.limit_train_batches`` (both unset: the default's step budget). The same runs for every method.
