@@ -5,10 +5,10 @@ files (three weather years and a year of rain and particulates, ``M``), two seed
     python studies/interval_runs.py OUT_DIR [--seeds 2021 1]                 # the default training
     python studies/interval_runs.py OUT_DIR --epochs 1 --batches 100        # short trainings
 
-Writes ``OUT_DIR/data/<name>.csv`` (the real series; ``OUT_DIR/data/packages/`` the files of ``keep_rule.py``, pvlib's
-among them) and one run directory ``OUT_DIR/runs/<name>-s<seed>``
-per (series, seed); a run whose ``metrics.json`` exists is kept. Every run: look-back 96, start token 48,
-horizon 24 (the defaults), ``threads=1``, ``plot=false``; ``--epochs`` sets ``trainer.max_epochs`` and ``--batches``
+Writes ``OUT_DIR/data/<name>.csv`` (the real series; ``OUT_DIR/data/packages/`` the files of ``keep_rule.py``,
+pvlib's among them) and one run directory ``OUT_DIR/runs/<name>-s<seed>`` per (series, seed); a run whose
+``metrics.json`` exists is kept. Every run: look-back 96, start token 48, horizon 24 (the defaults),
+``threads=1``, ``plot=false``; ``--epochs`` sets ``trainer.max_epochs`` and ``--batches``
 ``trainer.limit_train_batches`` (both unset: the default's step budget). The same runs for every method.
 """
 
@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from keep_rule import data_overrides, ensure_series  # noqa: E402
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 HOURLY = ("weather_greensboro", "weather_sandpoint", "weather_miami", "particulates")
@@ -57,8 +58,6 @@ def write_series(out: Path) -> dict[str, list[str]]:
     for name, frame in frames.items():
         frame.to_csv(out / f"{name}.csv", index=False)
     csv = lambda name, *o: ["data=csv", f"data.path={(out / (name + '.csv')).resolve()}", *o]  # noqa: E731
-    from keep_rule import data_overrides, ensure_series
-
     packages = (out / "packages").resolve()  # keep_rule's files, apart: its taylor.csv and msft.csv differ
     ensure_series(packages)
     return {

@@ -188,8 +188,8 @@ def read_table(path: Path, header: bool, sep: str = ",", *, typed: bool = True,
 
     Columns stored as numbers (Parquet) or written only as numbers (CSV) are read as numbers when ``typed``;
     Parquet timestamp columns as timestamps; every other column as text (strings, missing cells empty). CSV is
-    parsed by pyarrow's multithreaded reader, and what pyarrow refuses by pandas' C parser; ``typed=False`` reads every CSV cell as text, and ``text`` names columns kept as text
-    (:func:`text_columns`).
+    parsed by pyarrow's multithreaded reader, and what pyarrow refuses by pandas' C parser; ``typed=False`` reads
+    every CSV cell as text, and ``text`` names columns kept as text (:func:`text_columns`).
     """
     if path.suffix.lower() in (".parquet", ".pq"):
         try:

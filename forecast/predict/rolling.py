@@ -268,9 +268,10 @@ def interval_scores(trained: TrainedModel, panel: Panel, bt: Backtest, widths: d
     Returns:
         ``{"80": {level, rate, coverage, coverage_se, width, interval_score, coverage_per_step, width_per_step,
         interval_score_per_step, split, floors}, ...}`` (``coverage_se``: the coverage's standard error over the
-        overlapping windows, :func:`~forecast.predict.scores.coverage_standard_error`), where ``split`` holds the coverage, its standard error,
-        the width and interval score of the untracked split-conformal intervals, and ``floors`` the same four for
-        each floor's tracked intervals (``{naive_last: {...}, ...}``, empty when the file has no validation span).
+        overlapping windows, :func:`~forecast.predict.scores.coverage_standard_error`), where ``split`` holds the
+        coverage, its standard error, the width and interval score of the untracked split-conformal intervals, and
+        ``floors`` the same four for each floor's tracked intervals (``{naive_last: {...}, ...}``, empty when the
+        file has no validation span).
     """
     actual = actuals(trained, panel, bt)
     tracked = _interval_summary(trained, bt, actual, tracked_widths(bt, widths, rate=rate))

@@ -12,6 +12,8 @@ import pandas as pd
 import pytest
 import torch
 
+from forecast.api import train as api_train
+from forecast.data.errors import DataError
 from forecast.training.pipeline import train
 from forecast.training.recipe import RECIPE_KEY, load_checkpoint, load_model
 from tests.conftest import compose_train, tiny_run_overrides
@@ -106,9 +108,6 @@ def setting_line(message: str) -> str:
 def test_impossible_model_setting_is_the_commands_one_line_and_no_run_dir(small_csv: Path, tmp_path: Path,
                                                                           override: str, message: str) -> None:
     """In process, through ``forecast.train``: the same composition, build and message as the command."""
-    from forecast.api import train as api_train
-    from forecast.data.errors import DataError
-
     run_dir = tmp_path / "run"
     with pytest.raises(DataError) as caught:
         api_train(small_csv, ["data.target=OT", override], run_dir=run_dir)
