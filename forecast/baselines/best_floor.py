@@ -87,6 +87,18 @@ def floor_errors(floors: Mapping[str, nn.Module], batches: Iterable[Any]) -> dic
     return {name: (squared[name] / count, absolute[name] / count) for name in floors}
 
 
+class FittedFloor(NamedTuple):
+    """A floor fitted in closed form on the training windows, and the regression rows of its fit.
+
+    Attributes:
+        module: the fitted floor (a ridge floor, or a calendar profile around one).
+        rows: what its ``fit_closed_form`` returned (regression rows: windows x channels).
+    """
+
+    module: nn.Module
+    rows: int | None
+
+
 class Span(NamedTuple):
     """Per-window losses of the simplest floor and of one challenger on more windows than validation's.
 
@@ -173,6 +185,7 @@ class BestFloor(Baseline):
         self._chosen = self.names.index(RIDGE)  # ``choice`` as a Python int: no tensor read in forward
         self.register_load_state_dict_post_hook(_read_choice)
         self.verdicts: list[Verdict] = []
+        self._adopted: dict[str, int | None] = {}  # candidates fitted by :meth:`adopt`, for the next fit only
         self._training_losses: dict[str, np.ndarray] | None = None
         #: per-window MSE of ``naive`` and of each fitted floor's earlier-half copy on the later training
         #: windows (less the first ``pred_len`` of them), set by :meth:`fit_closed_form`; None before it, or
@@ -184,11 +197,25 @@ class BestFloor(Baseline):
         """The name of the floor that forecasts."""
         return self.names[self._chosen]
 
+    def adopt(self, fitted: Mapping[str, FittedFloor]) -> list[str]:
+        """Take the state of each of ``fitted`` that is the same floor as a candidate (the same name, class
+        and settings, by their printed form: ``str(module)``), fitted on the same training windows that the
+        next :meth:`fit_closed_form` is given, which then does not fit it again; returns the names taken."""
+        taken = [name for name in self.fitted
+                 if name in fitted and str(fitted[name].module) == str(self.candidates[name])]
+        for name in taken:
+            self.candidates[name].load_state_dict(fitted[name].module.state_dict())
+        self._adopted = {name: fitted[name].rows for name in taken}
+        return taken
+
     def fit_closed_form(self, batches: Iterable[Any]) -> int | None:
         """Fit the ridge and the profiles on the training windows (in window order; re-iterable), score the
         candidates that fit nothing on them, and a copy of each fitted one on their earlier half
-        (:meth:`earlier_half`) on their later half (:attr:`held_out`); returns the ridge's regression rows."""
-        rows = {name: self.candidates[name].fit_closed_form(batches) for name in self.fitted}[RIDGE]
+        (:meth:`earlier_half`) on their later half (:attr:`held_out`); returns the ridge's regression rows.
+        Candidates taken by :meth:`adopt` keep the state they were given."""
+        adopted, self._adopted = self._adopted, {}
+        rows = {name: adopted[name] if name in adopted else self.candidates[name].fit_closed_form(batches)
+                for name in self.fitted}[RIDGE]
         losses = window_losses({name: self.candidates[name] for name in self.fits_nothing}, batches)  # each (W,)
         self._training_losses = losses
         simplest = self.names[0]

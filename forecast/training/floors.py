@@ -20,7 +20,7 @@ from typing import Any, Mapping
 import torch
 from torch import Tensor, nn
 
-from forecast.baselines.best_floor import RIDGE, candidate_floors, fitted_floors, floor_errors
+from forecast.baselines.best_floor import RIDGE, FittedFloor, candidate_floors, fitted_floors, floor_errors
 from forecast.baselines.ridge import RidgeFloor
 from forecast.data.season import period_for, profiles_for
 from forecast.core.forecaster import DataDims
@@ -41,11 +41,14 @@ class Floors:
             ``ridge``.
         ridge_state: the fitted ridge floor's ``state_dict`` (``weight`` (seq_len, P), ``bias`` (P,)).
         seconds: wall time of the fit and both evaluations.
+        fitted: the floors fitted on the training windows (the ridge and the profiles), for a model's
+            :class:`~forecast.baselines.best_floor.BestFloor` to take rather than fit again.
     """
 
     metrics: dict[str, dict[str, float]]
     ridge_state: dict[str, Tensor]
     seconds: float
+    fitted: dict[str, FittedFloor]
 
     def test_mse(self) -> dict[str, float]:
         """``{floor: test/mse}``."""
@@ -85,12 +88,14 @@ def evaluate_floors(datamodule: Any, dims: DataDims, freq: str | None) -> Floors
     started = time.perf_counter()
     floors = build_floors(dims, freq)
     with torch.random.fork_rng(devices=[]):
-        for name in fitted_floors(floors):
-            floors[name].fit_closed_form(datamodule.ordered_dataloader("train"))
+        training = datamodule.ordered_dataloader("train")
+        fitted = {name: FittedFloor(floors[name], floors[name].fit_closed_form(training))
+                  for name in fitted_floors(floors)}
         scores = {split: floor_errors(floors, datamodule.ordered_dataloader(split)) for split in SPLITS}
     metrics = {name: {f"{split}/{metric}": scores[split][name][i] for split in SPLITS
                       for i, metric in enumerate(("mse", "mae"))} for name in floors}
-    return Floors(metrics=metrics, ridge_state=floors[RIDGE].state_dict(), seconds=time.perf_counter() - started)
+    return Floors(metrics=metrics, ridge_state=floors[RIDGE].state_dict(),
+                  seconds=time.perf_counter() - started, fitted=fitted)
 
 
 def _percent(fraction: float) -> str:

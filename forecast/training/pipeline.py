@@ -26,6 +26,7 @@ from lightning.pytorch.callbacks import LearningRateMonitor
 from omegaconf import DictConfig, OmegaConf, open_dict
 
 from forecast.attention.base import AttentionBackend
+from forecast.baselines.best_floor import BestFloor
 from forecast.core.parameters import count_parameters
 from forecast.core.forecaster import build_forecaster, check_types, describe_composition
 from forecast.data.errors import DataError
@@ -170,6 +171,9 @@ def compose(cfg: DictConfig, *, frame: pd.DataFrame | None = None) -> ComposedRu
     maybe_compile(net, bool(cfg.get("compile")))
     floors = evaluate_floors(datamodule, dims, spec.freq)  # closed-form floors on the model's own windows
     log.info("floors (%s) in %.2f s", ", ".join(floors.metrics), floors.seconds)
+    for module in net.modules():  # the model's own floors, where they are these, are not fitted twice
+        if isinstance(module, BestFloor):
+            module.adopt(floors.fitted)
     task = instantiate(cfg.task, net=net, target_mean=spec.target_mean, target_std=spec.target_scale,
                        pred_len=spec.pred_len)
     run_dir.mkdir(parents=True, exist_ok=True)

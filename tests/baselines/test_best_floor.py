@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import numpy as np
@@ -9,7 +10,8 @@ import pandas as pd
 import pytest
 import torch
 
-from forecast.baselines.best_floor import BestFloor, Span, choose_floor, fitted_floors, floor_errors
+from forecast.baselines.best_floor import (BestFloor, FittedFloor, Span, choose_floor, fitted_floors,
+                                           floor_errors)
 from forecast.baselines.ridge import RidgeFloor
 from forecast.data.batch import WindowRange
 from forecast.training.evidence import window_losses
@@ -137,6 +139,39 @@ def test_the_held_out_ridge_is_fitted_on_the_earlier_training_windows_and_scored
         np.testing.assert_allclose(held_out[name], expected[name], rtol=1e-6)
     model.fit_closed_form(windows(series, 0, 39))  # 10 windows: 5 fitted, none left after the 6 left out
     assert model.held_out is None
+
+
+def test_an_adopted_fit_is_the_fit_and_is_not_made_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    gen = torch.Generator().manual_seed(2)
+    t = torch.arange(900, dtype=torch.float64)[:, None]
+    noise = 0.3 * torch.randn(900, 2, generator=gen, dtype=torch.float64)
+    series = (torch.sin(2 * torch.pi * t / 12) + noise).float()
+    training, validation = windows(series, 0, 600), windows(series, 600, 900)
+    report = RidgeFloor(dims=SIZES, alpha=1.0)
+    fitted = {"ridge": FittedFloor(report, report.fit_closed_form(training))}
+    fresh, adopting = BestFloor(dims=SIZES, period=12), BestFloor(dims=SIZES, period=12)
+    other = BestFloor(dims=SIZES, period=12, ridge=functools.partial(RidgeFloor, alpha=10.0))
+    rows = fresh.fit_closed_form(training)
+    assert adopting.adopt(fitted) == ["ridge"] and other.adopt(fitted) == []  # alpha 10 is another floor
+    fits = []  # the alpha of each ridge fitted from here on
+    original = RidgeFloor.fit_closed_form
+    monkeypatch.setattr(RidgeFloor, "fit_closed_form",
+                        lambda self, batches: fits.append(self.alpha) or original(self, batches))
+    assert adopting.fit_closed_form(training) == rows == 571 * 2
+    assert fits == [1.0]  # only the copy on the earlier half of the training windows
+    for name, state in fresh.state_dict().items():
+        assert torch.equal(adopting.state_dict()[name], state), name
+    for name in fresh.held_out:
+        np.testing.assert_array_equal(adopting.held_out[name], fresh.held_out[name])
+    fresh.select_on_validation(validation)
+    adopting.select_on_validation(validation)
+    assert adopting.chosen == fresh.chosen == "ridge"
+    assert [v.line() for v in adopting.verdicts] == [v.line() for v in fresh.verdicts]
+    other.fit_closed_form(training)
+    assert fits[1:] == [10.0, 10.0] and not torch.equal(other.candidates["ridge"].weight, report.weight)
+    fits.clear()
+    adopting.fit_closed_form(training[:1])  # the next fit is its own
+    assert fits == [1.0, 1.0]
 
 
 def test_window_range_takes_windows_across_batch_boundaries() -> None:
