@@ -141,7 +141,7 @@ class BacktestReport:
         panel: the series backtested (with the reader's ``notes``).
         backtest: every window's forecast, actuals and baselines, scaled.
         metrics: ``{method: {mse, mae, mse_orig, mae_orig, ..._per_step}}`` for ``model``, ``naive_last``,
-            ``naive_mean`` and ``ridge_floor``.
+            ``naive_mean``, ``ridge_floor`` and, where the model started from another floor, ``start_floor``.
         per_series: the model's scores per series (a file of many series), else None.
         intervals: coverage and mean width of each conformal level asked for, else None.
         seconds: time spent forecasting the windows.
@@ -272,7 +272,8 @@ class Model:
 
         Returns:
             ``{method: {mse, mae, mse_orig, mae_orig, ..._per_step}}`` for ``model``, ``naive_last``,
-            ``naive_mean`` and ``ridge_floor``: the JSON summary's ``metrics``.
+            ``naive_mean``, ``ridge_floor`` and, where the model started from another floor (``day_profile``,
+            ...: ``trained.start_floor``), ``start_floor``: the JSON summary's ``metrics``.
         """
         return self.backtest_report(data, span, start=start, end=end, every=every, batch_size=batch_size).metrics
 

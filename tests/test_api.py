@@ -84,7 +84,9 @@ def test_train_on_a_path_and_predict_as_the_command_does(tiny_run: tuple[Run, Pa
 def test_backtest_reproduces_the_runs_test_metrics(tiny_run: tuple[Run, Path]) -> None:
     run, csv = tiny_run
     scores = load(run.checkpoint).backtest(pd.read_csv(csv), span="test")
-    assert list(scores) == ["model", "naive_last", "naive_mean", "ridge_floor"]
+    assert list(scores) == ["model", "naive_last", "naive_mean", "ridge_floor", "start_floor"]
+    start = run.metrics["floors"][run.metrics["floor_choice"]["chosen"]]
+    assert scores["start_floor"]["mse"] == pytest.approx(start["test/mse"], rel=1e-5)
     assert scores["model"]["mse"] == pytest.approx(run.metrics["test/mse"], rel=1e-4)
     assert scores["model"]["mae"] == pytest.approx(run.metrics["test/mae"], rel=1e-4)
 

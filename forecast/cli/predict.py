@@ -176,6 +176,8 @@ def _rolling(args: argparse.Namespace) -> None:
         "seq_len": spec.seq_len, "label_len": spec.label_len, "pred_len": spec.pred_len,
         "columns": list(spec.target_columns), "span": args.span, "every": args.every, "windows": len(bt.origins),
     }
+    if fc.start_floor is not None:  # what the metrics' start_floor is
+        payload["start_floor"] = fc.start_floor[0]
     if panel.id_col is None:
         index = panel.series[0].index
         first, last = int(bt.origins[0]) + 1, int(bt.origins[-1]) + spec.pred_len
@@ -223,6 +225,8 @@ def _rolling_status(args: argparse.Namespace, fc: Any, bt: Any, payload: dict[st
     print(f"model mape {mape}  smape {m['smape']:.4f}  mase {m['mase']:.4f}  (original units; mase: MAE "
           f"over the naive forecast's on the same windows)", file=out)
     floors = {name: metrics[method]["mse"] for name, method in FLOOR_METHODS.items() if method in metrics}
+    if fc.start_floor is not None and "start_floor" in metrics:
+        floors[fc.start_floor[0]] = metrics["start_floor"]["mse"]
     print(f"vs floors: {standing(m['mse'], floors)}", file=out)
     if "intervals" in payload:
         print("conformal intervals: coverage (share of actuals inside) and mean width (original units) per "

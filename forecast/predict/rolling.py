@@ -27,12 +27,13 @@ from forecast.predict.scores import coverage_standard_error, interval_score, rel
 from forecast.training.conformal import (ADAPT_RATE, FULL_RATE_STEPS, conformal_quantiles, label,
                                          track_half_widths)
 
-METHODS = ("model", "naive_last", "naive_mean", "ridge_floor")
+METHODS = ("model", "naive_last", "naive_mean", "ridge_floor", "start_floor")
 
 
 @dataclass(frozen=True)
 class Backtest:
-    """Forecasts of every window, scaled, with the actuals, the naive baselines and the ridge floor.
+    """Forecasts of every window, scaled, with the actuals, the naive baselines, the ridge floor and the
+    model's own floor.
 
     Attributes:
         origins: row (of its series) of the last input step of each window, (W,).
@@ -43,6 +44,8 @@ class Backtest:
         naive_last: last input value repeated, (W, P, C_out), scaled.
         naive_mean: input window mean repeated, (W, P, C_out), scaled.
         ridge_floor: the run's ridge floor, (W, P, C_out), scaled; None when the checkpoint has none.
+        start_floor: the floor the model started from (``TrainedModel.start_floor``), (W, P, C_out), scaled;
+            None where it is none of the others'.
     """
 
     origins: np.ndarray
@@ -53,16 +56,18 @@ class Backtest:
     naive_last: np.ndarray
     naive_mean: np.ndarray
     ridge_floor: np.ndarray | None = None
+    start_floor: np.ndarray | None = None
 
     def methods(self) -> list[str]:
-        """The forecasts held: ``METHODS`` less the ridge floor when there is none."""
-        return [m for m in METHODS if m != "ridge_floor" or self.ridge_floor is not None]
+        """The forecasts held: ``METHODS`` less the floors it does not hold."""
+        return [m for m in METHODS if m not in ("ridge_floor", "start_floor") or getattr(self, m) is not None]
 
     def subset(self, mask: np.ndarray) -> "Backtest":
         """The windows where ``mask`` (W,) is true."""
         return Backtest(origins=self.origins[mask], series=self.series[mask], ids=self.ids, pred=self.pred[mask],
                         actual=self.actual[mask], naive_last=self.naive_last[mask], naive_mean=self.naive_mean[mask],
-                        ridge_floor=None if self.ridge_floor is None else self.ridge_floor[mask])
+                        ridge_floor=None if self.ridge_floor is None else self.ridge_floor[mask],
+                        start_floor=None if self.start_floor is None else self.start_floor[mask])
 
 
 def run_backtest(trained: TrainedModel, panel: Panel, spans: Sequence[RowRange], *, every: int = 1,
@@ -86,12 +91,13 @@ def run_backtest(trained: TrainedModel, panel: Panel, spans: Sequence[RowRange],
     origins = np.array([d.origin(i) + spec.seq_len - 1 for d in sets for i in range(len(d))])
     series = np.concatenate([np.full(len(d), k) for k, d in enumerate(sets)])
     return Backtest(origins=origins, series=series, ids=tuple(panel.ids), pred=out["model"], actual=out["actual"],
-                    naive_last=out["naive_last"], naive_mean=out["naive_mean"], ridge_floor=out.get("ridge_floor"))
+                    naive_last=out["naive_last"], naive_mean=out["naive_mean"],
+                    ridge_floor=out.get("ridge_floor"), start_floor=out.get("start_floor"))
 
 
 def _floors(trained: TrainedModel) -> dict[str, Callable[..., torch.Tensor]]:
-    """The baselines of a backtest: ``{naive_last, naive_mean[, ridge_floor]}``, each ``(x_enc, x_mark_enc,
-    x_mark_dec) -> (B, P, C_out)`` scaled."""
+    """The baselines of a backtest: ``{naive_last, naive_mean[, ridge_floor][, start_floor]}``, each ``(x_enc,
+    x_mark_enc, x_mark_dec) -> (B, P, C_out)`` scaled."""
     spec = trained.spec
     dims = {"enc_in": len(spec.input_columns), "c_out": len(spec.target_columns),
             "n_time_features": n_continuous_features(spec.freq), "n_future": len(spec.future_columns),
@@ -101,13 +107,15 @@ def _floors(trained: TrainedModel) -> dict[str, Callable[..., torch.Tensor]]:
     floors = {"naive_last": lambda x, *_: naive(x), "naive_mean": lambda x, *_: window_mean(x)}
     if trained.ridge_floor is not None:
         floors["ridge_floor"] = trained.ridge_floor
+    if trained.start_floor is not None:
+        floors["start_floor"] = trained.start_floor[1]
     return floors
 
 
 def _forecast_windows(trained: TrainedModel, sets: Sequence[Any], batch_size: int | None, *,
                       with_model: bool) -> dict[str, np.ndarray]:
-    """``{actual, [model,] naive_last, naive_mean[, ridge_floor]}`` of every window of ``sets`` in order, each
-    (W, P, C_out) scaled; ``batch_size`` None: ``trained.batch_windows``."""
+    """``{actual, [model,] naive_last, naive_mean[, ridge_floor][, start_floor]}`` of every window of ``sets``
+    in order, each (W, P, C_out) scaled; ``batch_size`` None: ``trained.batch_windows``."""
     batch_size = batch_size or trained.batch_windows
     parts: dict[str, list[torch.Tensor]] = {}
     floors = _floors(trained)
@@ -138,8 +146,8 @@ def score(trained: TrainedModel, bt: Backtest) -> dict[str, dict[str, Any]]:
     Returns:
         ``{method: {mse, mae, mse_orig, mae_orig, mse_per_step, mae_per_step, mse_orig_per_step,
         mae_orig_per_step, mape, smape, mase}}`` (the last three in original units:
-        :func:`~forecast.predict.scores.relative_errors`) for ``model``, ``naive_last``, ``naive_mean`` and ``ridge_floor`` (when
-        the backtest has it), in that order.
+        :func:`~forecast.predict.scores.relative_errors`) for ``model``, ``naive_last``, ``naive_mean``,
+        ``ridge_floor`` and ``start_floor`` (those the backtest has), in that order.
     """
     actual = bt.actual.astype(np.float64)
     actual_orig = _unscale(trained, bt, bt.actual)

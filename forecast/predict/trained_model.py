@@ -7,6 +7,7 @@ scaler; inputs are scaled with it (never refitted on the new file, the reference
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Sequence
@@ -16,6 +17,7 @@ import pandas as pd
 import torch
 from torch import Tensor, nn
 
+from forecast.baselines.best_floor import BestFloor
 from forecast.data.dialect import Dialect
 from forecast.data.errors import DataError
 from forecast.data.hints import PREDICT
@@ -34,6 +36,15 @@ from forecast.training.recipe import FLOORS_KEY, RECIPE_KEY, load_checkpoint, lo
 FROM_CHECKPOINT = "<the training timestamp column>"  # TrainedModel.read's default timestamp column
 
 
+def own_floor(model: nn.Module) -> tuple[str, nn.Module] | None:
+    """The floor a model's best floor chose, ``(name, copy on CPU in eval mode)``, where it is not one the
+    backtest scores anyway (``naive``, ``mean``, ``ridge``); None without a best floor."""
+    best = next((m for m in model.modules() if isinstance(m, BestFloor)), None)
+    if best is None or best.chosen in ("naive", "mean", RIDGE):
+        return None
+    return best.chosen, copy.deepcopy(best.candidates[best.chosen]).cpu().eval()
+
+
 @dataclass
 class TrainedModel:
     """A model in eval mode with its data spec and training config.
@@ -48,6 +59,9 @@ class TrainedModel:
             backtest; None for a checkpoint that stores none.
         conformal: the interval calibration (``forecast.training.conformal``); None for a checkpoint
             that holds none.
+        start_floor: the floor the model started from, where it is none of the backtest's others (not
+            ``naive``, ``mean`` or ``ridge``): ``(name, module)`` of its best floor's choice (on CPU, eval
+            mode), e.g. ``day_profile``; None otherwise.
     """
 
     model: nn.Module
@@ -57,6 +71,7 @@ class TrainedModel:
     device: torch.device
     ridge_floor: nn.Module | None = None
     conformal: dict[str, Any] | None = None
+    start_floor: tuple[str, nn.Module] | None = None
 
     @classmethod
     def load(cls, path: str | Path, *, device: str = "cpu") -> "TrainedModel":
@@ -77,9 +92,10 @@ class TrainedModel:
             first = str(exc).splitlines()[0] if str(exc) else ""
             raise DataError(f"{ckpt_path}: cannot rebuild the model from the checkpoint's recipe "
                             f"({type(exc).__name__}: {first[:200]}); was it written by another version?") from exc
+        start = own_floor(model)
         model.to(dev)
         return cls(model=model, spec=spec, config=recipe.get("config", {}), checkpoint=ckpt_path, device=dev,
-                   ridge_floor=ridge, conformal=recipe.get(CONFORMAL_KEY))
+                   ridge_floor=ridge, conformal=recipe.get(CONFORMAL_KEY), start_floor=start)
 
     @property
     def target(self) -> str:

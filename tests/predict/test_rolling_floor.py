@@ -1,4 +1,5 @@
-"""The run's ridge floor beside the naive baselines in ``forecast-predict --rolling``, rebuilt from the checkpoint."""
+"""The run's ridge floor beside the naive baselines in ``forecast-predict --rolling``, rebuilt from the
+checkpoint, and the floor the model started from where it is another one."""
 
 from __future__ import annotations
 
@@ -8,10 +9,13 @@ from pathlib import Path
 import pytest
 import torch
 
+from forecast.baselines.best_floor import BestFloor
 from forecast.cli.predict import run
+from forecast.predict.trained_model import own_floor
 from forecast.predict.rolling import format_table
 from forecast.training.floors import standing
 from forecast.training.recipe import RECIPE_KEY
+from forecast.wrappers.calendar_residual import CalendarResidual
 from tests.predict.tiny import etth1_rows, train_tiny
 
 
@@ -32,14 +36,20 @@ def test_the_ridge_floor_column_reproduces_the_runs_floor(etth1_run: Path, tmp_p
     trained = json.loads((etth1_run / "metrics.json").read_text())
     summary, lines = backtest(capsys, etth1_run, etth1_run / "etth1.csv", tmp_path / "bt.csv")
     got = summary["metrics"]
-    assert list(got) == ["model", "naive_last", "naive_mean", "ridge_floor"]
+    start = trained["floor_choice"]["chosen"]
+    assert start == summary["start_floor"] == "day_profile"  # hourly: the day's profile
+    assert list(got) == ["model", "naive_last", "naive_mean", "ridge_floor", "start_floor"]
     for key in ("mse", "mae"):
         assert got["ridge_floor"][key] == pytest.approx(trained["floors"]["ridge"][f"test/{key}"], rel=1e-5)
         assert got["naive_last"][key] == pytest.approx(trained["floors"]["naive"][f"test/{key}"], rel=1e-5)
+        assert got["start_floor"][key] == pytest.approx(trained["floors"][start][f"test/{key}"], rel=1e-5)
     header = next(line for line in lines if line.lstrip().startswith("step"))
-    assert header.endswith(f"{'ridge_floor mse':>16} {'ridge_floor mae':>16}")
-    floors = {"ridge": got["ridge_floor"]["mse"], "naive": got["naive_last"]["mse"], "mean": got["naive_mean"]["mse"]}
-    assert f"vs floors: {standing(got['model']['mse'], floors)}" in lines
+    assert header.endswith(f"{'ridge_floor mse':>16} {'ridge_floor mae':>16} {'start_floor mse':>16} "
+                           f"{'start_floor mae':>16}")
+    floors = {"ridge": got["ridge_floor"]["mse"], "naive": got["naive_last"]["mse"],
+              "mean": got["naive_mean"]["mse"], start: got["start_floor"]["mse"]}
+    assert f"vs floors: {standing(got['model']['mse'], floors)}" in lines  # the closing line's floors
+    assert f"{start} {got['start_floor']['mse']:.4f}" in standing(got["model"]["mse"], floors)
 
 
 def test_a_checkpoint_without_the_stored_floor_omits_its_column(etth1_run: Path, tmp_path: Path,
@@ -50,8 +60,25 @@ def test_a_checkpoint_without_the_stored_floor_omits_its_column(etth1_run: Path,
     old = tmp_path / "old.ckpt"
     torch.save(ckpt, old)
     summary, lines = backtest(capsys, old, etth1_run / "etth1.csv", tmp_path / "bt.csv")
-    assert list(summary["metrics"]) == ["model", "naive_last", "naive_mean"]
+    assert list(summary["metrics"]) == ["model", "naive_last", "naive_mean", "start_floor"]  # from the model
     assert not any("ridge" in line for line in lines if not line.startswith(("checkpoint:", "wrote")))
+
+
+def test_the_own_floor_is_the_best_floors_choice_unless_the_backtest_has_it() -> None:
+    dims = dict(enc_in=2, c_out=2, n_time_features=4, n_future=0, seq_len=24, label_len=0, pred_len=6,
+                target_index=[0, 1])
+    best = BestFloor(dims=dims, period=24, profiles=["day"], profile=CalendarResidual)
+    model = torch.nn.Sequential(torch.nn.ModuleDict({"floor": best}))
+    assert own_floor(torch.nn.Linear(2, 2)) is None
+    cases = [("naive", None), ("mean", None), ("ridge", None), ("seasonal_naive", "seasonal_naive"),
+             ("day_profile", "day_profile")]
+    for chosen, expected in cases:
+        best.load_state_dict({**best.state_dict(), "choice": torch.tensor(best.names.index(chosen))})
+        got = own_floor(model)
+        assert (None if got is None else got[0]) == expected
+        if got is not None:
+            assert type(got[1]) is type(best.candidates[chosen]) and got[1] is not best.candidates[chosen]
+            assert not got[1].training
 
 
 def test_format_table_has_one_column_pair_per_method() -> None:
