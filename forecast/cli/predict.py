@@ -222,7 +222,8 @@ def _rolling_status(args: argparse.Namespace, fc: Any, bt: Any, payload: dict[st
     print(f"model mse {m['mse']:.6f}  mae {m['mae']:.6f}  (original units: mse {m['mse_orig']:.4f}, "
           f"mae {m['mae_orig']:.4f})", file=out)
     mape = "n/a (an actual is 0)" if m["mape"] is None else f"{m['mape']:.2%}"
-    print(f"model mape {mape}  smape {m['smape']:.4f}  mase {m['mase']:.4f}  (original units; mase: MAE "
+    mase = "n/a (the naive forecast is exact)" if m["mase"] is None else f"{m['mase']:.4f}"
+    print(f"model mape {mape}  smape {m['smape']:.4f}  mase {mase}  (original units; mase: MAE "
           f"over the naive forecast's on the same windows)", file=out)
     floors = {name: metrics[method]["mse"] for name, method in FLOOR_METHODS.items() if method in metrics}
     if fc.start_floor is not None and "start_floor" in metrics:

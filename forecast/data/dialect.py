@@ -33,7 +33,9 @@ EPOCH_UNITS = ("s", "ms", "us", "ns")
 _COMMA_DECIMAL = re.compile(r"^[+-]?\d*,\d+([eE][+-]?\d+)?$")
 _INTEGER = re.compile(r"^[+-]?\d+$")
 _DOTTED = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
-_COMMA_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$")
+_COMMA_THOUSANDS = re.compile(r"^[+-]?[1-9]\d{0,2}(,\d{3})+(\.\d+)?$")  # a leading group of 0 is no thousands
+_DOT_THOUSANDS = re.compile(r"^[+-]?[1-9]\d{0,2}(\.\d{3})+(,\d+)?$")  # 10.204,09 and 1.037
+_NOT_THOUSANDS = re.compile(r"^[+-]?(0,|\d*,(\d{1,2}|\d{4,})$)")  # 0,951 and 1,5: a comma that groups no thousands
 
 
 @dataclass(frozen=True)
@@ -168,9 +170,11 @@ def number_marks(columns: Sequence[Sequence[str]], *, sep: str, decimal: str | N
                  thousands: str | None) -> tuple[str | None, str | None, str]:
     """The decimal and thousands marks the value cells make clear, and what was detected ("" when nothing).
 
-    Decimal commas: the file is not comma-separated, no mark is given, and every cell is a whole number or one
-    written ``1,5``. Thousands commas: no thousands mark is given, the decimal mark is ``.`` and every cell is a
-    plain number or one written ``30,531.0``.
+    Decimal commas: no mark is given, every cell is a whole number or one written ``1,5`` (or ``10.204,09``,
+    with thousands dots), and the file is not comma-separated, or it is and some cell's comma groups no
+    thousands (``"0,951"``, ``"1,5"``, quoted). Thousands commas: no thousands mark is given, the decimal mark
+    is ``.`` and every cell is a plain number or one written ``30,531.0``. Thousands dots where the decimal
+    mark is a comma: :func:`dot_thousands`.
 
     Args:
         columns: the stripped text cells of each value column that did not read as numbers.
@@ -178,10 +182,20 @@ def number_marks(columns: Sequence[Sequence[str]], *, sep: str, decimal: str | N
     cells = _cells(columns)
     if not cells:
         return decimal, thousands, ""
-    if decimal is None and thousands is None and sep != ",":
-        if all(_COMMA_DECIMAL.match(c) or _INTEGER.match(c) for c in cells):
+
+    if decimal is None and thousands is None:
+        commas = all(_COMMA_DECIMAL.match(c) or _DOT_THOUSANDS.match(c) or _INTEGER.match(c) for c in cells)
+        if commas and (sep != "," or any(_NOT_THOUSANDS.match(c) for c in cells)):
             return ",", thousands, "decimal commas"
     if thousands is None and decimal in (None, "."):
         if all(_COMMA_THOUSANDS.match(c) or _DOTTED.match(c) for c in cells):
             return decimal, ",", "thousands separated by commas"
     return decimal, thousands, ""
+
+
+def dot_thousands(columns: Sequence[Sequence[str]]) -> tuple[bool, str | None]:
+    """Where the decimal mark is a comma, a dot in a number can only group thousands (``1.037``,
+    ``10.204,09``): whether some cell of ``columns`` (stripped text cells) has a dot, and the first one with a
+    dot that groups no thousands (``1.5``), None when every dotted cell does."""
+    dotted = [c for c in _cells(columns) if "." in c]
+    return bool(dotted), next((c for c in dotted if not _DOT_THOUSANDS.match(c)), None)

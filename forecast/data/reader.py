@@ -32,7 +32,7 @@ import pandas as pd
 from forecast.data.cells import as_text, typed_number, typed_time
 from forecast.data.date_time import (DATE_NAMES, TIME_NAMES, check_pair, find_date_time_pair, join_date_time,
                                      named_date_time_pair)
-from forecast.data.dialect import SEP_NAMES, Dialect, number_marks, sniff_sep
+from forecast.data.dialect import SEP_NAMES, Dialect, dot_thousands, number_marks, sniff_sep
 from forecast.data.errors import DataError, require_file
 from forecast.data.hints import TRAIN, Hints
 from forecast.data.regular import (HOLIDAY_RUN, Gap, add_missing_rows, describe_gaps, find_gaps, holiday_note,
@@ -110,9 +110,11 @@ def looks_like_data(cells: Sequence[str]) -> bool:
 
 
 def _separator(path: Path, dialect: Dialect) -> str:
-    """The dialect's separator, or the one sniffed from the file's first line."""
+    """The dialect's separator, or the one sniffed from the file's first line (``,`` for a Parquet file)."""
     if dialect.sep is not None:
         return dialect.sep
+    if path.suffix.lower() in PARQUET:
+        return ","
     try:
         with path.open(encoding="utf-8-sig", errors="replace") as f:
             return sniff_sep(f.readline())
@@ -120,6 +122,7 @@ def _separator(path: Path, dialect: Dialect) -> str:
         return ","
 
 
+PARQUET = (".parquet", ".pq")  # file suffixes read as Parquet
 _NO_TIMESTAMPS = "\x01%Y\x01"  # a timestamp format no cell matches: pyarrow leaves dates as text for the reader
 
 
@@ -191,7 +194,7 @@ def read_table(path: Path, header: bool, sep: str = ",", *, typed: bool = True,
     parsed by pyarrow's multithreaded reader, and what pyarrow refuses by pandas' C parser; ``typed=False`` reads
     every CSV cell as text, and ``text`` names columns kept as text (:func:`text_columns`).
     """
-    if path.suffix.lower() in (".parquet", ".pq"):
+    if path.suffix.lower() in PARQUET:
         try:
             frame = pd.read_parquet(path)
         except (OSError, ValueError) as exc:
@@ -404,6 +407,19 @@ def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndar
     plain = decimal in (None, ".") and thousands is None and not dialect.na_values
     if typed and as_written is not None and not plain:
         raw, typed = as_written(), []
+    if decimal == "," and thousands is None:  # a dot can only group thousands
+        text_columns = [c for c in columns if c not in typed]
+        cells = [raw[c].str.strip() for c in text_columns]
+        dotted, odd = dot_thousands([c[~c.str.lower().isin(_MISSING)] for c in cells])
+        if odd is not None:
+            col, r = next((c, int(np.flatnonzero((cells[k] == odd).to_numpy())[0]))
+                          for k, c in enumerate(text_columns) if (cells[k] == odd).any())
+            raise DataError(f"{path}: line {line[r]}: column {col!r} has {odd!r} where the numbers have "
+                            f"decimal commas, and that dot groups no thousands; write every number with one "
+                            f"decimal mark, or pass {hints.set('decimal', 'dot')} if the dots are the decimals")
+        if dotted:
+            marks = replace(marks, thousands=".")
+            detected = ", ".join(filter(None, [detected, "thousands separated by dots"]))
     out = np.empty((len(raw), len(columns)), dtype=np.float64)
     text_numbers = None if plain else _pandas_numbers(raw, [c for c in columns if c not in typed], marks)
     for c, col in enumerate(columns):
@@ -521,7 +537,7 @@ def read_panel(path: str | Path, *, timestamp_col: str | Sequence[str] | None = 
     named = [*([timestamp_col] if isinstance(timestamp_col, str) or timestamp_col is None else timestamp_col),
              dialect.time_col, id_col]
     raw, first_line = _read_raw(path, header, hints, sep, text=named)
-    csv_file = not isinstance(path, pd.DataFrame) and path.suffix.lower() not in (".parquet", ".pq")
+    csv_file = not isinstance(path, pd.DataFrame) and path.suffix.lower() not in PARQUET
     # a CSV's cells as written (all text), for number marks; the rows kept below (an empty tail dropped)
     as_written = (lambda: _read_raw(path, header, hints, sep, typed=False)[0].iloc[:len(raw)]) if csv_file else None
     path = Path(DATAFRAME) if isinstance(path, pd.DataFrame) else path

@@ -1,7 +1,8 @@
 """A CSV's timestamp column as one DatetimeIndex: ISO text, day- or month-first dates, an explicit format, Unix
 times, UTC offsets, and local time with daylight saving (:class:`~forecast.data.dialect.Dialect`).
 
-* Years: whole numbers 1000 .. 2999 in the timestamp column (``1960``, ``2011``) are years (``format='%Y'``).
+* Years: whole numbers 1000 .. 2999 in the timestamp column (``1960``, ``2011``, or ``1700.0`` as pandas
+  writes a float column) are years (``format='%Y'``).
 * Unix times: numbers in the timestamp column read as seconds, milliseconds, microseconds or nanoseconds
   since 1970-01-01 UTC when their size says which (``data.epoch_unit`` otherwise).
 * Day-first dates (``31/12/2016 23:00``): of the two orders, the one that parses every cell and gives
@@ -29,7 +30,7 @@ from forecast.data.hints import Hints
 TIMESTAMP_NAMES = ("date", "timestamp", "time", "ds", "datetime")  # recognised timestamp columns, any case
 _OFFSET = re.compile(r"(?:Z|[+-]\d{2}:?\d{2})$")
 _YEAR_FIRST = re.compile(r"^\d{4}[-/.]\d")
-_YEAR = re.compile(r"^[12]\d{3}$")  # a year alone: 1000 .. 2999
+_YEAR = re.compile(r"^[12]\d{3}(\.0*)?$")  # a year alone: 1000 .. 2999, maybe written as a float (1700.0)
 _FIELDS = re.compile(r"^(\d{1,2})[-/.](\d{1,2})[-/.]")
 # each unit's numbers from 1973-03 to 2100-01 (1e8 s .. 4.1e9 s): the ranges are three orders of magnitude apart
 _EPOCH = {unit: (1e8 * scale, 4.1e9 * scale) for unit, scale in (("s", 1), ("ms", 1e3), ("us", 1e6), ("ns", 1e9))}
@@ -258,8 +259,11 @@ def parse_timestamps(text: pd.Series, groups: Sequence[np.ndarray], *, col: str,
             increase in both orders, or local times that do not exist or repeat out of order in ``tz``.
     """
     years: tuple[str, ...] = ()
-    if dialect.epoch_unit is None and dialect.date_format is None and text.str.match(_YEAR).all():
-        dialect, years = replace(dialect, date_format="%Y"), (f"years ({text.iloc[0]} .. {text.iloc[-1]})",)
+    if dialect.epoch_unit is None and dialect.date_format in (None, "%Y") and text.str.match(_YEAR).all():
+        if dialect.date_format is None:
+            years = (f"years ({text.iloc[0]} .. {text.iloc[-1]})",)
+            dialect = replace(dialect, date_format="%Y")
+        text = text.str.replace(r"\.0*$", "", regex=True)  # 1700.0 -> 1700
     epoch = _epoch(text, col=col, dialect=dialect, source=source, line=line, hints=hints)
     if epoch is not None:
         return epoch

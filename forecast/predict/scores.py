@@ -20,8 +20,8 @@ def relative_errors(pred: np.ndarray, actual: np.ndarray, naive: np.ndarray) -> 
         float32 rounding of its column's mean magnitude), where it is undefined, and large where actuals are near zero), ``smape`` (mean of ``2 |y - ŷ| / (|y| + |ŷ|)``, 0 to 2), both by torchmetrics,
         and ``mase``: each column's MAE over the naive forecast's MAE on the same windows, averaged
         over the columns (1 is as good as repeating the last value, below 1 better; the naive
-        forecast itself scores 1). A column the naive forecast gets exactly right is left out (NaN
-        when all are).
+        forecast itself scores 1). A column the naive forecast gets exactly right is left out (None
+        when all are: a constant series).
     """
     # torchmetrics imports scipy: loaded for a backtest, not for every forecast
     from torchmetrics.functional.regression import (mean_absolute_percentage_error,
@@ -32,7 +32,7 @@ def relative_errors(pred: np.ndarray, actual: np.ndarray, naive: np.ndarray) -> 
     mae = np.abs(pred - actual).mean(axis=(0, 1))  # (C,)
     naive_mae = np.abs(naive - actual).mean(axis=(0, 1))  # (C,)
     usable = naive_mae > 0
-    mase = float(np.mean(mae[usable] / naive_mae[usable])) if usable.any() else float("nan")
+    mase = float(np.mean(mae[usable] / naive_mae[usable])) if usable.any() else None
     # actuals come back from float32 scaled values: a zero is anything within float32 rounding of the column's size
     zero = np.abs(actual) <= 1e-6 * np.abs(actual).mean(axis=(0, 1))
     mape = None if bool(zero.any()) else float(mean_absolute_percentage_error(p, y))

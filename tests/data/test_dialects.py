@@ -68,6 +68,49 @@ def test_thousands_commas_are_detected(tmp_path: Path) -> None:
     assert panel.notes == (f"{csv}: detected thousands separated by commas",)
 
 
+def test_dots_in_a_file_of_decimal_commas_group_thousands(tmp_path: Path) -> None:
+    """Where numbers are written 1,5 a dot can only group thousands: 1.037 is 1037, 10.204,09 is 10204.09."""
+    frame = etth1()
+    big = (frame["OT"] * 1000).round(2)
+    frame["OT"] = big.map(lambda v: f"{v:,.2f}".replace(",", "_").replace(".", ",").replace("_", "."))
+    frame["count"] = (frame["HUFL"].abs() * 300).round().astype(int).map(lambda v: f"{v:,}".replace(",", "."))
+    assert frame["OT"].str.contains(r"\d\.\d{3},").any() and frame["count"].str.fullmatch(r"\d\.\d{3}").any()
+    csv = tmp_path / "de.csv"
+    frame.to_csv(csv, sep=";", decimal=",", index=False)
+    panel = read_panel(csv)
+    got = panel.series[0].frame
+    np.testing.assert_allclose(got["OT"], big, rtol=1e-12)
+    np.testing.assert_array_equal(got["count"], (reference()["HUFL"].abs() * 300).round())
+    pd.testing.assert_frame_equal(got.drop(columns=["OT", "count"]), reference().drop(columns="OT"))
+    assert panel.notes == (f"{csv}: detected semicolon-separated columns, decimal commas, thousands separated by "
+                           f"dots",)
+
+
+def test_a_dot_that_groups_no_thousands_among_decimal_commas_is_refused(tmp_path: Path) -> None:
+    frame = etth1()
+    frame["OT"] = frame["OT"].map(lambda v: f"{v:.2f}")  # dots, in a file whose other numbers have commas
+    csv = tmp_path / "mixed.csv"
+    frame.to_csv(csv, sep=";", decimal=",", index=False)
+    with pytest.raises(DataError) as err:
+        read_panel(csv)
+    assert str(err.value) == (f"{csv}: line 2: column 'OT' has {frame['OT'][0]!r} where the numbers have "
+                              f"decimal commas, and that dot groups no thousands; write every number with one "
+                              f"decimal mark, or pass data.decimal=dot if the dots are the decimals")
+
+
+def test_quoted_decimal_commas_in_a_comma_separated_file(tmp_path: Path) -> None:
+    """"0,951" groups no thousands, so the commas of the column are decimal marks, "1,426" too."""
+    days = pd.date_range("2020-01-01", periods=60, freq="D")
+    values = 1 + 0.3 * np.sin(np.arange(60) / 5)
+    cells = [f"{v:.3f}".replace(".", ",") for v in values]
+    assert "0," in "".join(cells) and any(c.startswith("1,") for c in cells)
+    csv = tmp_path / "q.csv"
+    csv.write_text("date,ratio\n" + "".join(f'{d:%Y-%m-%d},"{c}"\n' for d, c in zip(days, cells)))
+    panel = read_panel(csv)
+    np.testing.assert_allclose(panel.series[0].frame["ratio"], values.round(3), rtol=1e-12)
+    assert panel.notes == (f"{csv}: detected decimal commas",)
+
+
 def test_a_number_of_no_clear_mark_names_the_options(tmp_path: Path) -> None:
     frame = etth1()
     frame["OT"] = frame["OT"].astype(str)
@@ -244,6 +287,27 @@ def test_a_column_of_years_is_yearly(tmp_path: Path) -> None:
                                                          name="year"))
     assert any("years (1960 .. 2011)" in note for note in panel.notes)
     assert read_panel(csv, timestamp_col="year", dialect=panel.dialect).series[0].index.equals(panel.series[0].index)
+
+
+def test_years_written_as_floats_are_years(tmp_path: Path) -> None:
+    """pandas writes a float column of years as 1700.0 (statsmodels' sunspots); the checkpoint reads them again."""
+    csv = tmp_path / "sun.csv"
+    frame = pd.DataFrame({"YEAR": np.arange(1700.0, 1760.0), "SUNACTIVITY": np.linspace(5.0, 2.0, 60)})
+    frame.to_csv(csv, index=False)
+    assert csv.read_text().splitlines()[1].startswith("1700.0,")
+    panel = read_panel(csv, timestamp_col="YEAR")
+    assert panel.series[0].index.equals(pd.DatetimeIndex(pd.date_range("1700-01-01", periods=60, freq="YS"),
+                                                         name="YEAR"))
+    assert panel.notes == (f"{csv}: detected years (1700.0 .. 1759.0)",)
+    assert read_panel(csv, timestamp_col="YEAR", dialect=panel.dialect).series[0].index.equals(panel.series[0].index)
+
+
+def test_a_parquet_file_has_no_separator_to_detect(tmp_path: Path) -> None:
+    path = tmp_path / "e.parquet"
+    etth1().to_parquet(path, index=False)
+    panel = read_panel(path)
+    pd.testing.assert_frame_equal(panel.series[0].frame, reference())
+    assert panel.notes == ()
 
 # ------------------------------------------------------------------------------------ trading days
 def trading(days: pd.DatetimeIndex) -> pd.DataFrame:
