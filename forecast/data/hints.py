@@ -21,6 +21,7 @@ class Hints:
         freq: the setting that names the frequency.
         id_col: the setting that names the series id column.
         setting: how a reading option (``forecast.data.dialect``) is set, with ``{key}`` and ``{value}``.
+        columns: how to leave a column of the file out ("" where the command reads only the columns it needs).
     """
 
     timestamp: str
@@ -30,6 +31,7 @@ class Hints:
     freq: str
     id_col: str
     setting: str = "data.{key}={value}"
+    columns: str = ""
 
     def set(self, key: str, value: str) -> str:
         """The remedy that sets the reading option ``key`` (``data.dayfirst=true``)."""
@@ -38,7 +40,8 @@ class Hints:
 
 TRAIN = Hints(timestamp="set data.timestamp_col=NAME, or data.timestamp_col=null for rows without timestamps",
               fill="data.fill=ffill|interpolate", header="data.header=false",
-              fill_missing_dates="data.fill_missing_dates=true", freq="set data.freq", id_col="set data.id_col")
+              fill_missing_dates="data.fill_missing_dates=true", freq="set data.freq", id_col="set data.id_col",
+              columns="or leave the column out: data.columns=[the columns to use]")
 PREDICT = Hints(timestamp="pass --timestamp-col NAME, or --timestamp-col none for rows without timestamps",
                 fill="--fill ffill|interpolate", header="--no-header", fill_missing_dates="--fill-missing-dates",
                 freq="resample the file", id_col="the model was trained with that id column",

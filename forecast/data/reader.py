@@ -42,8 +42,8 @@ from forecast.data.timestamps import TIMESTAMP_NAMES, find_timestamp_column, par
 FillMethod = Literal["ffill", "interpolate"]
 DATAFRAME = "<DataFrame>"  # how messages (and a run's config.yaml) name data given as a DataFrame
 STEP = "step"  # the index name of a series without timestamps
-_MISSING = ("", "nan", "na", "null")
-_PANDAS_MISSING = ["na", "Na", "NULL", "null", "nan", "NaN", "NA", "N/A", "n/a", ""]  # read_csv's na_values
+_MISSING = ("", "nan", "na", "null", "n/a", "#n/a")  # lower case
+_PANDAS_MISSING = ["na", "Na", "NULL", "null", "nan", "NaN", "NA", "N/A", "n/a", "#N/A", ""]  # read_csv's na_values
 _MARKED = re.compile(r"\d[,.' ]\d")  # a digit, a mark, a digit: a number written with marks
 _DATE = re.compile(r"^\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}([ T]\d{1,2}(:\d{2}){0,2}(\.\d+)?)?$")
 _UNNAMED = re.compile(r"^(Unnamed: \d+)?$")  # how pandas names a header cell left empty
@@ -432,14 +432,16 @@ def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndar
             if (values.isna() & text_numbers[col].notna()).any():
                 r = _first_unreadable(raw[col], marks)
                 raise DataError(f"{path}: line {line[r]}: column {col!r} has non-numeric value {raw[col].iloc[r]!r}; "
-                                f"every data column must be numeric{_marks_hint(raw[col].iloc[r], marks, hints)}")
+                                f"every data column must be numeric{_marks_hint(raw[col].iloc[r], marks, hints)}"
+                                f"{_text_hint(raw[col].iloc[r], hints)}")
         else:
             values = pd.to_numeric(text, errors="coerce")
             nonnum = np.flatnonzero((values.isna() & ~text.str.lower().isin(_MISSING)).to_numpy())
             if nonnum.size:
                 r = int(nonnum[0])
                 raise DataError(f"{path}: line {line[r]}: column {col!r} has non-numeric value {raw[col].iloc[r]!r}; "
-                                f"every data column must be numeric{_marks_hint(raw[col].iloc[r], marks, hints)}")
+                                f"every data column must be numeric{_marks_hint(raw[col].iloc[r], marks, hints)}"
+                                f"{_text_hint(raw[col].iloc[r], hints)}")
         out[:, c] = values.to_numpy(dtype=np.float64)
     coded = np.zeros(out.shape, dtype=bool)
     if dialect.na_values:
@@ -479,6 +481,15 @@ def _coded(cells: pd.Series, codes: Sequence[str], marks: Dialect) -> np.ndarray
     return (cells.isin(codes) | values.isin(numbers)).to_numpy(dtype=bool)
 
 
+def _text_hint(cell: str, hints: Hints) -> str:
+    """For a cell without digits (``?``, ``on``) in a file read for training: how to declare it missing, or to
+    leave its column out."""
+    if not hints.columns or re.search(r"\d", str(cell)):
+        return ""
+    cell = str(cell).strip()
+    return f"; if {cell!r} marks a missing value, pass {hints.set('na_values', f'[{cell}]')}, {hints.columns}"
+
+
 def _marks_hint(cell: str, dialect: Dialect, hints: Hints) -> str:
     """How to name the number marks, for a cell written like a number with marks (``1.234,5``) when none are set."""
     if dialect.decimal is None and dialect.thousands is None and _MARKED.search(cell):
@@ -487,7 +498,7 @@ def _marks_hint(cell: str, dialect: Dialect, hints: Hints) -> str:
     return ""
 
 
-def _fill(frame: pd.DataFrame, fill: FillMethod, path: Path, who: str) -> pd.DataFrame:
+def _fill(frame: pd.DataFrame, fill: FillMethod, path: Path, who: str, hints: Hints) -> pd.DataFrame:
     if fill == "ffill":
         frame = frame.ffill().bfill()
     elif fill == "interpolate":
@@ -496,7 +507,8 @@ def _fill(frame: pd.DataFrame, fill: FillMethod, path: Path, who: str) -> pd.Dat
         raise DataError(f"unknown fill method {fill!r}: use ffill or interpolate")
     if frame.isna().to_numpy().any():
         col = frame.columns[frame.isna().any()].tolist()[0]
-        raise DataError(f"{path}: column {col!r}{who} has no values at all to fill from")
+        raise DataError(f"{path}: column {col!r}{who} has no values at all to fill from"
+                        f"{'; ' + hints.columns.removeprefix('or ') if hints.columns else ''}")
     return frame
 
 
@@ -651,7 +663,7 @@ def read_panel(path: str | Path, *, timestamp_col: str | Sequence[str] | None = 
         else:
             frame.index = pd.RangeIndex(len(frame), name=STEP)
         if frame_fill is not None:
-            frame = _fill(frame, frame_fill, path, "" if name is None else f" of series {name}")
+            frame = _fill(frame, frame_fill, path, "" if name is None else f" of series {name}", hints)
         series.append(Series(frame=frame, extra_columns=extra, series_id=name))
     notes = [f"{path}: detected {', '.join(detected)}"] if detected else []
     if coded:

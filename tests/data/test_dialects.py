@@ -111,6 +111,23 @@ def test_quoted_decimal_commas_in_a_comma_separated_file(tmp_path: Path) -> None
     assert panel.notes == (f"{csv}: detected decimal commas",)
 
 
+def test_n_a_is_missing_and_a_word_names_its_code_and_the_columns(tmp_path: Path) -> None:
+    frame = etth1(40)
+    frame["OT"] = frame["OT"].astype(str)
+    frame.loc[3, "OT"], frame.loc[5, "OT"], frame["state"] = "n/a", "#N/A", "on"
+    csv = tmp_path / "words.csv"
+    frame.to_csv(csv, index=False)
+    with pytest.raises(DataError) as err:
+        read_panel(csv)
+    assert str(err.value) == (f"{csv}: line 2: column 'state' has non-numeric value 'on'; every data column must be "
+                              f"numeric; if 'on' marks a missing value, pass data.na_values=[on], or leave the column "
+                              f"out: data.columns=[the columns to use]")
+    panel = read_panel(csv, columns=list(frame.columns[1:-1]), fill="interpolate")  # n/a and #N/A: missing
+    got = panel.series[0].frame["OT"]
+    ref = reference(40)["OT"]
+    assert got.notna().all() and got.iloc[3] == pytest.approx((ref.iloc[2] + ref.iloc[4]) / 2)
+
+
 def test_a_number_of_no_clear_mark_names_the_options(tmp_path: Path) -> None:
     frame = etth1()
     frame["OT"] = frame["OT"].astype(str)
