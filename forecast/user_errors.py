@@ -97,8 +97,9 @@ def config_error(exc: BaseException) -> str:
     if unknown:
         key = unknown.group(1)
         near = _near_keys(key)
-        return (f"unknown setting {key}{': did you mean ' + ' or '.join(near) + '?' if near else ''} "
-                f"(check the spelling, or write +{key}=VALUE to add a new key)")
+        if near:
+            return f"unknown setting {key}: did you mean {' or '.join(near)}?"
+        return f"unknown setting {key} (check the spelling; +{key}=VALUE adds a key the configuration does not have)"
     if "hydra/sweeper/optuna" in str(exc):
         return 'hparams_search=optuna needs the Optuna sweeper plugin: pip install -e ".[search]"'
     missing = re.search(r"Could not find '([^'/]+)/([^']+)'", first)
@@ -123,7 +124,7 @@ def _near_keys(key: str) -> list[str]:
             node = compose("train")
         for part in parent.split(".") if parent else []:
             node = node[part]
-        names = [str(k) for k in node.keys()]
+        names = [str(k) for k in node.keys() if not str(k).startswith("_")]  # not _target_, _partial_
     except Exception:  # noqa: BLE001 - a suggestion only; never hide the real message
         return []
     prefix = f"{parent}." if parent else ""

@@ -159,8 +159,8 @@ def test_training_refuses_infinity_in_training_rows_and_a_gap_with_freq_set(tmp_
 @pytest.mark.parametrize("args,message", [
     (("data=csv", "data.path=x.csv"), "data.target is not set: add data.target=COLUMN (the column to forecast) to "
                                       "the command line"),
-    (("data.seq_ln=48",), "unknown setting data.seq_ln: did you mean data.seq_len? (check the spelling, or write "
-                          "+data.seq_ln=VALUE to add a new key)"),
+    (("data.seq_ln=48",), "unknown setting data.seq_ln: did you mean data.seq_len?"),
+    (("data.targt=OT",), "unknown setting data.targt: did you mean data.target?"),
     (("data.pred_len=soon",), "data.pred_len must be an integer, got 'soon'; set data.pred_len=<an integer>"),
     (("data=mine",), "unknown option data=mine; available: csv, etth1, etth2"),
 ])
