@@ -225,7 +225,9 @@ def _read_raw(path: Path | pd.DataFrame, header: bool, hints: Hints, sep: str = 
         raise DataError(f"{path}: cannot read as CSV ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__}); "
                         f"expected a {SEP_NAMES.get(sep, repr(sep))}-separated file"
                         f"{' with a header row' if header else ''}{other}") from exc
-    raw.columns = [str(c) for c in raw.columns]
+    names = [str(c) for c in raw.columns]
+    stripped = [c.strip() for c in names]  # "date, load, temp": the names without the spaces after the commas
+    raw.columns = stripped if len(set(stripped)) == len(stripped) else names
     if header and looks_like_data(raw.columns):
         first = ", ".join(list(raw.columns)[:4]) + (", …" if len(raw.columns) > 4 else "")
         raise DataError(f"{path}: the file seems to have no header row (line 1 is {first}); add one, or pass "

@@ -128,6 +128,14 @@ def test_n_a_is_missing_and_a_word_names_its_code_and_the_columns(tmp_path: Path
     assert got.notna().all() and got.iloc[3] == pytest.approx((ref.iloc[2] + ref.iloc[4]) / 2)
 
 
+def test_spaces_after_the_commas_of_the_header_are_not_part_of_the_names(tmp_path: Path) -> None:
+    csv = tmp_path / "spaced.csv"
+    days = pd.date_range("2020-01-01", periods=40, freq="D")
+    csv.write_text("date, load, temp\n" + "".join(f"{d:%Y-%m-%d}, {i}, {2 * i}\n" for i, d in enumerate(days)))
+    frame = read_panel(csv, columns=["load", "temp"]).series[0].frame
+    assert list(frame.columns) == ["load", "temp"] and frame["temp"].iloc[3] == 6.0
+
+
 def test_a_number_of_no_clear_mark_names_the_options(tmp_path: Path) -> None:
     frame = etth1()
     frame["OT"] = frame["OT"].astype(str)
