@@ -239,6 +239,21 @@ def test_local_time_with_daylight_saving_needs_the_zone(tmp_path: Path) -> None:
         read_panel(csv, hints=PREDICT)
 
 
+def test_the_hour_skipped_in_spring_names_the_zone(tmp_path: Path) -> None:
+    index = berlin_hours("2021-03-20", "2021-04-10")
+    csv = tmp_path / "spring.csv"
+    hourly(index, list(index.strftime("%Y-%m-%d %H:%M:%S"))).to_csv(csv, index=False)
+    line = int(np.flatnonzero(pd.read_csv(csv)["date"] == "2021-03-28 03:00:00")[0]) + 2
+    with pytest.raises(DataError) as err:
+        read_panel(csv)
+    assert str(err.value) == (f"{csv}: line {line}: timestamp 2021-03-28 03:00:00 follows 2021-03-28 01:00:00, but "
+                              f"the inferred frequency 'h' expects 2021-03-28 02:00:00; 1 row(s) missing: pass "
+                              f"data.fill_missing_dates=true with data.fill=ffill|interpolate to add and fill them, or "
+                              f"fill the gap in the file; if the file is in local time with daylight saving, pass "
+                              f"data.tz=Europe/Berlin (its zone)")
+    assert read_panel(csv, dialect=Dialect(tz="Europe/Berlin")).series[0].index.equals(index.rename("date"))
+
+
 def test_a_local_time_that_does_not_exist_is_refused(tmp_path: Path) -> None:
     stamps = [f"2021-03-28 0{h}:00:00" for h in range(5)]  # 02:00 is skipped in Berlin
     csv = tmp_path / "skip.csv"
