@@ -172,12 +172,13 @@ def refuse_gap(gaps: Sequence[Gap], index: pd.DatetimeIndex, freq: str, *, sourc
 
 
 def _spring_hint(gap: Gap, index: pd.DatetimeIndex, first_missing: pd.Timestamp, hints: Hints) -> str:
-    """For naive timestamps that skip the hour from 02:00 on a Sunday (clocks going forward): the time zone."""
+    """For naive timestamps that skip the hour from 02:00 on a Sunday (clocks going forward): the zone."""
     skipped = index[gap.row] - first_missing
     if index.tz is not None or skipped != pd.Timedelta(hours=1) or first_missing.hour != 2 \
             or first_missing.minute != 0 or first_missing.dayofweek != 6:
         return ""
-    return f"; if the file is in local time with daylight saving, pass {hints.set('tz', 'Europe/Berlin')} (its zone)"
+    zone = hints.set("tz", "Europe/Berlin")
+    return f"; if the file is in local time with daylight saving, pass {zone} (its zone)"
 
 
 def add_missing_rows(frame: pd.DataFrame, freq: str) -> pd.DataFrame:

@@ -246,11 +246,11 @@ def test_the_hour_skipped_in_spring_names_the_zone(tmp_path: Path) -> None:
     line = int(np.flatnonzero(pd.read_csv(csv)["date"] == "2021-03-28 03:00:00")[0]) + 2
     with pytest.raises(DataError) as err:
         read_panel(csv)
-    assert str(err.value) == (f"{csv}: line {line}: timestamp 2021-03-28 03:00:00 follows 2021-03-28 01:00:00, but "
-                              f"the inferred frequency 'h' expects 2021-03-28 02:00:00; 1 row(s) missing: pass "
-                              f"data.fill_missing_dates=true with data.fill=ffill|interpolate to add and fill them, or "
-                              f"fill the gap in the file; if the file is in local time with daylight saving, pass "
-                              f"data.tz=Europe/Berlin (its zone)")
+    assert str(err.value) == (f"{csv}: line {line}: timestamp 2021-03-28 03:00:00 follows 2021-03-28 01:00:00, "
+                              f"but the inferred frequency 'h' expects 2021-03-28 02:00:00; 1 row(s) missing: "
+                              f"pass data.fill_missing_dates=true with data.fill=ffill|interpolate to add and "
+                              f"fill them, or fill the gap in the file; if the file is in local time with "
+                              f"daylight saving, pass data.tz=Europe/Berlin (its zone)")
     assert read_panel(csv, dialect=Dialect(tz="Europe/Berlin")).series[0].index.equals(index.rename("date"))
 
 
