@@ -252,7 +252,10 @@ class ForecastDataModule(L.LightningDataModule):
         offsets = np.cumsum([0] + [len(v) for v in values])
         self.slices = [SeriesRows(s.series_id, int(o), len(v), self._ranges(len(v)))
                        for s, o, v in zip(kept, offsets, values)]
-        mean, std = self._fit_scaler([v[:sl.ranges["train"].end] for v, sl in zip(values, self.slices)])
+        train_rows = [v[:sl.ranges["train"].end] for v, sl in zip(values, self.slices)]  # views, (N_s, C_in) each
+        mean, std = self._fit_scaler(train_rows)
+        self._note_constant(inputs, targets, train_rows)
+        del train_rows
         per_series = [_moments(v[:sl.ranges["train"].end], self.scale) for v, sl in zip(values, self.slices)] \
             if self.id_col is not None and self.scaler == "series" else []
         future_mean, future_std = self._fit_scaler([k[:sl.ranges["train"].end] for k, sl in zip(known, self.slices)])
@@ -346,6 +349,24 @@ class ForecastDataModule(L.LightningDataModule):
                   f"seq_len {self.seq_len} + pred_len {self.pred_len} in every split ({splits}): {shown}",
                   file=sys.stderr)
         return kept
+
+    def _note_constant(self, inputs: Sequence[str], targets: Sequence[str],
+                       train_rows: Sequence[np.ndarray]) -> None:
+        """A note naming the input columns that hold one value in every training row, (N_s, C_in) each, where
+        there are other columns: as targets their easy forecasts lower the scores of the rest."""
+        if len(inputs) < 2:
+            return
+        low = np.min([rows.min(axis=0) for rows in train_rows], axis=0)  # (C_in,)
+        high = np.max([rows.max(axis=0) for rows in train_rows], axis=0)
+        constant = [c for c, lo, hi in zip(inputs, low, high) if lo == hi]
+        if not constant:
+            return
+        scored = [c for c in constant if c in targets]
+        also = f"; {len(scored)} of them forecast and scored, lowering test/mse" if scored else ""
+        shown = ", ".join(repr(c) for c in constant[:5]) + (", ..." if len(constant) > 5 else "")
+        where = self.path if self.frame is None else "the data"
+        print(f"note: {where}: {len(constant)} column(s) hold one value in every training row ({shown}){also}; "
+              f"data.columns=[...] leaves them out", file=sys.stderr)
 
     def _fit_scaler(self, train_rows: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         """Mean and std (ddof 0; 1 for a constant column) of the stacked training rows, (C,) each."""

@@ -119,6 +119,21 @@ def test_a_gap_is_refused_even_with_data_freq(freq: str | None, tmp_path: Path) 
                               f"with data.fill=ffill|interpolate to add and fill them, or fill the gap in the file")
 
 
+@pytest.mark.parametrize("features,scored", [("M", "; 1 of them forecast and scored, lowering test/mse"),
+                                             ("MS", "")])
+def test_columns_of_one_value_in_the_training_rows_are_named(features: str, scored: str, tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture) -> None:
+    frame = etth1()
+    frame["const"] = 5.0
+    frame.loc[390, "const"] = 6.0  # a test row: one value in every training row
+    csv = write(frame, tmp_path / "const.csv")
+    module(csv, target="OT", features=features)
+    assert capsys.readouterr().err == (f"note: {csv}: 1 column(s) hold one value in every training row "
+                                       f"('const'){scored}; data.columns=[...] leaves them out\n")
+    module(write(etth1(), tmp_path / "plain.csv"), target="OT", features=features)
+    assert capsys.readouterr().err == ""
+
+
 def test_fill_missing_dates_adds_the_rows_with_one_note(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     frame = etth1()
     csv = write(frame.drop(index=[50, 51, 200]), tmp_path / "gap.csv")
