@@ -290,6 +290,19 @@ def _empty_unnamed(raw: pd.DataFrame) -> list[str]:
     return [c for c in raw.columns if _UNNAMED.match(c) and _no_value(raw[c])]
 
 
+def _row_numbers(raw: pd.DataFrame) -> str | None:
+    """The first column when its header cell is empty and it counts the rows 0, 1, 2 ... (or from 1): the
+    index pandas writes with ``to_csv()``; None otherwise."""
+    first = str(raw.columns[0]) if len(raw.columns) > 1 else ""
+    if not first.startswith("Unnamed: ") or not len(raw):
+        return None
+    numbers = pd.to_numeric(raw[first], errors="coerce").to_numpy(dtype=np.float64)
+    start = numbers[0]
+    if start not in (0.0, 1.0) or not np.array_equal(numbers, start + np.arange(len(numbers))):
+        return None
+    return first
+
+
 def _empty_last_columns(raw: pd.DataFrame) -> list[str]:
     """Without a header: the last columns with no value on any line (a separator at every line's end:
     ``1.5;2.0;;``); the columns before them keep their numbers."""
@@ -565,6 +578,10 @@ def read_panel(path: str | Path, *, timestamp_col: str | Sequence[str] | None = 
     if tail and tail < len(raw):
         raw = raw.iloc[: len(raw) - tail]
         detected.append(f"{tail} empty row(s) at the end left out")
+    counter = _row_numbers(raw) if header else None
+    if counter is not None and counter not in (timestamp_col, id_col) and counter not in (columns or ()):
+        raw = raw.drop(columns=[counter])
+        detected.append(f"an unnamed column of row numbers left out ({counter!r}, the index pandas writes)")
     names = list(raw.columns)
     if timestamp_col is not None and not isinstance(timestamp_col, str):
         timestamp_col, time_col = check_pair(timestamp_col)

@@ -136,6 +136,20 @@ def test_spaces_after_the_commas_of_the_header_are_not_part_of_the_names(tmp_pat
     assert list(frame.columns) == ["load", "temp"] and frame["temp"].iloc[3] == 6.0
 
 
+def test_the_row_numbers_pandas_writes_as_an_unnamed_first_column_are_left_out(tmp_path: Path) -> None:
+    csv = tmp_path / "indexed.csv"
+    etth1(50).to_csv(csv)  # index=True: a first column headed "" holding 0, 1, 2, ...
+    assert csv.read_text().startswith(",date,")
+    panel = read_panel(csv)
+    pd.testing.assert_frame_equal(panel.series[0].frame, reference(50))
+    assert panel.notes == (f"{csv}: detected an unnamed column of row numbers left out ('Unnamed: 0', the "
+                           f"index pandas writes)",)
+    shuffled = etth1(50)
+    shuffled.index = shuffled.index[::-1]  # not row numbers: a column of data
+    shuffled.to_csv(csv)
+    assert "Unnamed: 0" in read_panel(csv).series[0].frame.columns
+
+
 def test_a_number_of_no_clear_mark_names_the_options(tmp_path: Path) -> None:
     frame = etth1()
     frame["OT"] = frame["OT"].astype(str)
