@@ -509,7 +509,7 @@ def _marks_hint(cell: str, dialect: Dialect, hints: Hints) -> str:
     """How to name the number marks, for a cell written like a number with marks (``1.234,5``) when none are set."""
     if dialect.decimal is None and dialect.thousands is None and _MARKED.search(cell):
         return (f" (numbers written 1,5 need {hints.set('decimal', 'comma')}, 30,531.0 "
-                f"{hints.set('thousands', 'comma')})")
+                f"{hints.set('thousands', 'comma')}, 9'919.7 {hints.set('thousands', 'apostrophe')})")
     return ""
 
 

@@ -150,6 +150,18 @@ def test_the_row_numbers_pandas_writes_as_an_unnamed_first_column_are_left_out(t
     assert "Unnamed: 0" in read_panel(csv).series[0].frame.columns
 
 
+def test_swiss_thousands_apostrophes_are_named_and_read_when_set(tmp_path: Path) -> None:
+    frame = etth1(40)
+    big = (frame["OT"] * 1000).round(1)
+    frame["OT"] = big.map(lambda v: f"{v:,.1f}".replace(",", "'"))
+    csv = tmp_path / "ch.csv"
+    frame.to_csv(csv, index=False)
+    with pytest.raises(DataError, match="9'919.7 data.thousands=apostrophe"):
+        read_panel(csv)
+    got = read_panel(csv, dialect=dialect_from_settings(thousands="apostrophe")).series[0].frame["OT"]
+    np.testing.assert_allclose(got, big, rtol=1e-12)
+
+
 def test_a_number_of_no_clear_mark_names_the_options(tmp_path: Path) -> None:
     frame = etth1()
     frame["OT"] = frame["OT"].astype(str)
@@ -159,7 +171,8 @@ def test_a_number_of_no_clear_mark_names_the_options(tmp_path: Path) -> None:
     with pytest.raises(DataError) as err:
         read_panel(csv)
     assert str(err.value) == (f"{csv}: line 5: column 'OT' has non-numeric value '1.234,5'; every data column must be "
-                              f"numeric (numbers written 1,5 need data.decimal=comma, 30,531.0 data.thousands=comma)")
+                              f"numeric (numbers written 1,5 need data.decimal=comma, 30,531.0 data.thousands=comma, "
+                              f"9'919.7 data.thousands=apostrophe)")
 
 
 def test_missing_value_code(tmp_path: Path) -> None:
