@@ -293,8 +293,8 @@ def _empty_unnamed(raw: pd.DataFrame) -> list[str]:
 def _row_numbers(raw: pd.DataFrame) -> str | None:
     """The first column when its header cell is empty and it counts the rows 0, 1, 2 ... (or from 1): the
     index pandas writes with ``to_csv()``; None otherwise."""
-    first = str(raw.columns[0]) if len(raw.columns) > 1 else ""
-    if not first.startswith("Unnamed: ") or not len(raw):
+    first = str(raw.columns[0])
+    if len(raw.columns) < 2 or not _UNNAMED.match(first) or not len(raw):
         return None
     numbers = pd.to_numeric(raw[first], errors="coerce").to_numpy(dtype=np.float64)
     start = numbers[0]
@@ -357,12 +357,18 @@ def _order(stamps: pd.DatetimeIndex, path: Path, line: np.ndarray, col: str, who
                         f"{stamps[r - 1]}; sort the file by {col!r}{order_hint}")
 
 
+def _missing(text: pd.Series, dialect: Dialect) -> pd.Series:
+    """Which stripped cells mean "missing": empty, a word such as ``NaN`` or ``n/a``, or one of the dialect's
+    ``na_values``, (N,) bool."""
+    return text.str.lower().isin(_MISSING) | text.isin(dialect.na_values)
+
+
 def _not_numbers(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect) -> dict[str, pd.Series]:
     """The stripped, non-missing cells of every column with a cell that is no plain number."""
     out = {}
     for col in columns:
         text = raw[col].str.strip()
-        text = text[~text.str.lower().isin(_MISSING) & ~text.isin(dialect.na_values)]
+        text = text[~_missing(text, dialect)]
         if pd.to_numeric(text, errors="coerce").isna().any():
             out[col] = text
     return out
@@ -397,7 +403,7 @@ def _without_marks(text: pd.Series, marks: Dialect) -> pd.Series:
 def _first_unreadable(text: pd.Series, dialect: Dialect) -> int:
     """The first row whose cell does not read as a number with the dialect's marks (for the message)."""
     plain = _without_marks(text.str.strip(), dialect)
-    missing = text.str.strip().str.lower().isin(_MISSING) | text.str.strip().isin(dialect.na_values)
+    missing = _missing(text.str.strip(), dialect)
     return int(np.flatnonzero((pd.to_numeric(plain, errors="coerce").isna() & ~missing).to_numpy())[0])
 
 
@@ -425,7 +431,7 @@ def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndar
     if decimal == "," and thousands is None:  # a dot can only group thousands
         text_columns = [c for c in columns if c not in typed]
         cells = [raw[c].str.strip() for c in text_columns]
-        dotted, odd = dot_thousands([c[~c.str.lower().isin(_MISSING)] for c in cells])
+        dotted, odd = dot_thousands([c[~_missing(c, dialect)] for c in cells])
         if odd is not None:
             col, r = next((c, int(np.flatnonzero((cells[k] == odd).to_numpy())[0]))
                           for k, c in enumerate(text_columns) if (cells[k] == odd).any())
@@ -451,7 +457,7 @@ def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndar
                                 f"{_text_hint(raw[col].iloc[r], hints)}")
         else:
             values = pd.to_numeric(text, errors="coerce")
-            nonnum = np.flatnonzero((values.isna() & ~text.str.lower().isin(_MISSING)).to_numpy())
+            nonnum = np.flatnonzero((values.isna() & ~_missing(text, dialect)).to_numpy())
             if nonnum.size:
                 r = int(nonnum[0])
                 raise DataError(f"{path}: line {line[r]}: column {col!r} has non-numeric value {raw[col].iloc[r]!r}; "
