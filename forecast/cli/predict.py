@@ -29,9 +29,6 @@ from typing import Any, Sequence, TextIO
 from forecast.runtime import tune_malloc
 from forecast.data.errors import DataError
 
-# The backtest's baselines under the floor names of forecast-train's closing line.
-FLOOR_METHODS = {"ridge": "ridge_floor", "naive": "naive_last", "mean": "naive_mean"}
-
 
 def build_parser() -> argparse.ArgumentParser:
     """The command-line options."""
@@ -204,6 +201,7 @@ def _rolling_status(args: argparse.Namespace, fc: Any, bt: Any, payload: dict[st
                     where: str, output: Path, summary: Path | None) -> None:
     """The status lines of a backtest: windows, the per-step table, the model against its floors."""
     from forecast.predict.rolling import format_intervals, format_series_table, format_table
+    from forecast.predict.trained_model import BACKTEST_FLOORS
     from forecast.training.floors import standing
 
     out = _status(args, output)
@@ -225,8 +223,8 @@ def _rolling_status(args: argparse.Namespace, fc: Any, bt: Any, payload: dict[st
     mase = "n/a (the naive forecast is exact)" if m["mase"] is None else f"{m['mase']:.4f}"
     print(f"model mape {mape}  smape {m['smape']:.4f}  mase {mase}  (original units; mase: MAE "
           f"over the naive forecast's on the same windows)", file=out)
-    floors = {name: metrics[method]["mse"] for name, method in FLOOR_METHODS.items() if method in metrics}
-    if fc.start_floor is not None and "start_floor" in metrics:
+    floors = {name: metrics[method]["mse"] for name, method in BACKTEST_FLOORS.items() if method in metrics}
+    if "start_floor" in metrics:  # the floor the model started from, by its name
         floors[fc.start_floor[0]] = metrics["start_floor"]["mse"]
     print(f"vs floors: {standing(m['mse'], floors)}", file=out)
     if "intervals" in payload:

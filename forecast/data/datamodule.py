@@ -255,9 +255,9 @@ class ForecastDataModule(L.LightningDataModule):
         train_rows = [v[:sl.ranges["train"].end] for v, sl in zip(values, self.slices)]  # views, (N_s, C_in) each
         mean, std = self._fit_scaler(train_rows)
         self._note_constant(inputs, targets, train_rows)
-        del train_rows
-        per_series = [_moments(v[:sl.ranges["train"].end], self.scale) for v, sl in zip(values, self.slices)] \
+        per_series = [_moments(rows, self.scale) for rows in train_rows] \
             if self.id_col is not None and self.scaler == "series" else []
+        del train_rows
         future_mean, future_std = self._fit_scaler([k[:sl.ranges["train"].end] for k, sl in zip(known, self.slices)])
         floats = lambda a: tuple(float(x) for x in a)  # noqa: E731
         self.spec = DataSpec(timestamp_col=panel.timestamp_col, input_columns=tuple(inputs),

@@ -34,13 +34,15 @@ from forecast.training.floors import RIDGE, ridge_from_state
 from forecast.training.recipe import FLOORS_KEY, RECIPE_KEY, load_checkpoint, load_model
 
 FROM_CHECKPOINT = "<the training timestamp column>"  # TrainedModel.read's default timestamp column
+#: the floors every backtest scores: the training run's name of each -> the backtest's method
+BACKTEST_FLOORS = {RIDGE: "ridge_floor", "naive": "naive_last", "mean": "naive_mean"}
 
 
 def own_floor(model: nn.Module) -> tuple[str, nn.Module] | None:
     """The floor a model's best floor chose, ``(name, copy on CPU in eval mode)``, where it is not one the
-    backtest scores anyway (``naive``, ``mean``, ``ridge``); None without a best floor."""
+    backtest scores anyway (:data:`BACKTEST_FLOORS`); None without a best floor."""
     best = next((m for m in model.modules() if isinstance(m, BestFloor)), None)
-    if best is None or best.chosen in ("naive", "mean", RIDGE):
+    if best is None or best.chosen in BACKTEST_FLOORS:
         return None
     return best.chosen, copy.deepcopy(best.candidates[best.chosen]).cpu().eval()
 
