@@ -22,6 +22,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable, Literal, Sequence
@@ -47,6 +48,7 @@ _PANDAS_MISSING = ["na", "Na", "NULL", "null", "nan", "NaN", "NA", "N/A", "n/a",
 _MARKED = re.compile(r"\d[,.' ]\d")  # a digit, a mark, a digit: a number written with marks
 _DATE = re.compile(r"^\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}([ T]\d{1,2}(:\d{2}){0,2}(\.\d+)?)?$")
 _UNNAMED = re.compile(r"^(Unnamed: \d+)?$")  # how pandas names a header cell left empty
+_DATE_SAMPLE = 50  # the first cells of an unnamed first column that must read as dates to be the timestamps
 
 
 @dataclass(frozen=True)
@@ -301,6 +303,29 @@ def _row_numbers(raw: pd.DataFrame) -> str | None:
     if start not in (0.0, 1.0) or not np.array_equal(numbers, start + np.arange(len(numbers))):
         return None
     return first
+
+
+def _unnamed_dates(raw: pd.DataFrame, wanted: object) -> str | None:
+    """The first column when its header cell is empty and its first cells read as dates, where ``wanted`` is a
+    timestamp name (``date``) no column has and no column is named like one: the index pandas writes with
+    ``to_csv()`` of a frame indexed by time. None otherwise."""
+    names = [str(c) for c in raw.columns]
+    if not isinstance(wanted, str) or wanted in names or find_timestamp_column([wanted]) is None:
+        return None
+    first = names[0]
+    if len(names) < 2 or not _UNNAMED.match(first) or find_timestamp_column(names) is not None or not len(raw):
+        return None
+    if typed_time(raw[first]):
+        return first
+    if typed_number(raw[first]):
+        return None
+    sample = as_text(raw[first]).head(_DATE_SAMPLE).str.strip()
+    if (sample == "").any():
+        return None
+    with warnings.catch_warnings():  # pandas warns that it guesses each cell's format: only a yes or no is asked
+        warnings.simplefilter("ignore")
+        parsed = pd.to_datetime(sample, errors="coerce", format="mixed")
+    return first if bool(parsed.notna().all()) else None
 
 
 def _empty_last_columns(raw: pd.DataFrame) -> list[str]:
@@ -588,6 +613,11 @@ def read_panel(path: str | Path, *, timestamp_col: str | Sequence[str] | None = 
     if counter is not None and counter not in (timestamp_col, id_col) and counter not in (columns or ()):
         raw = raw.drop(columns=[counter])
         detected.append(f"an unnamed column of row numbers left out ({counter!r}, the index pandas writes)")
+    dated = _unnamed_dates(raw, timestamp_col) if header else None
+    if dated is not None:
+        raw = raw.rename(columns={dated: timestamp_col})
+        detected.append(f"timestamps in the unnamed first column, read as {timestamp_col!r} (the index pandas "
+                        f"writes)")
     names = list(raw.columns)
     if timestamp_col is not None and not isinstance(timestamp_col, str):
         timestamp_col, time_col = check_pair(timestamp_col)

@@ -150,6 +150,26 @@ def test_the_row_numbers_pandas_writes_as_an_unnamed_first_column_are_left_out(t
     assert "Unnamed: 0" in read_panel(csv).series[0].frame.columns
 
 
+def test_an_unnamed_first_column_of_dates_is_the_timestamps(tmp_path: Path) -> None:
+    csv = tmp_path / "indexed.csv"
+    etth1(50).set_index("date").rename_axis(None).to_csv(csv)  # a frame indexed by time: header ",HUFL,..."
+    assert csv.read_text().startswith(",HUFL,")
+    panel = read_panel(csv)
+    pd.testing.assert_frame_equal(panel.series[0].frame, reference(50))
+    assert panel.notes == (f"{csv}: detected timestamps in the unnamed first column, read as 'date' (the index "
+                           f"pandas writes)",)
+    monthly = tmp_path / "wine.csv"
+    pd.Series([15136.0, 16733.0, 20016.0], index=["Jan 1980", "Feb 1980", "Mar 1980"]).to_csv(monthly)
+    frame = read_panel(monthly).series[0].frame
+    assert list(frame.index) == list(pd.date_range("1980-01-01", periods=3, freq="MS"))
+    assert frame.index.name == "date" and list(frame.columns) == ["0"]
+    words = etth1(50).set_index("date").rename_axis(None)
+    words.index = [f"row {i}" for i in range(50)]  # not dates: the file has no timestamps to find
+    words.to_csv(csv)
+    with pytest.raises(DataError, match=r"no timestamp column 'date' \(columns: Unnamed: 0, HUFL"):
+        read_panel(csv)
+
+
 def test_swiss_thousands_apostrophes_are_named_and_read_when_set(tmp_path: Path) -> None:
     frame = etth1(40)
     big = (frame["OT"] * 1000).round(1)
