@@ -37,7 +37,8 @@ from forecast.data.dialect import SEP_NAMES, Dialect, dot_thousands, number_mark
 from forecast.data.errors import DataError, require_file
 from forecast.data.hints import TRAIN, Hints
 from forecast.data.regular import (HOLIDAY_RUN, Gap, add_missing_rows, describe_gaps, find_gaps, holiday_note,
-                                   infer_freq, is_business, offset, refuse_gap, resolve_frequency)
+                                   infer_freq, is_business, offset, refuse_gap, refuse_other_step,
+                                   resolve_frequency)
 from forecast.data.timestamps import TIMESTAMP_NAMES, find_timestamp_column, parse_timestamps, typed_timestamps
 
 FillMethod = Literal["ffill", "interpolate"]
@@ -705,6 +706,8 @@ def read_panel(path: str | Path, *, timestamp_col: str | Sequence[str] | None = 
                 holidays += [(name, g) for g in gaps if g.missing <= HOLIDAY_RUN]
                 gaps = [g for g in gaps if g.missing > HOLIDAY_RUN]
             if gaps and not fill_missing_dates:
+                refuse_other_step(gaps, index, freq, source=str(path), whose=whose,
+                                  series="" if name is None else f" of series {name}")
                 refuse_gap(gaps, index, freq, source=str(path), whose=whose, hints=hints,
                            series="" if name is None else f" in series {name}")
             found += [(name, g) for g in gaps]

@@ -171,6 +171,20 @@ def refuse_gap(gaps: Sequence[Gap], index: pd.DatetimeIndex, freq: str, *, sourc
                     f"{_spring_hint(g, index, expected, hints)}")
 
 
+def refuse_other_step(gaps: Sequence[Gap], index: pd.DatetimeIndex, freq: str, *, source: str, whose: str,
+                      series: str = "") -> None:
+    """Raise the DataError for timestamps at a regular frequency of their own where no two neighbouring rows
+    are ``freq`` apart (a daily file under ``data.freq=h``): every interval a gap is another step, not gaps."""
+    if len(index) < 3 or len(gaps) < len(index) - 1:
+        return
+    own = infer_freq(index)
+    if own is None:
+        return
+    raise DataError(f"{source}: the timestamps{series} step by {own!r}, not by {whose} {freq!r} (no two rows are "
+                    f"{freq!r} apart): leave data.freq out to use the file's frequency, set data.freq={own}, or "
+                    f"resample the file to {freq!r}")
+
+
 def _spring_hint(gap: Gap, index: pd.DatetimeIndex, first_missing: pd.Timestamp, hints: Hints) -> str:
     """For naive timestamps that skip the hour from 02:00 on a Sunday (clocks going forward): the zone."""
     skipped = index[gap.row] - first_missing

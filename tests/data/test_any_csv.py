@@ -119,6 +119,17 @@ def test_a_gap_is_refused_even_with_data_freq(freq: str | None, tmp_path: Path) 
                               f"with data.fill=ffill|interpolate to add and fill them, or fill the gap in the file")
 
 
+
+
+def test_a_data_freq_finer_than_every_step_names_the_files_own(tmp_path: Path) -> None:
+    daily = etth1(24 * 60).iloc[::24]  # midnight of each day: 60 rows a day apart
+    csv = write(daily, tmp_path / "daily.csv")
+    with pytest.raises(DataError) as err:
+        module(csv, target="OT", freq="h")
+    assert str(err.value) == (f"{csv}: the timestamps step by 'D', not by data.freq 'h' (no two rows are 'h' apart): "
+                              f"leave data.freq out to use the file's frequency, set data.freq=D, or resample the "
+                              f"file to 'h'")
+    assert module(csv, target="OT", freq="D").spec.freq == "D"
 @pytest.mark.parametrize("features,scored", [("M", "; 1 of them forecast and scored, lowering test/mse"),
                                              ("MS", "")])
 def test_columns_of_one_value_in_the_training_rows_are_named(features: str, scored: str, tmp_path: Path,
