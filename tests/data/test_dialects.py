@@ -389,6 +389,29 @@ def test_years_written_as_floats_are_years(tmp_path: Path) -> None:
     assert read_panel(csv, timestamp_col="YEAR", dialect=panel.dialect).series[0].index.equals(panel.series[0].index)
 
 
+@pytest.mark.parametrize("written,freq,first", [("%Y%m%d", "D", "20180101"), ("%Y%m", "MS", "201801")])
+def test_dates_written_as_one_number_are_dates(written: str, freq: str, first: str, tmp_path: Path) -> None:
+    """20180131 and 201801 (KNMI's and many banks' exports) are dates, not Unix times; the checkpoint's dialect reads
+    them again, and so does a float column (Parquet) of the same numbers."""
+    stamps = pd.date_range("2018-01-01", periods=40, freq=freq)
+    frame = pd.DataFrame({"date": stamps.strftime(written).astype(int), "load": np.linspace(5.0, 2.0, 40)})
+    csv = tmp_path / "compact.csv"
+    frame.to_csv(csv, index=False)
+    panel = read_panel(csv)
+    assert panel.series[0].index.equals(pd.DatetimeIndex(stamps, name="date", freq=None))
+    words = {"%Y%m%d": "YYYYMMDD", "%Y%m": "YYYYMM"}[written]
+    assert panel.notes == (f"{csv}: detected dates written {words} ({first} .. {stamps[-1].strftime(written)})",)
+    assert panel.dialect.date_format == written
+    parquet = tmp_path / "compact.parquet"
+    frame.astype({"date": float}).to_parquet(parquet, index=False)
+    again = read_panel(parquet, dialect=panel.dialect)
+    assert again.series[0].index.equals(panel.series[0].index)
+    frame.loc[3, "date"] = int(f"{first[:4]}13" + first[6:])  # month 13: not a date, so the column is numbers
+    frame.to_csv(csv, index=False)
+    with pytest.raises(DataError, match="holds numbers"):
+        read_panel(csv)
+
+
 def test_a_parquet_file_has_no_separator_to_detect(tmp_path: Path) -> None:
     path = tmp_path / "e.parquet"
     etth1().to_parquet(path, index=False)
