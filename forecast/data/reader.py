@@ -383,6 +383,14 @@ def _order(stamps: pd.DatetimeIndex, path: Path, line: np.ndarray, col: str, who
                         f"{stamps[r - 1]}; sort the file by {col!r}{order_hint}")
 
 
+def _newest_first(stamps: pd.DatetimeIndex, groups: Sequence[np.ndarray]) -> bool:
+    """Every series' timestamps strictly decrease in row order (a file exported newest first), and some series
+    has two rows."""
+    values = stamps.asi8
+    return any(len(rows) > 1 for rows in groups) and not stamps.isna().any() and \
+        all(bool(np.all(np.diff(values[rows]) < 0)) for rows in groups)
+
+
 def _missing(text: pd.Series, dialect: Dialect) -> pd.Series:
     """Which stripped cells mean "missing": empty, a word such as ``NaN`` or ``n/a``, or one of the dialect's
     ``na_values``, (N,) bool."""
@@ -675,6 +683,9 @@ def read_panel(path: str | Path, *, timestamp_col: str | Sequence[str] | None = 
                                       line=line, hints=hints)
         stamps, dialect, order_hint = parsed.stamps, parsed.dialect, parsed.order_hint
         detected += parsed.detected
+        if _newest_first(stamps, [rows for _, rows in groups]):
+            groups = [(name, rows[::-1]) for name, rows in groups]
+            detected.append("rows newest first, read oldest first")
         for name, rows in groups:
             _order(stamps[rows], path, line[rows], timestamp_col, "" if name is None else f" of series {name}",
                    order_hint=order_hint, hints=hints)

@@ -76,11 +76,13 @@ def _epoch_unit(numbers: pd.Series) -> str | None:
 
 
 def _increasing(stamps: pd.DatetimeIndex, groups: Sequence[np.ndarray]) -> bool:
-    """No NaT, and every series' timestamps non-decreasing in row order."""
+    """No NaT, and every series' timestamps non-decreasing in row order, or every series' decreasing (a file
+    written newest first)."""
     if stamps.isna().any():
         return False
     values = stamps.asi8
-    return all(bool(np.all(np.diff(values[rows]) >= 0)) for rows in groups)
+    steps = [np.diff(values[rows]) for rows in groups]
+    return all(bool(np.all(d >= 0)) for d in steps) or all(bool(np.all(d < 0)) for d in steps)
 
 
 def _order_the_fields_say(text: pd.Series) -> bool | None:

@@ -412,6 +412,22 @@ def test_dates_written_as_one_number_are_dates(written: str, freq: str, first: s
         read_panel(csv)
 
 
+def test_a_file_written_newest_first_is_read_oldest_first(tmp_path: Path) -> None:
+    csv = tmp_path / "newest_first.csv"
+    frame = etth1(400)
+    frame["date"] = pd.to_datetime(frame["date"]).dt.strftime("%d/%m/%Y %H:%M")  # day-first, up to 17/07/2016
+    frame.iloc[::-1].to_csv(csv, index=False)
+    panel = read_panel(csv)
+    pd.testing.assert_frame_equal(panel.series[0].frame, reference(400))
+    assert panel.notes[0].startswith(f"{csv}: detected day-first dates")
+    assert panel.notes[0].endswith(", rows newest first, read oldest first")
+    mixed = frame.iloc[::-1].copy()
+    mixed.iloc[[10, 11]] = mixed.iloc[[11, 10]].to_numpy()  # one pair in time order: the file is not sorted
+    mixed.to_csv(csv, index=False)
+    with pytest.raises(DataError, match="sort the file by 'date'"):
+        read_panel(csv)
+
+
 def test_a_parquet_file_has_no_separator_to_detect(tmp_path: Path) -> None:
     path = tmp_path / "e.parquet"
     etth1().to_parquet(path, index=False)
