@@ -428,6 +428,24 @@ def test_a_file_written_newest_first_is_read_oldest_first(tmp_path: Path) -> Non
         read_panel(csv)
 
 
+@pytest.mark.parametrize("sep", [",", ";"])
+def test_a_windows_1252_export_is_read_with_its_names(sep: str, tmp_path: Path) -> None:
+    """A Western European spreadsheet's CSV on Windows: names and cells in cp1252, not UTF-8."""
+    frame = etth1(60).rename(columns={"OT": "Température (°C)", "HUFL": "Verbrauch €"})
+    csv = tmp_path / "export.csv"
+    frame.to_csv(csv, index=False, sep=sep, encoding="cp1252")
+    with pytest.raises(UnicodeDecodeError):
+        csv.read_text(encoding="utf-8")
+    panel = read_panel(csv)
+    got = panel.series[0].frame
+    assert list(got.columns)[0] == "Verbrauch €" and list(got.columns)[-1] == "Température (°C)"
+    np.testing.assert_array_equal(got.to_numpy(), reference(60).to_numpy())
+    separated = [] if sep == "," else ["semicolon-separated columns"]
+    assert panel.notes == (f"{csv}: detected {', '.join(separated + ['Windows-1252 text (not UTF-8)'])}",)
+    frame.to_csv(csv, index=False, sep=sep, encoding="utf-8-sig")  # a byte-order mark: UTF-8, nothing to say
+    assert read_panel(csv).notes == ((f"{csv}: detected semicolon-separated columns",) if separated else ())
+
+
 def test_a_parquet_file_has_no_separator_to_detect(tmp_path: Path) -> None:
     path = tmp_path / "e.parquet"
     etth1().to_parquet(path, index=False)
