@@ -108,8 +108,20 @@ def config_error(exc: BaseException) -> str:
         options = re.findall(r"^\t(\S+)$", str(exc).split("Config search path")[0], flags=re.M)
         return f"unknown option {group}={option}; available: {', '.join(options) or 'see forecast/conf/' + group}"
     if isinstance(exc, OverrideParseException):
+        quoted = _quoted(first)
+        if quoted:
+            return f"cannot parse the command line: {first}; quote a value with other characters: {quoted}"
         return f"cannot parse the command line: {first} (overrides are key=value, e.g. data.seq_len=96)"
     return f"configuration: {first}"
+
+
+def _quoted(message: str) -> str:
+    """For an override ``key=value`` named in Hydra's parse error, whose value holds characters an unquoted value
+    cannot (letters outside ASCII, brackets, spaces): the override quoted for the shell and Hydra; "" otherwise."""
+    found = re.search(r"(?:override '|Exception: )([\w.@/]+)=([^'\s][^']*?)'?$", message)
+    if found is None or "'" in found.group(2) or re.fullmatch(r"[\w.:/-]*", found.group(2), flags=re.ASCII):
+        return ""
+    return f"\"{found.group(1)}='{found.group(2)}'\""
 
 
 def _near_keys(key: str) -> list[str]:

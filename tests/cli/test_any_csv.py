@@ -163,6 +163,11 @@ def test_training_refuses_infinity_in_training_rows_and_a_gap_with_freq_set(tmp_
     (("data.targt=OT",), "unknown setting data.targt: did you mean data.target?"),
     (("data.pred_len=soon",), "data.pred_len must be an integer, got 'soon'; set data.pred_len=<an integer>"),
     (("data=mine",), "unknown option data=mine; available: csv, etth1, etth2"),
+    (("data.target=CO(GT)",), "cannot parse the command line: Error parsing override 'data.target=CO(GT)'; quote a "
+                              "value with other characters: \"data.target='CO(GT)'\""),
+    (("data.target=Température",), "cannot parse the command line: LexerNoViableAltException: "
+                                   "data.target=Température; quote a value with other characters: "
+                                   "\"data.target='Température'\""),
 ])
 def test_config_errors_are_one_line_exit_2_and_no_run_dir(args: tuple[str, ...], message: str, tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
