@@ -49,6 +49,7 @@ _MISSING = ("", "nan", "na", "null", "n/a", "#n/a")  # lower case
 _PANDAS_MISSING = ["na", "Na", "NULL", "null", "nan", "NaN", "NA", "N/A", "n/a", "#N/A", ""]  # read_csv's na_values
 _MARKED = re.compile(r"\d[,.' ]\d")  # a digit, a mark, a digit: a number written with marks
 _DATE = re.compile(r"^\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}([ T]\d{1,2}(:\d{2}){0,2}(\.\d+)?)?$")
+_UNITS = ("$", "€", "£", "¥", "%")  # signs a spreadsheet writes beside numbers formatted as money or percent
 _UNNAMED = re.compile(r"^(Unnamed: \d+)?$")  # how pandas names a header cell left empty
 _DATE_SAMPLE = 50  # the first cells of an unnamed first column that must read as dates to be the timestamps
 
@@ -402,6 +403,31 @@ def _missing(text: pd.Series, dialect: Dialect) -> pd.Series:
     return text.str.lower().isin(_MISSING) | text.isin(dialect.na_values)
 
 
+def _strip_units(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect) -> tuple[pd.DataFrame, list[str]]:
+    """``raw`` with the currency or percent sign left out of every text column among ``columns`` whose every
+    non-missing cell is a number written with that one sign before or after it (``$-0.70``, ``-$0.70``,
+    ``12.5 %``, ``1.234,50 €``); also the notes naming them."""
+    stripped, notes = {}, []
+    for col in columns:
+        if typed_number(raw[col]):
+            continue
+        text = raw[col].str.strip()
+        present = text[~_missing(text, dialect)]
+        if not len(present):
+            continue
+        sign = next((u for u in _UNITS if u in present.iloc[0]), None)
+        if sign is None:
+            continue
+        u = re.escape(sign)
+        written = re.compile(rf"^[-+]?\s*{u}\s*[-+]?[\d.,' ]*\d$|^[-+]?[\d.,' ]*\d\s*{u}$")
+        if not present.str.match(written).all():
+            continue
+        stripped[col] = text.str.replace(sign, "", regex=False).str.replace(r"^([-+])\s+", r"\1", regex=True) \
+            .str.strip()
+        notes.append(f"{sign!r} signs left out of column {col!r}")
+    return (raw.assign(**stripped) if stripped else raw), notes
+
+
 def _not_numbers(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect) -> dict[str, pd.Series]:
     """The stripped, non-missing cells of every column with a cell that is no plain number."""
     out = {}
@@ -460,13 +486,15 @@ def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndar
     detected ("" when nothing) and the number of cells written as a missing-value code.
     """
     typed = [c for c in columns if typed_number(raw[c])]
+    raw, signs = _strip_units(raw, columns, dialect)
     failing = _not_numbers(raw, [c for c in columns if c not in typed], dialect)
     decimal, thousands, detected = number_marks(list(failing.values()), sep=sep, decimal=dialect.decimal,
                                                 thousands=dialect.thousands)
+    detected = ", ".join(filter(None, [*signs, detected]))
     marks = replace(dialect, decimal=decimal, thousands=thousands)
     plain = decimal in (None, ".") and thousands is None and not dialect.na_values
     if typed and as_written is not None and not plain:
-        raw, typed = as_written(), []
+        raw, typed = _strip_units(as_written(), columns, dialect)[0], []
     if decimal == "," and thousands is None:  # a dot can only group thousands
         text_columns = [c for c in columns if c not in typed]
         cells = [raw[c].str.strip() for c in text_columns]

@@ -446,6 +446,26 @@ def test_a_windows_1252_export_is_read_with_its_names(sep: str, tmp_path: Path) 
     assert read_panel(csv).notes == ((f"{csv}: detected semicolon-separated columns",) if separated else ())
 
 
+@pytest.mark.parametrize("written,sep", [(lambda v: f"${v:.2f}", ","), (lambda v: f"{'-' if v < 0 else ''}${abs(v):.2f}", ","),
+                                         (lambda v: f"{v:.2f} %", ","), (lambda v: f"{v:.2f}€".replace(".", ","), ";")])
+def test_numbers_written_as_money_or_percent_lose_the_sign(written, sep: str, tmp_path: Path) -> None:
+    frame = etth1(60)
+    frame["OT"] = frame["OT"] - 10.0  # negative values too
+    want = frame["OT"].round(2).to_numpy()
+    frame["OT"] = frame["OT"].map(written)
+    csv = tmp_path / "money.csv"
+    decimal = "," if sep == ";" else "."
+    frame.to_csv(csv, index=False, sep=sep, decimal=decimal)
+    panel = read_panel(csv)
+    np.testing.assert_allclose(panel.series[0].frame["OT"].to_numpy(), want, rtol=0, atol=1e-12)
+    sign = next(u for u in "$%€" if u in frame["OT"].iloc[0])
+    assert f"{sign!r} signs left out of column 'OT'" in panel.notes[0]
+    frame.loc[7, "OT"] = "12"  # one cell without the sign: the column is not so written
+    frame.to_csv(csv, index=False, sep=sep, decimal=decimal)
+    with pytest.raises(DataError, match="has non-numeric value"):
+        read_panel(csv)
+
+
 def test_a_parquet_file_has_no_separator_to_detect(tmp_path: Path) -> None:
     path = tmp_path / "e.parquet"
     etth1().to_parquet(path, index=False)
