@@ -24,6 +24,7 @@ import io
 import re
 import warnings
 from dataclasses import dataclass, field, replace
+from itertools import islice
 from pathlib import Path
 from typing import Callable, Iterable, Literal, Sequence
 
@@ -34,7 +35,7 @@ from forecast.data.cells import as_text, typed_number, typed_time
 from forecast.data.date_time import (DATE_NAMES, TIME_NAMES, check_pair, find_date_time_pair, join_date_time,
                                      named_date_time_pair)
 from forecast.data.dialect import SEP_NAMES, Dialect, dot_thousands, number_marks, sniff_sep
-from forecast.data.encoding import LEGACY, UTF8, file_encoding
+from forecast.data.layout import ENCODING_NOTES, Layout, file_layout
 from forecast.data.errors import DataError, require_file
 from forecast.data.hints import TRAIN, Hints
 from forecast.data.regular import (HOLIDAY_RUN, Gap, add_missing_rows, describe_gaps, find_gaps, holiday_note,
@@ -114,14 +115,16 @@ def looks_like_data(cells: Sequence[str]) -> bool:
     return any(numbers) and all(n or bool(_DATE.match(c)) for n, c in zip(numbers, cells))
 
 
-def _separator(path: Path, dialect: Dialect, encoding: str = UTF8) -> str:
+def _separator(path: Path, dialect: Dialect, layout: Layout = Layout()) -> str:
     """The dialect's separator, or the one sniffed from the file's first line (``,`` for a Parquet file)."""
     if dialect.sep is not None:
         return dialect.sep
     if path.suffix.lower() in PARQUET:
         return ","
     try:
-        with path.open(encoding=encoding, errors="replace") as f:
+        with path.open(encoding=layout.encoding, errors="replace") as f:
+            for _ in range(layout.skip):
+                f.readline()
             return sniff_sep(f.readline())
     except OSError:
         return ","
@@ -152,14 +155,14 @@ def text_columns(names: Sequence[str], named: Iterable[str | None]) -> list[str]
     return [n for n in names if n in wanted or n.strip().lower() in like]
 
 
-def _header(path: Path, sep: str, encoding: str = UTF8) -> list[str]:
-    """The cells of the file's first line."""
-    with path.open(encoding=encoding, errors="replace", newline="") as f:
-        return next(csv.reader(f, delimiter=sep), [])
+def _header(path: Path, sep: str, layout: Layout = Layout()) -> list[str]:
+    """The cells of the file's first line below its comments."""
+    with path.open(encoding=layout.encoding, errors="replace", newline="") as f:
+        return next(csv.reader(islice(f, layout.skip, None), delimiter=sep), [])
 
 
 def _typed_csv(path: Path, header: bool, sep: str, text: Iterable[str | None] = (),
-               encoding: str = UTF8) -> pd.DataFrame | None:
+               layout: Layout = Layout()) -> pd.DataFrame | None:
     """The CSV parsed by pyarrow (multithreaded): columns whose every cell is a number as numbers, every other
     column as text (timestamps included: the reader parses them with the dialect), and so the columns of
     :func:`text_columns` (ids such as ``007`` stay as written); None where pyarrow refuses the file (ragged
@@ -167,7 +170,7 @@ def _typed_csv(path: Path, header: bool, sep: str, text: Iterable[str | None] = 
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
-    first = _header(path, sep, encoding)
+    first = _header(path, sep, layout)
     if header:
         names = [n if n != "" else f"Unnamed: {i}" for i, n in enumerate(first)]
         keep = {first[names.index(n)]: pa.string() for n in text_columns(names, text)}
@@ -178,7 +181,7 @@ def _typed_csv(path: Path, header: bool, sep: str, text: Iterable[str | None] = 
         return None
     try:
         table = pacsv.read_csv(path, read_options=pacsv.ReadOptions(autogenerate_column_names=not header,
-                                                                    encoding=encoding),
+                                                                    encoding=layout.encoding, skip_rows=layout.skip),
                                parse_options=pacsv.ParseOptions(delimiter=sep),
                                convert_options=pacsv.ConvertOptions(column_types=keep, null_values=[],
                                                                     strings_can_be_null=False,
@@ -193,14 +196,14 @@ def _typed_csv(path: Path, header: bool, sep: str, text: Iterable[str | None] = 
 
 
 def read_table(path: Path, header: bool, sep: str = ",", *, typed: bool = True,
-               text: Iterable[str | None] = (), encoding: str = UTF8) -> pd.DataFrame:
+               text: Iterable[str | None] = (), layout: Layout = Layout()) -> pd.DataFrame:
     """The cells of a CSV or Parquet file (Parquet by its ``.parquet``/``.pq`` suffix).
 
     Columns stored as numbers (Parquet) or written only as numbers (CSV) are read as numbers when ``typed``;
     Parquet timestamp columns as timestamps; every other column as text (strings, missing cells empty). CSV is
     parsed by pyarrow's multithreaded reader, and what pyarrow refuses by pandas' C parser; ``typed=False`` reads
-    every CSV cell as text, and ``text`` names columns kept as text (:func:`text_columns`); ``encoding`` is the
-    CSV's (:func:`~forecast.data.encoding.file_encoding`).
+    every CSV cell as text, and ``text`` names columns kept as text (:func:`text_columns`); ``layout`` is the
+    CSV's encoding and comment lines (:func:`~forecast.data.layout.file_layout`).
     """
     if path.suffix.lower() in PARQUET:
         try:
@@ -208,11 +211,11 @@ def read_table(path: Path, header: bool, sep: str = ",", *, typed: bool = True,
         except (OSError, ValueError) as exc:
             raise DataError(f"{path}: cannot read as Parquet ({str(exc).splitlines()[0]})") from exc
         return _frame_cells(frame)
-    frame = _typed_csv(path, header, sep, text, encoding) if typed else None
+    frame = _typed_csv(path, header, sep, text, layout) if typed else None
     if frame is not None:
         return frame
-    options = dict(dtype=str, keep_default_na=False, header=0 if header else None, sep=sep, encoding=encoding,
-                   encoding_errors="replace")
+    options = dict(dtype=str, keep_default_na=False, header=0 if header else None, sep=sep, encoding=layout.encoding,
+                   encoding_errors="replace", skiprows=layout.skip)
     try:
         return pd.read_csv(path, engine="pyarrow", **options)
     except (ValueError, pd.errors.ParserError):
@@ -221,14 +224,15 @@ def read_table(path: Path, header: bool, sep: str = ",", *, typed: bool = True,
 
 
 def _read_raw(path: Path | pd.DataFrame, header: bool, hints: Hints, sep: str = ",", *,
-              typed: bool = True, text: Iterable[str | None] = (), encoding: str = UTF8) -> tuple[pd.DataFrame, int]:
+              typed: bool = True, text: Iterable[str | None] = (), layout: Layout = Layout()
+              ) -> tuple[pd.DataFrame, int]:
     """The cells (:func:`read_table`: numbers as numbers where ``typed``, else text), columns named from the
     header (or ``0 … n-1``); also the first data line. A DataFrame is not read: its column names are its header."""
     if isinstance(path, pd.DataFrame):
         return _frame_cells(path), 2
     require_file(path)
     try:
-        raw = read_table(path, header, sep, typed=typed, text=text, encoding=encoding)
+        raw = read_table(path, header, sep, typed=typed, text=text, layout=layout)
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         other = "" if sep != "," else f"; {hints.set('sep', 'semicolon')} (or tab, pipe) reads another separator"
         raise DataError(f"{path}: cannot read as CSV ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__}); "
@@ -241,7 +245,7 @@ def _read_raw(path: Path | pd.DataFrame, header: bool, hints: Hints, sep: str = 
         first = ", ".join(list(raw.columns)[:4]) + (", …" if len(raw.columns) > 4 else "")
         raise DataError(f"{path}: the file seems to have no header row (line 1 is {first}); add one, or pass "
                         f"{hints.header} to name the columns 0 … {len(raw.columns) - 1}")
-    return raw, 2 if header else 1
+    return raw, (2 if header else 1) + layout.skip
 
 
 def _timestamp_column(names: Sequence[str], wanted: str, path: Path, hints: Hints) -> str:
@@ -629,23 +633,24 @@ def read_panel(path: str | Path, *, timestamp_col: str | Sequence[str] | None = 
         DataError: missing/unreadable file, missing columns, unparsable, duplicate, unsorted or
             unevenly spaced timestamps, gaps, non-numeric, missing or infinite values.
     """
-    encoding = UTF8
+    layout = Layout()
     if isinstance(path, pd.DataFrame):  # cells as Python writes them: only the time options apply
         sep, dialect = ",", dialect.for_frame()
     else:
         path = Path(path)
-        encoding = UTF8 if path.suffix.lower() in PARQUET else file_encoding(path)
-        sep = _separator(path, dialect, encoding)
+        layout = Layout() if path.suffix.lower() in PARQUET else file_layout(path)
+        sep = _separator(path, dialect, layout)
     named = [*([timestamp_col] if isinstance(timestamp_col, str) or timestamp_col is None else timestamp_col),
              dialect.time_col, id_col]
-    raw, first_line = _read_raw(path, header, hints, sep, text=named, encoding=encoding)
+    raw, first_line = _read_raw(path, header, hints, sep, text=named, layout=layout)
     csv_file = not isinstance(path, pd.DataFrame) and path.suffix.lower() not in PARQUET
     # a CSV's cells as written (all text), for number marks; the rows kept below (an empty tail dropped)
-    as_written = (lambda: _read_raw(path, header, hints, sep, typed=False, encoding=encoding)[0].iloc[:len(raw)]) \
+    as_written = (lambda: _read_raw(path, header, hints, sep, typed=False, layout=layout)[0].iloc[:len(raw)]) \
         if csv_file else None
     path = Path(DATAFRAME) if isinstance(path, pd.DataFrame) else path
     detected = [f"{SEP_NAMES[sep]}-separated columns"] if dialect.sep is None and sep != "," else []
-    detected += ["Windows-1252 text (not UTF-8)"] if encoding == LEGACY else []
+    detected += [ENCODING_NOTES[layout.encoding]] if layout.encoding in ENCODING_NOTES else []
+    detected += [f"{layout.skip} comment line(s) above the header left out"] if layout.skip else []
     blank = _empty_unnamed(raw) if header else _empty_last_columns(raw)
     if blank:
         raw = raw.drop(columns=blank)

@@ -466,6 +466,31 @@ def test_numbers_written_as_money_or_percent_lose_the_sign(written, sep: str, tm
         read_panel(csv)
 
 
+def test_excels_unicode_text_is_read(tmp_path: Path) -> None:
+    """Excel's "Unicode Text": UTF-16 with its byte-order mark, tab-separated."""
+    path = tmp_path / "unicode.csv"
+    etth1(60).rename(columns={"OT": "Température"}).to_csv(path, index=False, sep="\t", encoding="utf-16")
+    panel = read_panel(path)
+    assert list(panel.series[0].frame.columns)[-1] == "Température"
+    np.testing.assert_array_equal(panel.series[0].frame.to_numpy(), reference(60).to_numpy())
+    assert panel.notes == (f"{path}: detected tab-separated columns, UTF-16 text",)
+
+
+def test_comment_lines_above_the_header_are_left_out(tmp_path: Path) -> None:
+    """NOAA's and KNMI's files begin with lines of ``#``; line numbers in messages stay the file's."""
+    csv = tmp_path / "station.csv"
+    frame = etth1(60)
+    csv.write_text("# Station: De Bilt\n# Units: degrees C\n\n" + frame.to_csv(index=False))
+    panel = read_panel(csv)
+    pd.testing.assert_frame_equal(panel.series[0].frame, reference(60))
+    assert panel.notes == (f"{csv}: detected 3 comment line(s) above the header left out",)
+    frame["OT"] = frame["OT"].astype(object)
+    frame.loc[9, "OT"] = "warm"  # data row 10: line 3 + 1 (header) + 10
+    csv.write_text("# Station: De Bilt\n# Units: degrees C\n\n" + frame.to_csv(index=False))
+    with pytest.raises(DataError, match=r"station.csv: line 14: column 'OT' has non-numeric value 'warm'"):
+        read_panel(csv)
+
+
 def test_a_parquet_file_has_no_separator_to_detect(tmp_path: Path) -> None:
     path = tmp_path / "e.parquet"
     etth1().to_parquet(path, index=False)

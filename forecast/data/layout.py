@@ -1,0 +1,90 @@
+"""How a CSV file's text is laid out before its cells are read: its encoding (UTF-8, a byte-order mark allowed;
+UTF-16 with its mark; else Windows-1252: a Western European spreadsheet's export on Windows, of which Latin-1 is
+nearly all) and the comment lines above its header (``# Station: De Bilt``, as NOAA's and KNMI's files begin)."""
+
+from __future__ import annotations
+
+import codecs
+from collections.abc import Iterator
+from dataclasses import dataclass
+from itertools import islice
+from pathlib import Path
+
+UTF8 = "utf-8-sig"  # UTF-8, with the byte-order mark spreadsheets write left out
+LEGACY = "cp1252"
+UTF16 = "utf-16"  # with its byte-order mark, which says the byte order
+_CHUNK = 1 << 24  # bytes decoded at a time
+_MAX_PREAMBLE = 1000  # lines looked at for comments above the header
+
+
+ENCODING_NOTES = {LEGACY: "Windows-1252 text (not UTF-8)", UTF16: "UTF-16 text"}  # what a note says of each
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A CSV file's encoding and the number of lines above its header: comments (``#``) and blank lines."""
+
+    encoding: str = UTF8
+    skip: int = 0
+
+
+def _chunks(path: Path) -> Iterator[bytes]:
+    """The bytes of ``path``, ``_CHUNK`` at a time."""
+    with path.open("rb") as f:
+        while chunk := f.read(_CHUNK):
+            yield chunk
+
+
+def _decodes(path: Path, encoding: str) -> bool:
+    """Every byte of ``path`` decodes in ``encoding``."""
+    decoder = codecs.getincrementaldecoder(encoding)()
+    try:
+        for chunk in _chunks(path):
+            decoder.decode(chunk)
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _lines_of_text(path: Path) -> bool:
+    """The first ``_CHUNK`` bytes of a UTF-16 file hold a line break and no NUL character (not noise that
+    happens to decode)."""
+    head = next(_chunks(path), b"")
+    text = head[: len(head) // 2 * 2].decode(UTF16, errors="replace")
+    return "\n" in text and "\x00" not in text
+
+
+def file_encoding(path: Path) -> str:
+    """``UTF8`` when ``path`` decodes as UTF-8; ``UTF16`` when it starts with UTF-16's byte-order mark and decodes
+    so (Excel's "Unicode Text"); else ``LEGACY``. ``UTF8`` too for a file that holds NUL bytes outside UTF-16 (no
+    text: the reader refuses it) or cannot be opened (the reader names it)."""
+    try:
+        with path.open("rb") as f:
+            start = f.read(2)
+        if start in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+            return UTF16 if _decodes(path, UTF16) and _lines_of_text(path) else UTF8
+        if any(b"\x00" in chunk for chunk in _chunks(path)):
+            return UTF8
+        return UTF8 if _decodes(path, "utf-8") else LEGACY
+    except OSError:
+        return UTF8
+
+
+def comment_lines(path: Path, encoding: str) -> int:
+    """The number of lines at the top of ``path`` that are blank or start with ``#``, when a line follows them."""
+    try:
+        with path.open(encoding=encoding, errors="replace", newline="") as f:
+            lines = list(islice(f, _MAX_PREAMBLE))
+    except OSError:
+        return 0
+    n = 0
+    while n < len(lines) and (not lines[n].strip() or lines[n].lstrip().startswith("#")):
+        n += 1
+    return n if n < len(lines) else 0
+
+
+def file_layout(path: Path) -> Layout:
+    """The layout of the CSV file ``path``."""
+    encoding = file_encoding(path)
+    return Layout(encoding, comment_lines(path, encoding))
