@@ -3,8 +3,8 @@ times, UTC offsets, and local time with daylight saving (:class:`~forecast.data.
 
 * Years: whole numbers 1000 .. 2999 in the timestamp column (``1960``, ``2011``, or ``1700.0`` as pandas
   writes a float column) are years (``format='%Y'``).
-* Dates as one number, year first: 8 digits ``20180131`` (``%Y%m%d``) or 6 digits ``201801`` (``%Y%m``), every
-  month and day in range.
+* Dates told by their shape: one number, year first, 8 digits ``20180131`` (``%Y%m%d``) or 6 digits ``201801``
+  (``%Y%m``), every month and day in range; Excel's months ``Jan-05`` (``%b-%y``); ``1980M01`` (``%YM%m``).
 * Unix times: numbers in the timestamp column read as seconds, milliseconds, microseconds or nanoseconds
   since 1970-01-01 UTC when their size says which (``data.epoch_unit`` otherwise).
 * Day-first dates (``31/12/2016 23:00``): of the two orders, the one that parses every cell and gives
@@ -33,10 +33,13 @@ TIMESTAMP_NAMES = ("date", "timestamp", "time", "ds", "datetime")  # recognised 
 _OFFSET = re.compile(r"(?:Z|[+-]\d{2}:?\d{2})$")
 _YEAR_FIRST = re.compile(r"^\d{4}[-/.]\d")
 _YEAR = re.compile(r"^[12]\d{3}(\.0*)?$")  # a year alone: 1000 .. 2999, maybe written as a float (1700.0)
-# dates written as one number, year first: 8 digits (20180131) or 6 (201801); no Unix time has such a size
-_COMPACT = {"%Y%m%d": re.compile(r"^[12]\d{3}(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(\.0*)?$"),
-            "%Y%m": re.compile(r"^[12]\d{3}(0[1-9]|1[0-2])(\.0*)?$")}
-_COMPACT_WORDS = {"%Y%m%d": "YYYYMMDD", "%Y%m": "YYYYMM"}
+# dates told by their shape, each format with how the note names it: one number, year first, 8 digits (20180131)
+# or 6 (201801), which no Unix time has; Excel's month format Mmm-yy (Jan-05 is January 2005, where pandas' own
+# parser reads the 5th of January of year 1); the statistics offices' 1980M01
+_SHAPED = {"%Y%m%d": (re.compile(r"^[12]\d{3}(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(\.0*)?$"), "YYYYMMDD"),
+           "%Y%m": (re.compile(r"^[12]\d{3}(0[1-9]|1[0-2])(\.0*)?$"), "YYYYMM"),
+           "%b-%y": (re.compile(r"^[A-Za-z]{3}-\d{2}$"), "Mmm-yy"),
+           "%YM%m": (re.compile(r"^[12]\d{3}M(0[1-9]|1[0-2])$"), "YYYYMmm")}
 _FIELDS = re.compile(r"^(\d{1,2})[-/.](\d{1,2})[-/.]")
 # each unit's numbers from 1973-03 to 2100-01 (1e8 s .. 4.1e9 s): the ranges are three orders of magnitude apart
 _EPOCH = {unit: (1e8 * scale, 4.1e9 * scale) for unit, scale in (("s", 1), ("ms", 1e3), ("us", 1e6), ("ns", 1e9))}
@@ -272,13 +275,13 @@ def parse_timestamps(text: pd.Series, groups: Sequence[np.ndarray], *, col: str,
             written = (f"years ({text.iloc[0]} .. {text.iloc[-1]})",)
             dialect = replace(dialect, date_format="%Y")
         text = text.str.replace(r"\.0*$", "", regex=True)  # 1700.0 -> 1700
-    if dialect.epoch_unit is None and dialect.date_format in (None, *_COMPACT) and not written:
-        compact = next((f for f, pattern in _COMPACT.items()
-                        if dialect.date_format in (None, f) and text.str.match(pattern).all()), None)
-        if compact is not None:
+    if dialect.epoch_unit is None and dialect.date_format in (None, *_SHAPED) and not written:
+        shaped = next((f for f, (pattern, _) in _SHAPED.items()
+                       if dialect.date_format in (None, f) and text.str.match(pattern).all()), None)
+        if shaped is not None:
             if dialect.date_format is None:
-                written = (f"dates written {_COMPACT_WORDS[compact]} ({text.iloc[0]} .. {text.iloc[-1]})",)
-                dialect = replace(dialect, date_format=compact)
+                written = (f"dates written {_SHAPED[shaped][1]} ({text.iloc[0]} .. {text.iloc[-1]})",)
+                dialect = replace(dialect, date_format=shaped)
             text = text.str.replace(r"\.0*$", "", regex=True)  # 20180131.0 -> 20180131
     epoch = _epoch(text, col=col, dialect=dialect, source=source, line=line, hints=hints)
     if epoch is not None:

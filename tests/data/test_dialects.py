@@ -412,6 +412,20 @@ def test_dates_written_as_one_number_are_dates(written: str, freq: str, first: s
         read_panel(csv)
 
 
+@pytest.mark.parametrize("written,words", [("%b-%y", "Mmm-yy"), ("%YM%m", "YYYYMmm")])
+def test_months_written_in_spreadsheet_and_statistics_formats_are_months(written: str, words: str,
+                                                                         tmp_path: Path) -> None:
+    """Excel's Mmm-yy (Jan-05 is January 2005: pandas' own parser reads it as 5 January of year 1) and 1980M01."""
+    stamps = pd.date_range("2003-01-01", periods=40, freq="MS")
+    csv = tmp_path / "monthly.csv"
+    pd.DataFrame({"date": stamps.strftime(written), "load": np.linspace(5.0, 2.0, 40)}).to_csv(csv, index=False)
+    panel = read_panel(csv)
+    assert panel.series[0].index.equals(pd.DatetimeIndex(stamps, name="date", freq=None))
+    assert panel.notes == (f"{csv}: detected dates written {words} ({stamps[0].strftime(written)} .. "
+                           f"{stamps[-1].strftime(written)})",)
+    assert read_panel(csv, dialect=panel.dialect).series[0].index.equals(panel.series[0].index)
+
+
 def test_a_file_written_newest_first_is_read_oldest_first(tmp_path: Path) -> None:
     csv = tmp_path / "newest_first.csv"
     frame = etth1(400)
