@@ -735,6 +735,7 @@ def read_panel(path: str | Path, *, timestamp_col: str | Sequence[str] | None = 
                                    as_written=as_written)
     detected += [marks] if marks else []
     frame_fill: FillMethod | None = fill if fill is not None or not coded else "interpolate"
+    missing = int((~np.isfinite(values)).sum()) if frame_fill is not None else 0  # the cells the fill fills
 
     found: list[tuple[str | None, Gap]] = []  # the gaps of every series
     holidays: list[tuple[str | None, Gap]] = []  # at business days without fill_missing_dates: kept as they are
@@ -777,9 +778,13 @@ def read_panel(path: str | Path, *, timestamp_col: str | Sequence[str] | None = 
             frame = _fill(frame, frame_fill, path, "" if name is None else f" of series {name}", hints)
         series.append(Series(frame=frame, extra_columns=extra, series_id=name))
     notes = [f"{path}: detected {', '.join(detected)}"] if detected else []
-    if coded:
-        notes.append(f"{path}: {coded} cell(s) written as a missing-value code ({', '.join(dialect.na_values)}) "
-                     f"filled by {frame_fill}" + ("" if fill else f" ({hints.fill} chooses)"))
+    codes = f"written as a missing-value code ({', '.join(dialect.na_values)})"
+    if coded and missing == coded:
+        notes.append(f"{path}: {coded} cell(s) {codes} filled by {frame_fill}" + ("" if fill else f" ({hints.fill} "
+                                                                                                   f"chooses)"))
+    elif missing:
+        notes.append(f"{path}: {missing} missing cell(s) filled by {frame_fill}" + (f" ({coded} of them {codes})"
+                                                                                   if coded else ""))
     if found:
         added = sum(g.missing for _, g in found)
         notes.append(f"{path}: added {added} missing row(s) at frequency {freq!r} in {len(found)} gap(s) "

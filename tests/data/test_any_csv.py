@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from forecast.data.datamodule import ForecastDataModule
+from forecast.data.dialect import Dialect
 from forecast.data.errors import DataError
 from forecast.data.hints import PREDICT
 from forecast.data.reader import read_panel
@@ -89,6 +90,23 @@ def test_fill_treats_infinite_values_as_missing(tmp_path: Path) -> None:
     assert read["HULL"].iloc[10] == float(frame.loc[9, "HULL"])
     read = read_panel(csv, fill="interpolate").series[0].frame
     assert read["HULL"].iloc[10] == pytest.approx((float(frame.loc[9, "HULL"]) + float(frame.loc[11, "HULL"])) / 2)
+
+
+def test_the_note_counts_every_cell_the_fill_fills(tmp_path: Path) -> None:
+    frame = etth1().astype({"OT": object, "HULL": object})
+    frame.loc[[5, 6], "OT"] = ["n/a", ""]
+    frame.loc[[8, 9], "HULL"] = ["inf", "-999"]
+    csv = write(frame, tmp_path / "holes.csv")
+    assert read_panel(csv, fill="ffill").notes == (f"{csv}: 3 missing cell(s) filled by ffill",)
+    coded = read_panel(csv, fill="interpolate", dialect=Dialect(na_values=("-999",)))
+    assert coded.notes == (f"{csv}: 4 missing cell(s) filled by interpolate (1 of them written as a missing-value "
+                           f"code (-999))",)
+    frame.loc[8, "HULL"] = "1.5"
+    frame.loc[[5, 6], "OT"] = ["2.5", "2.5"]
+    write(frame, csv)  # only the code is missing: without data.fill it is interpolated
+    assert read_panel(csv, fill=None, dialect=Dialect(na_values=("-999",))).notes == (
+        f"{csv}: 1 cell(s) written as a missing-value code (-999) filled by interpolate (data.fill=ffill|interpolate "
+        f"chooses)",)
 
 
 def test_nan_message_names_the_training_setting(tmp_path: Path) -> None:
