@@ -34,7 +34,14 @@ from forecast.predict.trained_model import FROM_CHECKPOINT, TrainedModel
 if TYPE_CHECKING:
     from forecast.predict.rolling import Backtest
 
-Data = pd.DataFrame | str | Path
+Data = pd.DataFrame | pd.Series | str | Path
+
+
+def as_source(data: Data) -> pd.DataFrame | Path:
+    """A DataFrame as it is, a Series as a DataFrame of its one column, else the path of a file."""
+    if isinstance(data, pd.Series):
+        return data.to_frame()
+    return data if isinstance(data, pd.DataFrame) else Path(data)
 
 
 @dataclass(frozen=True)
@@ -81,8 +88,8 @@ def train(data: Data | None = None, overrides: Sequence[str] | None = None, *, r
     """Train and test a model exactly as ``forecast-train OVERRIDES`` does.
 
     Args:
-        data: a CSV path or a DataFrame (handed to the data module and read as the file would be, never
-            written; ``config.yaml`` records ``data.path: <DataFrame>``); selects ``data=csv`` unless an
+        data: a CSV path, a DataFrame (an unnamed index of timestamps is the timestamp column) or a Series
+            (handed to the data module and read as the file would be, never written; ``config.yaml`` records ``data.path: <DataFrame>``); selects ``data=csv`` unless an
             override picks another data config. None trains on what the overrides say (the default
             ``data=etth1`` in a checkout).
         overrides: ``forecast-train``'s command-line overrides (``["data.target=OT", "model=linear"]``).
@@ -113,7 +120,8 @@ def train(data: Data | None = None, overrides: Sequence[str] | None = None, *, r
     if data is not None:
         if not any(o.startswith(("data=", "+data=", "~data")) for o in items):
             items.insert(0, "data=csv")
-        frame = data if isinstance(data, pd.DataFrame) else None
+        source = as_source(data)
+        frame = source if isinstance(source, pd.DataFrame) else None
         items.append(f"data.path='{DATAFRAME}'" if frame is not None else f"data.path={Path(data).resolve()}")
     items.append(f"paths.output_dir={out.resolve()}")
     try:
@@ -202,7 +210,7 @@ class Model:
         spec = self.spec
         needed = {"min_rows": spec.seq_len + spec.pred_len,
                   "what": f"one backtest window (seq_len {spec.seq_len} + pred_len {spec.pred_len})"}
-        return self.trained.read(data if isinstance(data, pd.DataFrame) else Path(data), fill=fill,
+        return self.trained.read(as_source(data), fill=fill,
                                  timestamp_col=timestamp_col, header=header, fill_missing_dates=fill_missing_dates,
                                  **(needed if backtest else {}))
 
@@ -248,7 +256,7 @@ class Model:
         values = None
         if future is not None:
             ts = spec.timestamp_col if timestamp_col == FROM_CHECKPOINT else timestamp_col
-            values = read_future(future if isinstance(future, pd.DataFrame) else Path(future), spec,
+            values = read_future(as_source(future), spec,
                                  panel.series[0], timestamp_col=ts, header=spec.header if header is None else header,
                                  fill=fill)
         widths = None

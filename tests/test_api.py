@@ -15,6 +15,7 @@ from forecast.api import as_overrides
 from forecast.cli.predict import run as predict_cli
 from forecast.runtime import PROJECT_ROOT
 from forecast.data.errors import DataError
+from forecast.data.reader import read_panel
 from tests.conftest import ETTH1, tiny_model
 
 TINY = ["data.target=OT", "data.seq_len=24", "data.label_len=12", "data.pred_len=6", *tiny_model(),
@@ -79,6 +80,26 @@ def test_train_on_a_path_and_predict_as_the_command_does(tiny_run: tuple[Run, Pa
     # a DataFrame with the timestamps as its index gives the same forecast
     frame = pd.read_csv(csv, parse_dates=["date"]).set_index("date")
     pd.testing.assert_frame_equal(model.predict(frame), api)
+    pd.testing.assert_frame_equal(model.predict(frame.rename_axis(None)), api)  # unnamed: the timestamps all the same
+
+
+def test_a_series_indexed_by_time_trains_and_predicts_as_its_csv(tmp_path: Path) -> None:
+    """A pandas Series with an unnamed DatetimeIndex (or PeriodIndex) is the file ``date,OT``."""
+    series = pd.read_csv(ETTH1, nrows=600, parse_dates=["date"]).set_index("date")["OT"].rename_axis(None)
+    csv = tmp_path / "ot.csv"
+    series.rename_axis("date").to_csv(csv)
+    settings = [*TINY[:4], "trainer.max_epochs=0", "logger=none", "plot=false"]
+    by_file = train(data=csv, overrides=settings, run_dir=tmp_path / "file", threads=1)
+    by_series = train(data=series, overrides=settings, run_dir=tmp_path / "series", threads=1)
+    assert by_series.metrics["test/mse"] == by_file.metrics["test/mse"]
+    future = by_series.load().predict(series)
+    pd.testing.assert_frame_equal(future, by_file.load().predict(csv))
+    assert list(future.columns) == ["date", "OT"]
+    daily = pd.Series(range(40), index=pd.period_range("2020-01-01", periods=40, freq="D"), dtype=float)
+    panel = read_panel(daily)
+    assert panel.series[0].index.equals(pd.DatetimeIndex(pd.date_range("2020-01-01", periods=40), name="date",
+                                                         freq=None))
+    assert panel.notes == ("<DataFrame>: detected timestamps in the DataFrame's index, read as 'date'",)
 
 
 def test_backtest_reproduces_the_runs_test_metrics(tiny_run: tuple[Run, Path]) -> None:

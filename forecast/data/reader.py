@@ -147,6 +147,19 @@ def _frame_cells(frame: pd.DataFrame) -> pd.DataFrame:
     return cells
 
 
+def _time_index_as_column(frame: pd.DataFrame, wanted: object) -> tuple[pd.DataFrame, list[str]]:
+    """``frame`` with its unnamed index of timestamps (a DatetimeIndex, or a PeriodIndex at its periods' starts)
+    as the timestamp column ``wanted``, where no column has that name; also the note that says so."""
+    index = frame.index
+    if not isinstance(wanted, str) or wanted in frame.columns or index.name is not None or \
+            not isinstance(index, (pd.DatetimeIndex, pd.PeriodIndex)):
+        return frame, []
+    stamps = index.to_timestamp() if isinstance(index, pd.PeriodIndex) else index
+    out = frame.reset_index(drop=True)
+    out.insert(0, wanted, stamps.to_numpy() if stamps.tz is None else stamps)
+    return out, [f"timestamps in the DataFrame's index, read as {wanted!r}"]
+
+
 def text_columns(names: Sequence[str], named: Iterable[str | None]) -> list[str]:
     """The columns read as text whatever they hold: those ``named`` (the timestamp, time-of-day and id columns
     asked for) and those named like a timestamp, a date or a time of day (which the reader may detect as one)."""
@@ -604,7 +617,7 @@ def _fill(frame: pd.DataFrame, fill: FillMethod, path: Path, who: str, hints: Hi
     return frame
 
 
-def read_panel(path: str | Path, *, timestamp_col: str | Sequence[str] | None = "date",
+def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: str | Sequence[str] | None = "date",
                columns: Sequence[str] | None = None, id_col: str | None = None, header: bool = True,
                fill: FillMethod | None = None, freq: str | None = None, model_freq: bool = False,
                fill_missing_dates: bool = False,
@@ -612,7 +625,8 @@ def read_panel(path: str | Path, *, timestamp_col: str | Sequence[str] | None = 
     """Read ``path`` and validate it.
 
     Args:
-        path: CSV file, or a DataFrame of the same columns (named ``<DataFrame>`` in messages).
+        path: CSV file, or a DataFrame of the same columns (named ``<DataFrame>`` in messages; a named index is a
+            column, an unnamed one of timestamps the timestamp column), or a Series (a DataFrame of one column).
         timestamp_col: the timestamp column; None reads rows as consecutive steps (no calendar). A file
             without it but with one column named date, timestamp, time, ds or datetime (any case) uses that;
             a date column followed by a time-of-day column (``Date;Time``) is read as one timestamp, and
@@ -633,9 +647,12 @@ def read_panel(path: str | Path, *, timestamp_col: str | Sequence[str] | None = 
         DataError: missing/unreadable file, missing columns, unparsable, duplicate, unsorted or
             unevenly spaced timestamps, gaps, non-numeric, missing or infinite values.
     """
-    layout = Layout()
+    layout, indexed = Layout(), []
+    if isinstance(path, pd.Series):
+        path = path.to_frame()
     if isinstance(path, pd.DataFrame):  # cells as Python writes them: only the time options apply
         sep, dialect = ",", dialect.for_frame()
+        path, indexed = _time_index_as_column(path, timestamp_col)
     else:
         path = Path(path)
         layout = Layout() if path.suffix.lower() in PARQUET else file_layout(path)
@@ -651,6 +668,7 @@ def read_panel(path: str | Path, *, timestamp_col: str | Sequence[str] | None = 
     detected = [f"{SEP_NAMES[sep]}-separated columns"] if dialect.sep is None and sep != "," else []
     detected += [ENCODING_NOTES[layout.encoding]] if layout.encoding in ENCODING_NOTES else []
     detected += [f"{layout.skip} comment line(s) above the header left out"] if layout.skip else []
+    detected += indexed
     blank = _empty_unnamed(raw) if header else _empty_last_columns(raw)
     if blank:
         raw = raw.drop(columns=blank)
