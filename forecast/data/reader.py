@@ -51,6 +51,7 @@ _PANDAS_MISSING = ["na", "Na", "NULL", "null", "nan", "NaN", "NA", "N/A", "n/a",
 _MARKED = re.compile(r"\d[,.' ]\d")  # a digit, a mark, a digit: a number written with marks
 _DATE = re.compile(r"^\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}([ T]\d{1,2}(:\d{2}){0,2}(\.\d+)?)?$")
 _UNITS = ("$", "€", "£", "¥", "%")  # signs a spreadsheet writes beside numbers formatted as money or percent
+_SIGN_SAMPLE = 100  # the first cells of a text column looked at for such a sign
 _UNNAMED = re.compile(r"^(Unnamed: \d+)?$")  # how pandas names a header cell left empty
 _DATE_SAMPLE = 50  # the first cells of an unnamed first column that must read as dates to be the timestamps
 
@@ -428,13 +429,12 @@ def _strip_units(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect) ->
     for col in columns:
         if typed_number(raw[col]):
             continue
-        text = raw[col].str.strip()
-        present = text[~_missing(text, dialect)]
-        if not len(present):
-            continue
-        sign = next((u for u in _UNITS if u in present.iloc[0]), None)
+        head = raw[col].head(_SIGN_SAMPLE)
+        sign = next((u for u in _UNITS if head.str.contains(u, regex=False).any()), None)
         if sign is None:
             continue
+        text = raw[col].str.strip()
+        present = text[~_missing(text, dialect)]
         u = re.escape(sign)
         written = re.compile(rf"^[-+]?\s*{u}\s*[-+]?[\d.,' ]*\d$|^[-+]?[\d.,' ]*\d\s*{u}$")
         if not present.str.match(written).all():
