@@ -30,6 +30,7 @@ MARK_WORDS = {"comma": ",", "semicolon": ";", "tab": "\t", "pipe": "|", "dot": "
 SNIFFED = (";", "\t", "|")  # separators recognised from the header line besides ","
 SEP_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}
 EPOCH_UNITS = ("s", "ms", "us", "ns")
+_ARROW_TEXT = pd.StringDtype("pyarrow")
 _COMMA_DECIMAL = re.compile(r"^[+-]?\d*,\d+([eE][+-]?\d+)?$")
 _INTEGER = re.compile(r"^[+-]?\d+$")
 _DOTTED = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
@@ -162,8 +163,23 @@ def sniff_sep(first_line: str) -> str:
     return best if counts[best] > first_line.count(",") else ","
 
 
-def _cells(columns: Sequence[Sequence[str]]) -> list[str]:
-    return [c for col in columns for c in col if c != ""]
+def _cells(columns: Sequence[Sequence[str]]) -> pd.Series:
+    """The cells of ``columns`` written with a digit, one after another (a word such as ``k.A.`` or ``?`` says
+    nothing of the marks: the reader names it as no number), as Arrow strings (whose regular expressions run in
+    Arrow's C++ kernels)."""
+    parts = [pd.Series(col, dtype=_ARROW_TEXT) for col in columns]
+    cells = pd.concat(parts, ignore_index=True) if parts else pd.Series([], dtype=_ARROW_TEXT)
+    return cells[cells.str.contains(r"\d")]
+
+
+def _every(cells: pd.Series, *patterns: re.Pattern[str]) -> bool:
+    """Every cell matches one of ``patterns``."""
+    return bool(cells.str.match("|".join(f"(?:{p.pattern})" for p in patterns)).all())
+
+
+def _some(cells: pd.Series, pattern: re.Pattern[str]) -> bool:
+    """Some cell matches ``pattern``."""
+    return bool(cells.str.match(pattern.pattern).any())
 
 
 def number_marks(columns: Sequence[Sequence[str]], *, sep: str, decimal: str | None,
@@ -180,15 +196,15 @@ def number_marks(columns: Sequence[Sequence[str]], *, sep: str, decimal: str | N
         columns: the stripped text cells of each value column that did not read as numbers.
     """
     cells = _cells(columns)
-    if not cells:
+    if not len(cells):
         return decimal, thousands, ""
 
     if decimal is None and thousands is None:
-        commas = all(_COMMA_DECIMAL.match(c) or _DOT_THOUSANDS.match(c) or _INTEGER.match(c) for c in cells)
-        if commas and (sep != "," or any(_NOT_THOUSANDS.match(c) for c in cells)):
+        commas = _every(cells, _COMMA_DECIMAL, _DOT_THOUSANDS, _INTEGER)
+        if commas and (sep != "," or _some(cells, _NOT_THOUSANDS)):
             return ",", thousands, "decimal commas"
     if thousands is None and decimal in (None, "."):
-        if all(_COMMA_THOUSANDS.match(c) or _DOTTED.match(c) for c in cells):
+        if _every(cells, _COMMA_THOUSANDS, _DOTTED):
             return decimal, ",", "thousands separated by commas"
     return decimal, thousands, ""
 
@@ -197,5 +213,7 @@ def dot_thousands(columns: Sequence[Sequence[str]]) -> tuple[bool, str | None]:
     """Where the decimal mark is a comma, a dot in a number can only group thousands (``1.037``,
     ``10.204,09``): whether some cell of ``columns`` (stripped text cells) has a dot, and the first one with a
     dot that groups no thousands (``1.5``), None when every dotted cell does."""
-    dotted = [c for c in _cells(columns) if "." in c]
-    return bool(dotted), next((c for c in dotted if not _DOT_THOUSANDS.match(c)), None)
+    cells = _cells(columns)
+    dotted = cells[cells.str.contains(".", regex=False)]
+    odd = dotted[~dotted.str.match(_DOT_THOUSANDS.pattern)]
+    return bool(len(dotted)), (str(odd.iloc[0]) if len(odd) else None)

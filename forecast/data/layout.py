@@ -38,8 +38,11 @@ def _chunks(path: Path) -> Iterator[bytes]:
 def _decodes(path: Path, encoding: str) -> bool:
     """Every byte of ``path`` decodes in ``encoding``."""
     decoder = codecs.getincrementaldecoder(encoding)()
+    ascii_is_text = encoding == "utf-8"
     try:
         for chunk in _chunks(path):
+            if ascii_is_text and chunk.isascii() and not decoder.getstate()[0]:
+                continue  # ASCII is UTF-8 as it is, with no character left open from the chunk before
             decoder.decode(chunk)
         decoder.decode(b"", final=True)
     except UnicodeDecodeError:

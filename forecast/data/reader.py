@@ -20,7 +20,6 @@ time zone) is its :class:`~forecast.data.dialect.Dialect`; what the reader detec
 from __future__ import annotations
 
 import csv
-import io
 import re
 import warnings
 from dataclasses import dataclass, field, replace
@@ -52,6 +51,8 @@ _MARKED = re.compile(r"\d[,.' ]\d")  # a digit, a mark, a digit: a number writte
 _DATE = re.compile(r"^\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}([ T]\d{1,2}(:\d{2}){0,2}(\.\d+)?)?$")
 _UNITS = ("$", "€", "£", "¥", "%")  # signs a spreadsheet writes beside numbers formatted as money or percent
 _SIGN_SAMPLE = 100  # the first cells of a text column looked at for such a sign
+_FLOAT = r"^[+-]?((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|(?i:inf|infinity|nan))$"  # what a float cast reads
+_ARROW_TEXT = pd.StringDtype("pyarrow")
 _UNNAMED = re.compile(r"^(Unnamed: \d+)?$")  # how pandas names a header cell left empty
 _DATE_SAMPLE = 50  # the first cells of an unnamed first column that must read as dates to be the timestamps
 
@@ -451,25 +452,37 @@ def _not_numbers(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect) ->
     for col in columns:
         text = raw[col].str.strip()
         text = text[~_missing(text, dialect)]
-        if pd.to_numeric(text, errors="coerce").isna().any():
+        try:
+            pd.to_numeric(text)  # stops at the first cell that is no number (a column of decimal commas: at once)
+        except (ValueError, TypeError):
             out[col] = text
     return out
 
 
-def _pandas_numbers(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect) -> pd.DataFrame:
-    """The value columns as ``pd.read_csv`` reads them with the dialect's marks and missing-value codes: each
-    column's cells, one a line (the cells of any source: a CSV, a Parquet file or a DataFrame)."""
+def _marked_numbers(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect) -> pd.DataFrame:
+    """The value columns read with the dialect's marks and missing-value codes, as ``pd.read_csv`` reads them
+    (the cells of any source: a CSV, a Parquet file or a DataFrame): a number, NaN for a missing word or code
+    (a cell equal to a numeric code too), and the cell's text where it reads as no number.
+
+    The marks are taken out and the cells cast to float64 by Arrow's kernels, a column at a time.
+    """
+    import pyarrow as pa
+
+    missing_words = [*dialect.na_values, *_PANDAS_MISSING]
+    codes = _code_numbers(dialect.na_values)
     out = {}
     for col in columns:
         cells = raw[col].str.strip()
-        if (cells == "").all():
-            out[col] = pd.Series(np.nan, index=raw.index)
-            continue
-        options = dialect.number_options()
-        read = pd.read_csv(io.StringIO("\n".join(cells)), header=None, sep="\x1f", quoting=csv.QUOTE_NONE,
-                           skip_blank_lines=False, keep_default_na=False, decimal=options["decimal"],
-                           thousands=options["thousands"], na_values=options["na_values"] + _PANDAS_MISSING)
-        out[col] = read[0].set_axis(raw.index)
+        text = _without_marks(pd.Series(cells, dtype=_ARROW_TEXT), dialect)
+        missing = cells.isin(missing_words).to_numpy()
+        readable = text.str.match(_FLOAT).to_numpy(dtype=bool) & ~missing
+        values = np.full(len(cells), np.nan)
+        values[readable] = pa.array(text[readable]).cast(pa.float64()).to_numpy(zero_copy_only=False)
+        values[np.isin(values, codes)] = np.nan
+        column = pd.Series(values, index=raw.index, dtype=object)
+        unread = ~readable & ~missing
+        column[unread] = cells[unread]
+        out[col] = column
     return pd.DataFrame(out, index=raw.index)
 
 
@@ -526,7 +539,7 @@ def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndar
             marks = replace(marks, thousands=".")
             detected = ", ".join(filter(None, [detected, "thousands separated by dots"]))
     out = np.empty((len(raw), len(columns)), dtype=np.float64)
-    text_numbers = None if plain else _pandas_numbers(raw, [c for c in columns if c not in typed], marks)
+    text_numbers = None if plain else _marked_numbers(raw, [c for c in columns if c not in typed], marks)
     for c, col in enumerate(columns):
         if col in typed:
             out[:, c] = raw[col].to_numpy(dtype=np.float64)

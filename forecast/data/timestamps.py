@@ -123,6 +123,8 @@ def _refuse_unparsed(stamps: pd.DatetimeIndex, raw: pd.Series, *, col: str, sour
 def _epoch(text: pd.Series, *, col: str, dialect: Dialect, source: str, line: np.ndarray,
            hints: Hints) -> Parsed | None:
     """Unix times, when ``epoch_unit`` is given or every cell is a number; None otherwise."""
+    if dialect.epoch_unit is None and (not len(text) or pd.to_numeric(text.iloc[:1], errors="coerce").isna().any()):
+        return None  # the first cell is no number: dates, not a column of numbers to read whole
     numbers = pd.to_numeric(text, errors="coerce")
     if dialect.epoch_unit is None and (dialect.date_format is not None or numbers.isna().any()):
         return None
@@ -276,8 +278,9 @@ def parse_timestamps(text: pd.Series, groups: Sequence[np.ndarray], *, col: str,
             dialect = replace(dialect, date_format="%Y")
         text = text.str.replace(r"\.0*$", "", regex=True)  # 1700.0 -> 1700
     if dialect.epoch_unit is None and dialect.date_format in (None, *_SHAPED) and not written:
-        shaped = next((f for f, (pattern, _) in _SHAPED.items()
-                       if dialect.date_format in (None, f) and text.str.match(pattern).all()), None)
+        shaped = next((f for f, (pattern, _) in _SHAPED.items()  # the first cell first: one match, not a column's
+                       if dialect.date_format in (None, f) and len(text) and pattern.match(text.iloc[0])
+                       and text.str.match(pattern).all()), None)
         if shaped is not None:
             if dialect.date_format is None:
                 written = (f"dates written {_SHAPED[shaped][1]} ({text.iloc[0]} .. {text.iloc[-1]})",)

@@ -86,6 +86,24 @@ def test_dots_in_a_file_of_decimal_commas_group_thousands(tmp_path: Path) -> Non
                            f"dots",)
 
 
+def test_decimal_commas_keep_missing_words_and_codes(tmp_path: Path) -> None:
+    frame = etth1(60)
+    written = frame["OT"].map(lambda v: f"{v:.3f}".replace(".", ",")).astype(object)
+    written[[3, 5, 7]] = ["NaN", "-200,0", ""]
+    frame["OT"] = written
+    csv = tmp_path / "holes.csv"
+    frame.to_csv(csv, sep=";", decimal=",", index=False)
+    panel = read_panel(csv, fill="ffill", dialect=Dialect(na_values=("-200",)))
+    got = panel.series[0].frame["OT"].to_numpy()
+    want = np.array([float(c.replace(",", ".")) if c not in ("NaN", "-200,0", "") else np.nan for c in written])
+    np.testing.assert_array_equal(got, pd.Series(want).ffill().to_numpy())
+    assert panel.notes[-1] == f"{csv}: 3 missing cell(s) filled by ffill (1 of them written as a missing-value code (-200))"
+    frame.loc[9, "OT"] = "warm"
+    frame.to_csv(csv, sep=";", decimal=",", index=False)
+    with pytest.raises(DataError, match=r"line 11: column 'OT' has non-numeric value 'warm'"):
+        read_panel(csv, fill="ffill")
+
+
 def test_a_dot_that_groups_no_thousands_among_decimal_commas_is_refused(tmp_path: Path) -> None:
     frame = etth1()
     frame["OT"] = frame["OT"].map(lambda v: f"{v:.2f}")  # dots, in a file whose other numbers have commas
