@@ -1,0 +1,56 @@
+"""Time ``read_panel`` on a large CSV, as written with dots and as a European export (``;``, decimal commas).
+
+Each reading runs in a fresh subprocess (imports outside the timing), alternating between the source trees
+given (two checkouts compare two commits) and the files, for ``--rounds`` rounds::
+
+    python benchmarks/bench_read.py --rows 1000000 --dir /tmp/read_bench                      # this tree
+    git worktree add /tmp/base ec7df58
+    python benchmarks/bench_read.py --rows 1000000 --dir /tmp/read_bench --trees /tmp/base .  # against a commit
+
+The files (7 normal columns and minute timestamps, seed 0) are written once to ``--dir``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+TIMED = ("import sys, time; sys.path.insert(0, sys.argv[1]); from forecast.data.reader import read_panel; "
+         "t = time.perf_counter(); read_panel(sys.argv[2]); print(time.perf_counter() - t)")
+
+
+def write_files(rows: int, folder: Path) -> list[Path]:
+    """The same values written ``,``-separated with dots and ``;``-separated with decimal commas."""
+    folder.mkdir(parents=True, exist_ok=True)
+    plain, european = folder / f"dots_{rows}.csv", folder / f"commas_{rows}.csv"
+    if not (plain.exists() and european.exists()):
+        frame = pd.DataFrame(np.random.default_rng(0).normal(size=(rows, 7)), columns=list("abcdefg"))
+        frame.insert(0, "date", pd.date_range("2020-01-01", periods=rows, freq="min").strftime("%Y-%m-%d %H:%M:%S"))
+        frame.to_csv(plain, index=False)
+        frame.to_csv(european, index=False, sep=";", decimal=",")
+    return [plain, european]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--dir", type=Path, default=Path("read_bench"))
+    parser.add_argument("--trees", nargs="+", default=["."], help="source trees (checkouts) to time, alternating")
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    files = write_files(args.rows, args.dir)
+    for r in range(1, args.rounds + 1):
+        for tree in args.trees:
+            for path in files:
+                out = subprocess.run([sys.executable, "-c", TIMED, str(Path(tree).resolve()), str(path)],
+                                     capture_output=True, text=True, check=True)
+                print(f"round {r}  {tree}  {path.name}  {float(out.stdout):.2f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main()
