@@ -35,6 +35,9 @@ _COMMA_DECIMAL = re.compile(r"^[+-]?\d*,\d+([eE][+-]?\d+)?$")
 _INTEGER = re.compile(r"^[+-]?\d+$")
 _DOTTED = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 _COMMA_THOUSANDS = re.compile(r"^[+-]?[1-9]\d{0,2}(,\d{3})+(\.\d+)?$")  # a leading group of 0 is no thousands
+SPACES = " \u00a0\u202f"  # a space, a no-break space and a narrow one: how French and SI numbers group thousands
+_SPACE_COMMA = re.compile(rf"^[+-]?[1-9]\d{{0,2}}([{SPACES}]\d{{3}})+(,\d+)?$")  # 1 234,56
+_SPACE_DOT = re.compile(rf"^[+-]?[1-9]\d{{0,2}}([{SPACES}]\d{{3}})+(\.\d+)?$")  # 1 234.56
 _DOT_THOUSANDS = re.compile(r"^[+-]?[1-9]\d{0,2}(\.\d{3})+(,\d+)?$")  # 10.204,09 and 1.037
 _NOT_THOUSANDS = re.compile(r"^[+-]?(0,|\d*,(\d{1,2}|\d{4,})$)")  # 0,951 and 1,5: a comma that groups no thousands
 
@@ -85,10 +88,6 @@ class Dialect:
         fields = dict(d or {})
         fields["na_values"] = tuple(fields.get("na_values") or ())
         return cls(**fields)
-
-    def number_options(self) -> dict[str, Any]:
-        """``pd.read_csv`` keywords of the number marks and missing-value codes (besides the empty cell)."""
-        return {"decimal": self.decimal or ".", "thousands": self.thousands, "na_values": list(self.na_values)}
 
     def written(self, stamps: pd.Index) -> pd.Index:
         """Timestamps as an output file writes them: years alone (``2012``) where the training file's
@@ -199,13 +198,18 @@ def number_marks(columns: Sequence[Sequence[str]], *, sep: str, decimal: str | N
     if not len(cells):
         return decimal, thousands, ""
 
+    spaced = ", thousands separated by spaces"
     if decimal is None and thousands is None:
-        commas = _every(cells, _COMMA_DECIMAL, _DOT_THOUSANDS, _INTEGER)
-        if commas and (sep != "," or _some(cells, _NOT_THOUSANDS)):
+        if _every(cells, _COMMA_DECIMAL, _DOT_THOUSANDS, _INTEGER) and (sep != "," or _some(cells, _NOT_THOUSANDS)):
             return ",", thousands, "decimal commas"
+        if _every(cells, _COMMA_DECIMAL, _SPACE_COMMA, _INTEGER) and _some(cells, _SPACE_COMMA) \
+                and (sep != "," or _some(cells, _NOT_THOUSANDS)):
+            return ",", " ", "decimal commas" + spaced
     if thousands is None and decimal in (None, "."):
         if _every(cells, _COMMA_THOUSANDS, _DOTTED):
             return decimal, ",", "thousands separated by commas"
+        if _every(cells, _SPACE_DOT, _DOTTED):
+            return decimal, " ", spaced.removeprefix(", ")
     return decimal, thousands, ""
 
 

@@ -5,6 +5,7 @@ nearly all) and the comment lines above its header (``# Station: De Bilt``, as N
 from __future__ import annotations
 
 import codecs
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import islice
@@ -20,12 +21,17 @@ _MAX_PREAMBLE = 1000  # lines looked at for comments above the header
 ENCODING_NOTES = {LEGACY: "Windows-1252 text (not UTF-8)", UTF16: "UTF-16 text"}  # what a note says of each
 
 
+_EXCEL_SEP = re.compile(r"^sep=(.)\r?\n?$")  # the line Excel writes above a CSV's header to name its separator
+
+
 @dataclass(frozen=True)
 class Layout:
-    """A CSV file's encoding and the number of lines above its header: comments (``#``) and blank lines."""
+    """A CSV file's encoding, the number of lines above its header (Excel's ``sep=;`` line, comments ``#`` and
+    blank lines) and the separator that ``sep=`` line names (None without one)."""
 
     encoding: str = UTF8
     skip: int = 0
+    sep: str | None = None
 
 
 def _chunks(path: Path) -> Iterator[bytes]:
@@ -74,20 +80,27 @@ def file_encoding(path: Path) -> str:
         return UTF8
 
 
-def comment_lines(path: Path, encoding: str) -> int:
-    """The number of lines at the top of ``path`` that are blank or start with ``#``, when a line follows them."""
+def _top_lines(path: Path, encoding: str) -> list[str]:
+    """The first ``_MAX_PREAMBLE`` lines of ``path`` ([] when it cannot be opened)."""
     try:
         with path.open(encoding=encoding, errors="replace", newline="") as f:
-            lines = list(islice(f, _MAX_PREAMBLE))
+            return list(islice(f, _MAX_PREAMBLE))
     except OSError:
-        return 0
-    n = 0
+        return []
+
+
+def comment_lines(lines: list[str], start: int = 0) -> int:
+    """The number of ``lines`` from ``start`` on that are blank or start with ``#``, when a line follows them."""
+    n = start
     while n < len(lines) and (not lines[n].strip() or lines[n].lstrip().startswith("#")):
         n += 1
-    return n if n < len(lines) else 0
+    return n - start if n < len(lines) else 0
 
 
 def file_layout(path: Path) -> Layout:
     """The layout of the CSV file ``path``."""
     encoding = file_encoding(path)
-    return Layout(encoding, comment_lines(path, encoding))
+    lines = _top_lines(path, encoding)
+    named = _EXCEL_SEP.match(lines[0]) if lines else None
+    start = 1 if named else 0
+    return Layout(encoding, start + comment_lines(lines, start), named.group(1) if named else None)

@@ -33,7 +33,7 @@ import pandas as pd
 from forecast.data.cells import as_text, typed_number, typed_time
 from forecast.data.date_time import (DATE_NAMES, TIME_NAMES, check_pair, find_date_time_pair, join_date_time,
                                      named_date_time_pair)
-from forecast.data.dialect import SEP_NAMES, Dialect, dot_thousands, number_marks, sniff_sep
+from forecast.data.dialect import SEP_NAMES, SPACES, Dialect, dot_thousands, number_marks, sniff_sep
 from forecast.data.layout import ENCODING_NOTES, Layout, file_layout
 from forecast.data.errors import DataError, require_file
 from forecast.data.hints import TRAIN, Hints
@@ -121,6 +121,8 @@ def _separator(path: Path, dialect: Dialect, layout: Layout = Layout()) -> str:
     """The dialect's separator, or the one sniffed from the file's first line (``,`` for a Parquet file)."""
     if dialect.sep is not None:
         return dialect.sep
+    if layout.sep is not None:
+        return layout.sep
     if path.suffix.lower() in PARQUET:
         return ","
     try:
@@ -488,7 +490,9 @@ def _marked_numbers(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect)
 
 def _without_marks(text: pd.Series, marks: Dialect) -> pd.Series:
     """The cells with the thousands separator left out and the decimal mark a dot, as ``pd.to_numeric`` reads."""
-    if marks.thousands:
+    if marks.thousands == " ":  # any of the spaces that group thousands
+        text = text.str.replace(f"[{SPACES}]", "", regex=True)
+    elif marks.thousands:
         text = text.str.replace(marks.thousands, "", regex=False)
     if marks.decimal and marks.decimal != ".":
         text = text.str.replace(marks.decimal, ".", regex=False)
@@ -678,9 +682,13 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     as_written = (lambda: _read_raw(path, header, hints, sep, typed=False, layout=layout)[0].iloc[:len(raw)]) \
         if csv_file else None
     path = Path(DATAFRAME) if isinstance(path, pd.DataFrame) else path
-    detected = [f"{SEP_NAMES[sep]}-separated columns"] if dialect.sep is None and sep != "," else []
+    detected = [f"{SEP_NAMES[sep]}-separated columns"] if dialect.sep is None and layout.sep is None and sep != "," \
+        else []
     detected += [ENCODING_NOTES[layout.encoding]] if layout.encoding in ENCODING_NOTES else []
-    detected += [f"{layout.skip} comment line(s) above the header left out"] if layout.skip else []
+    detected += [f"Excel's separator line sep={layout.sep} ({SEP_NAMES.get(layout.sep, repr(layout.sep))}-separated "
+                 f"columns)"] if layout.sep is not None else []
+    comments = layout.skip - (layout.sep is not None)
+    detected += [f"{comments} comment line(s) above the header left out"] if comments else []
     detected += indexed
     blank = _empty_unnamed(raw) if header else _empty_last_columns(raw)
     if blank:

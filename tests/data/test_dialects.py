@@ -104,6 +104,31 @@ def test_decimal_commas_keep_missing_words_and_codes(tmp_path: Path) -> None:
         read_panel(csv, fill="ffill")
 
 
+@pytest.mark.parametrize("space,decimal,sep", [("\u202f", ",", ";"), (" ", ",", ";"), ("\u00a0", ".", ",")])
+def test_thousands_grouped_by_spaces_are_read(space: str, decimal: str, sep: str, tmp_path: Path) -> None:
+    """French exports: 1 234,56 (a narrow no-break space, a space); SI style 1 234.56 (a no-break space)."""
+    frame = etth1()
+    big = (frame["OT"] * 1000).round(2)
+    frame["OT"] = big.map(lambda v: f"{v:,.2f}".replace(",", "_").replace(".", decimal).replace("_", space))
+    assert frame["OT"].str.contains(space).any()
+    csv = tmp_path / "fr.csv"
+    frame.to_csv(csv, sep=sep, decimal=decimal, index=False)
+    panel = read_panel(csv)
+    np.testing.assert_allclose(panel.series[0].frame["OT"], big, rtol=1e-12)
+    pd.testing.assert_frame_equal(panel.series[0].frame.drop(columns="OT"), reference().drop(columns="OT"))
+    marks = "decimal commas, thousands separated by spaces" if decimal == "," else "thousands separated by spaces"
+    assert panel.notes[0].endswith(marks)
+
+
+def test_excels_separator_line_names_the_separator(tmp_path: Path) -> None:
+    csv = tmp_path / "excel.csv"
+    csv.write_text("sep=;\n" + etth1().to_csv(sep=";", decimal=",", index=False))
+    panel = read_panel(csv)
+    pd.testing.assert_frame_equal(panel.series[0].frame, reference())
+    assert panel.notes == (f"{csv}: detected Excel's separator line sep=; (semicolon-separated columns), decimal "
+                           f"commas",)
+
+
 def test_a_dot_that_groups_no_thousands_among_decimal_commas_is_refused(tmp_path: Path) -> None:
     frame = etth1()
     frame["OT"] = frame["OT"].map(lambda v: f"{v:.2f}")  # dots, in a file whose other numbers have commas
