@@ -461,31 +461,24 @@ def _not_numbers(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect) ->
     return out
 
 
-def _marked_numbers(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect) -> pd.DataFrame:
-    """The value columns read with the dialect's marks and missing-value codes, as ``pd.read_csv`` reads them
-    (the cells of any source: a CSV, a Parquet file or a DataFrame): a number, NaN for a missing word or code
-    (a cell equal to a numeric code too), and the cell's text where it reads as no number.
+def _marked_column(cells: pd.Series, dialect: Dialect) -> tuple[np.ndarray, int | None]:
+    """A value column read with the dialect's marks and missing-value codes as ``pd.read_csv`` reads it (the cells
+    of any source: a CSV, a Parquet file or a DataFrame): the numbers, (N,) float64, NaN for a missing word or code
+    (a cell equal to a numeric code too); and the first row whose cell reads as no number (None when none).
 
-    The marks are taken out and the cells cast to float64 by Arrow's kernels, a column at a time.
+    The marks are taken out and the cells cast to float64 by Arrow's kernels.
     """
     import pyarrow as pa
 
-    missing_words = [*dialect.na_values, *_PANDAS_MISSING]
-    codes = _code_numbers(dialect.na_values)
-    out = {}
-    for col in columns:
-        cells = raw[col].str.strip()
-        text = _without_marks(pd.Series(cells, dtype=_ARROW_TEXT), dialect)
-        missing = cells.isin(missing_words).to_numpy()
-        readable = text.str.match(_FLOAT).to_numpy(dtype=bool) & ~missing
-        values = np.full(len(cells), np.nan)
-        values[readable] = pa.array(text[readable]).cast(pa.float64()).to_numpy(zero_copy_only=False)
-        values[np.isin(values, codes)] = np.nan
-        column = pd.Series(values, index=raw.index, dtype=object)
-        unread = ~readable & ~missing
-        column[unread] = cells[unread]
-        out[col] = column
-    return pd.DataFrame(out, index=raw.index)
+    cells = cells.str.strip()
+    text = _without_marks(pd.Series(cells, dtype=_ARROW_TEXT), dialect)
+    missing = cells.isin([*dialect.na_values, *_PANDAS_MISSING]).to_numpy()
+    readable = text.str.match(_FLOAT).to_numpy(dtype=bool) & ~missing
+    values = np.full(len(cells), np.nan)
+    values[readable] = pa.array(text[readable]).cast(pa.float64()).to_numpy(zero_copy_only=False)
+    values[np.isin(values, _code_numbers(dialect.na_values))] = np.nan
+    unread = np.flatnonzero(~readable & ~missing)
+    return values, (int(unread[0]) if unread.size else None)
 
 
 def _without_marks(text: pd.Series, marks: Dialect) -> pd.Series:
@@ -497,13 +490,6 @@ def _without_marks(text: pd.Series, marks: Dialect) -> pd.Series:
     if marks.decimal and marks.decimal != ".":
         text = text.str.replace(marks.decimal, ".", regex=False)
     return text
-
-
-def _first_unreadable(text: pd.Series, dialect: Dialect) -> int:
-    """The first row whose cell does not read as a number with the dialect's marks (for the message)."""
-    plain = _without_marks(text.str.strip(), dialect)
-    missing = _missing(text.str.strip(), dialect)
-    return int(np.flatnonzero((pd.to_numeric(plain, errors="coerce").isna() & ~missing).to_numpy())[0])
 
 
 def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndarray, fill: FillMethod | None,
@@ -543,28 +529,22 @@ def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndar
             marks = replace(marks, thousands=".")
             detected = ", ".join(filter(None, [detected, "thousands separated by dots"]))
     out = np.empty((len(raw), len(columns)), dtype=np.float64)
-    text_numbers = None if plain else _marked_numbers(raw, [c for c in columns if c not in typed], marks)
     for c, col in enumerate(columns):
         if col in typed:
             out[:, c] = raw[col].to_numpy(dtype=np.float64)
             continue
-        text = raw[col].str.strip()
-        if text_numbers is not None:
-            values = pd.to_numeric(text_numbers[col], errors="coerce")
-            if (values.isna() & text_numbers[col].notna()).any():
-                r = _first_unreadable(raw[col], marks)
-                raise DataError(f"{path}: line {line[r]}: column {col!r} has non-numeric value {raw[col].iloc[r]!r}; "
-                                f"every data column must be numeric{_marks_hint(raw[col].iloc[r], marks, hints)}"
-                                f"{_text_hint(raw[col].iloc[r], hints)}")
+        if plain:
+            text = raw[col].str.strip()
+            values = pd.to_numeric(text, errors="coerce").to_numpy(dtype=np.float64)
+            nonnum = np.flatnonzero(np.isnan(values) & ~_missing(text, dialect).to_numpy())
+            r = int(nonnum[0]) if nonnum.size else None
         else:
-            values = pd.to_numeric(text, errors="coerce")
-            nonnum = np.flatnonzero((values.isna() & ~_missing(text, dialect)).to_numpy())
-            if nonnum.size:
-                r = int(nonnum[0])
-                raise DataError(f"{path}: line {line[r]}: column {col!r} has non-numeric value {raw[col].iloc[r]!r}; "
-                                f"every data column must be numeric{_marks_hint(raw[col].iloc[r], marks, hints)}"
-                                f"{_text_hint(raw[col].iloc[r], hints)}")
-        out[:, c] = values.to_numpy(dtype=np.float64)
+            values, r = _marked_column(raw[col], marks)
+        if r is not None:
+            raise DataError(f"{path}: line {line[r]}: column {col!r} has non-numeric value {raw[col].iloc[r]!r}; "
+                            f"every data column must be numeric{_marks_hint(raw[col].iloc[r], marks, hints)}"
+                            f"{_text_hint(raw[col].iloc[r], hints)}")
+        out[:, c] = values
     coded = np.zeros(out.shape, dtype=bool)
     if dialect.na_values:
         numbers = _code_numbers(dialect.na_values)
