@@ -4,7 +4,8 @@ times, UTC offsets, and local time with daylight saving (:class:`~forecast.data.
 * Years: whole numbers 1000 .. 2999 in the timestamp column (``1960``, ``2011``, or ``1700.0`` as pandas
   writes a float column) are years (``format='%Y'``).
 * Dates told by their shape: one number, year first, 8 digits ``20180131`` (``%Y%m%d``) or 6 digits ``201801``
-  (``%Y%m``), every month and day in range; Excel's months ``Jan-05`` (``%b-%y``); ``1980M01`` (``%YM%m``).
+  (``%Y%m``), every month and day in range; Excel's months ``Jan-05`` (``%b-%y``); ``1980M01`` (``%YM%m``);
+  quarters ``1990 Q1``, ``Q1 1990``, ``1990-Q1`` (each its first day).
 * Unix times: numbers in the timestamp column read as seconds, milliseconds, microseconds or nanoseconds
   since 1970-01-01 UTC when their size says which (``data.epoch_unit`` otherwise).
 * Day-first dates (``31/12/2016 23:00``): of the two orders, the one that parses every cell and gives
@@ -40,6 +41,8 @@ _SHAPED = {"%Y%m%d": (re.compile(r"^[12]\d{3}(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01]
            "%Y%m": (re.compile(r"^[12]\d{3}(0[1-9]|1[0-2])(\.0*)?$"), "YYYYMM"),
            "%b-%y": (re.compile(r"^[A-Za-z]{3}-\d{2}$"), "Mmm-yy"),
            "%YM%m": (re.compile(r"^[12]\d{3}M(0[1-9]|1[0-2])$"), "YYYYMmm")}
+# quarters as statistics offices write them: 1990 Q1 (ONS), Q1 1990, 1990-Q1, Q1-1990
+_QUARTER = re.compile(r"^(?:(?P<y1>\d{4})\s*-?\s*[Qq](?P<q1>[1-4])|[Qq](?P<q2>[1-4])\s*-?\s*(?P<y2>\d{4}))$")
 _FIELDS = re.compile(r"^(\d{1,2})[-/.](\d{1,2})[-/.]")
 # each unit's numbers from 1973-03 to 2100-01 (1e8 s .. 4.1e9 s): the ranges are three orders of magnitude apart
 _EPOCH = {unit: (1e8 * scale, 4.1e9 * scale) for unit, scale in (("s", 1), ("ms", 1e3), ("us", 1e6), ("ns", 1e9))}
@@ -286,6 +289,12 @@ def parse_timestamps(text: pd.Series, groups: Sequence[np.ndarray], *, col: str,
                 written = (f"dates written {_SHAPED[shaped][1]} ({text.iloc[0]} .. {text.iloc[-1]})",)
                 dialect = replace(dialect, date_format=shaped)
             text = text.str.replace(r"\.0*$", "", regex=True)  # 20180131.0 -> 20180131
+    if dialect.date_format is None and dialect.epoch_unit is None and len(text) and _QUARTER.match(text.iloc[0]):
+        parts = text.str.extract(_QUARTER)
+        if parts.notna().sum(axis=1).eq(2).all():  # every cell a quarter: its first day, ISO
+            year, quarter = parts["y1"].fillna(parts["y2"]).astype(int), parts["q1"].fillna(parts["q2"]).astype(int)
+            written += (f"quarters ({text.iloc[0]} .. {text.iloc[-1]})",)
+            text = year.astype(str) + "-" + (3 * quarter - 2).map("{:02d}".format) + "-01"
     epoch = _epoch(text, col=col, dialect=dialect, source=source, line=line, hints=hints)
     if epoch is not None:
         return epoch

@@ -469,6 +469,19 @@ def test_months_written_in_spreadsheet_and_statistics_formats_are_months(written
     assert read_panel(csv, dialect=panel.dialect).series[0].index.equals(panel.series[0].index)
 
 
+@pytest.mark.parametrize("form", ["{y} Q{q}", "Q{q} {y}", "{y}-Q{q}", "Q{q}-{y}", "{y}Q{q}"])
+def test_quarters_as_statistics_offices_write_them_are_quarters(form: str, tmp_path: Path) -> None:
+    """1990 Q1 (the ONS), Q1 1990, 1990-Q1 ...: each quarter its first day."""
+    stamps = pd.date_range("1990-01-01", periods=40, freq="QS")
+    cells = [form.format(y=t.year, q=(t.month + 2) // 3) for t in stamps]
+    csv = tmp_path / "quarterly.csv"
+    pd.DataFrame({"date": cells, "gdp": np.linspace(5.0, 2.0, 40)}).to_csv(csv, index=False)
+    panel = read_panel(csv)
+    assert panel.series[0].index.equals(pd.DatetimeIndex(stamps, name="date", freq=None))
+    assert panel.freq == "QS-JAN"
+    assert panel.notes == (f"{csv}: detected quarters ({cells[0]} .. {cells[-1]})",)
+
+
 def test_a_file_written_newest_first_is_read_oldest_first(tmp_path: Path) -> None:
     csv = tmp_path / "newest_first.csv"
     frame = etth1(400)
