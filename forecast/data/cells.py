@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+ARROW_TEXT = pd.StringDtype("pyarrow")  # text whose string methods and regular expressions run in Arrow's kernels
+
 
 def typed_number(col: pd.Series) -> bool:
     """A column stored as numbers (int or float, not bool): its values are read as they are."""

@@ -22,6 +22,7 @@ from typing import Any, Iterable, Sequence
 
 import pandas as pd
 
+from forecast.data.cells import ARROW_TEXT
 from forecast.data.errors import DataError
 
 # words for characters awkward on a command line (``data.decimal=comma``); the characters themselves work too
@@ -30,7 +31,6 @@ MARK_WORDS = {"comma": ",", "semicolon": ";", "tab": "\t", "pipe": "|", "dot": "
 SNIFFED = (";", "\t", "|")  # separators recognised from the header line besides ","
 SEP_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}
 EPOCH_UNITS = ("s", "ms", "us", "ns")
-_ARROW_TEXT = pd.StringDtype("pyarrow")
 _COMMA_DECIMAL = re.compile(r"^[+-]?\d*,\d+([eE][+-]?\d+)?$")
 _INTEGER = re.compile(r"^[+-]?\d+$")
 _DOTTED = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
@@ -166,8 +166,8 @@ def _cells(columns: Sequence[Sequence[str]]) -> pd.Series:
     """The cells of ``columns`` written with a digit, one after another (a word such as ``k.A.`` or ``?`` says
     nothing of the marks: the reader names it as no number), as Arrow strings (whose regular expressions run in
     Arrow's C++ kernels)."""
-    parts = [pd.Series(col, dtype=_ARROW_TEXT) for col in columns]
-    cells = pd.concat(parts, ignore_index=True) if parts else pd.Series([], dtype=_ARROW_TEXT)
+    parts = [pd.Series(col, dtype=ARROW_TEXT) for col in columns]
+    cells = pd.concat(parts, ignore_index=True) if parts else pd.Series([], dtype=ARROW_TEXT)
     return cells[cells.str.contains(r"\d")]
 
 

@@ -14,24 +14,22 @@ from pathlib import Path
 UTF8 = "utf-8-sig"  # UTF-8, with the byte-order mark spreadsheets write left out
 LEGACY = "cp1252"
 UTF16 = "utf-16"  # with its byte-order mark, which says the byte order
+ENCODING_NOTES = {LEGACY: "Windows-1252 text (not UTF-8)", UTF16: "UTF-16 text"}  # what a note says of each
 _CHUNK = 1 << 24  # bytes decoded at a time
 _MAX_PREAMBLE = 1000  # lines looked at for comments above the header
-
-
-ENCODING_NOTES = {LEGACY: "Windows-1252 text (not UTF-8)", UTF16: "UTF-16 text"}  # what a note says of each
-
-
 _EXCEL_SEP = re.compile(r"^sep=(.)\r?\n?$")  # the line Excel writes above a CSV's header to name its separator
 
 
 @dataclass(frozen=True)
 class Layout:
     """A CSV file's encoding, the number of lines above its header (Excel's ``sep=;`` line, comments ``#`` and
-    blank lines) and the separator that ``sep=`` line names (None without one)."""
+    blank lines), the separator that ``sep=`` line names (None without one) and the header line itself ("" when
+    the file has none)."""
 
     encoding: str = UTF8
     skip: int = 0
     sep: str | None = None
+    header_line: str = ""
 
 
 def _chunks(path: Path) -> Iterator[bytes]:
@@ -44,16 +42,34 @@ def _chunks(path: Path) -> Iterator[bytes]:
 def _decodes(path: Path, encoding: str) -> bool:
     """Every byte of ``path`` decodes in ``encoding``."""
     decoder = codecs.getincrementaldecoder(encoding)()
-    ascii_is_text = encoding == "utf-8"
     try:
         for chunk in _chunks(path):
-            if ascii_is_text and chunk.isascii() and not decoder.getstate()[0]:
-                continue  # ASCII is UTF-8 as it is, with no character left open from the chunk before
             decoder.decode(chunk)
         decoder.decode(b"", final=True)
     except UnicodeDecodeError:
         return False
     return True
+
+
+def _utf8_or_legacy(path: Path) -> str:
+    """One pass over ``path``: ``UTF8`` when it decodes as UTF-8 or holds a NUL byte anywhere (no text), else
+    ``LEGACY``."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    decodes = True
+    for chunk in _chunks(path):
+        if b"\x00" in chunk:
+            return UTF8
+        if decodes and not (chunk.isascii() and not decoder.getstate()[0]):  # ASCII, no character left open: UTF-8
+            try:
+                decoder.decode(chunk)
+            except UnicodeDecodeError:
+                decodes = False
+    if decodes:
+        try:
+            decoder.decode(b"", final=True)
+        except UnicodeDecodeError:
+            decodes = False
+    return UTF8 if decodes else LEGACY
 
 
 def _lines_of_text(path: Path) -> bool:
@@ -73,9 +89,7 @@ def file_encoding(path: Path) -> str:
             start = f.read(2)
         if start in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
             return UTF16 if _decodes(path, UTF16) and _lines_of_text(path) else UTF8
-        if any(b"\x00" in chunk for chunk in _chunks(path)):
-            return UTF8
-        return UTF8 if _decodes(path, "utf-8") else LEGACY
+        return _utf8_or_legacy(path)
     except OSError:
         return UTF8
 
@@ -103,4 +117,5 @@ def file_layout(path: Path) -> Layout:
     lines = _top_lines(path, encoding)
     named = _EXCEL_SEP.match(lines[0]) if lines else None
     start = 1 if named else 0
-    return Layout(encoding, start + comment_lines(lines, start), named.group(1) if named else None)
+    skip = start + comment_lines(lines, start)
+    return Layout(encoding, skip, named.group(1) if named else None, lines[skip] if skip < len(lines) else "")

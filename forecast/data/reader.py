@@ -30,7 +30,7 @@ from typing import Callable, Iterable, Literal, Sequence
 import numpy as np
 import pandas as pd
 
-from forecast.data.cells import as_text, typed_number, typed_time
+from forecast.data.cells import ARROW_TEXT, as_text, typed_number, typed_time
 from forecast.data.date_time import (DATE_NAMES, TIME_NAMES, check_pair, find_date_time_pair, join_date_time,
                                      named_date_time_pair)
 from forecast.data.dialect import SEP_NAMES, SPACES, Dialect, dot_thousands, number_marks, sniff_sep
@@ -52,7 +52,6 @@ _DATE = re.compile(r"^\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}([ T]\d{1,2}(:\d{2}){0,2}(\
 _UNITS = ("$", "€", "£", "¥", "%")  # signs a spreadsheet writes beside numbers formatted as money or percent
 _SIGN_SAMPLE = 100  # the first cells of a text column looked at for such a sign
 _FLOAT = r"^[+-]?((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|(?i:inf|infinity|nan))$"  # what a float cast reads
-_ARROW_TEXT = pd.StringDtype("pyarrow")
 _UNNAMED = re.compile(r"^(Unnamed: \d+)?$")  # how pandas names a header cell left empty
 _DATE_SAMPLE = 50  # the first cells of an unnamed first column that must read as dates to be the timestamps
 
@@ -118,20 +117,15 @@ def looks_like_data(cells: Sequence[str]) -> bool:
 
 
 def _separator(path: Path, dialect: Dialect, layout: Layout = Layout()) -> str:
-    """The dialect's separator, or the one sniffed from the file's first line (``,`` for a Parquet file)."""
+    """The dialect's separator, else the one Excel's ``sep=`` line names, else the one sniffed from the file's
+    header line (``,`` for a Parquet file)."""
     if dialect.sep is not None:
         return dialect.sep
     if layout.sep is not None:
         return layout.sep
     if path.suffix.lower() in PARQUET:
         return ","
-    try:
-        with path.open(encoding=layout.encoding, errors="replace") as f:
-            for _ in range(layout.skip):
-                f.readline()
-            return sniff_sep(f.readline())
-    except OSError:
-        return ","
+    return sniff_sep(layout.header_line)
 
 
 PARQUET = (".parquet", ".pq")  # file suffixes read as Parquet
@@ -471,7 +465,7 @@ def _marked_column(cells: pd.Series, dialect: Dialect) -> tuple[np.ndarray, int 
     import pyarrow as pa
 
     cells = cells.str.strip()
-    text = _without_marks(pd.Series(cells, dtype=_ARROW_TEXT), dialect)
+    text = _without_marks(pd.Series(cells, dtype=ARROW_TEXT), dialect)
     missing = cells.isin([*dialect.na_values, *_PANDAS_MISSING]).to_numpy()
     readable = text.str.match(_FLOAT).to_numpy(dtype=bool) & ~missing
     values = np.full(len(cells), np.nan)
