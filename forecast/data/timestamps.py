@@ -275,7 +275,8 @@ def parse_timestamps(text: pd.Series, groups: Sequence[np.ndarray], *, col: str,
             increase in both orders, or local times that do not exist or repeat out of order in ``tz``.
     """
     written: tuple[str, ...] = ()
-    if dialect.epoch_unit is None and dialect.date_format in (None, "%Y") and text.str.match(_YEAR).all():
+    if dialect.epoch_unit is None and dialect.date_format in (None, "%Y") and len(text) and _YEAR.match(text.iloc[0]) \
+            and text.str.match(_YEAR).all():  # the first cell first: one match, not a column's
         if dialect.date_format is None:
             written = (f"years ({text.iloc[0]} .. {text.iloc[-1]})",)
             dialect = replace(dialect, date_format="%Y")
