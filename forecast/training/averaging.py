@@ -10,9 +10,10 @@ and the test score the weights they load.
 The average spans a fixed share of a round (half, by default): after each step it moves ``1 / (span x
 round steps)`` of the way to the weights (decay 0.99 on rounds of 200 steps, 0.996 on rounds of 500, 0.83
 on a small file's rounds of 12), so it smooths the steps that one validation sees whatever the file's
-size. Floating-point parameters and buffers (the distilling layers' batch-norm statistics) are averaged
-as ``avg + rate * (weights - avg)``, which leaves one that does not change (a fitted floor) bit for bit
-as it is; integer buffers (the floor chosen, batch counts) are copied.
+size. Parameters that train and floating-point buffers (the distilling layers' batch-norm statistics) are
+averaged as ``avg + rate * (weights - avg)``; a parameter that does not train (a fitted floor: a calendar
+profile holds slots x channels values) is left as the first step copied it, and integer buffers (the floor
+chosen, batch counts) are copied.
 """
 
 from __future__ import annotations
@@ -41,16 +42,25 @@ class WeightAverage(WeightAveraging):
         self.span = span
         self.rate = 1.0  # set from the round's steps when training starts
 
-        @torch.no_grad()
-        def towards(average: Tensor, weights: Tensor, _count: Tensor) -> Tensor:
-            return torch.lerp(average, weights, self.rate) if average.is_floating_point() else weights
+        self._fixed: set[int] = set()  # storage addresses of the parameters that do not train
 
-        super().__init__(use_buffers=True, avg_fn=towards)
+        @torch.no_grad()
+        def towards(averages: list[Tensor], weights: list[Tensor], _count: Tensor) -> None:
+            """One device and dtype's tensors, in place: floating ones that move lerp, integer ones are copied."""
+            moving = [(a, w) for a, w in zip(averages, weights, strict=True) if w.data_ptr() not in self._fixed]
+            if moving and moving[0][0].is_floating_point():
+                torch._foreach_lerp_([a for a, _ in moving], [w for _, w in moving], self.rate)
+            else:
+                for average, weight in moving:
+                    average.copy_(weight)
+
+        super().__init__(use_buffers=True, multi_avg_fn=towards)
         self._training = False
 
     def on_train_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         steps = float(trainer.num_training_batches)  # inf for a round of unknown length: nothing averaged
         self.rate = 1.0 / max(1.0, self.span * steps) if math.isfinite(steps) else 1.0
+        self._fixed = {p.data_ptr() for p in pl_module.parameters() if not p.requires_grad and p.numel()}
         self._training = True
 
     def on_train_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:

@@ -85,6 +85,20 @@ def test_a_parameter_that_does_not_train_and_integer_buffers_are_kept_exactly(tm
     assert module.choice.item() == 3
 
 
+def test_a_parameter_that_does_not_train_is_left_out_of_the_average(tmp_path: Path) -> None:
+    """``avg + rate * (w - avg)`` turns an infinite value into NaN; a parameter that does not train is not
+    averaged, so every value it holds (an infinite one included) is what the model and its checkpoints keep."""
+    torch.manual_seed(0)
+    module = Line()
+    module.fitted.data[2] = float("inf")
+    trainer = L.Trainer(max_epochs=1, limit_train_batches=ROUND, limit_val_batches=1, logger=False,
+                        enable_progress_bar=False, enable_model_summary=False, num_sanity_val_steps=0,
+                        callbacks=[WeightAverage(span=0.5)], default_root_dir=tmp_path)
+    trainer.fit(module, loader(0), loader(1))
+    assert torch.equal(module.fitted, torch.tensor([0.1, 1 / 3, float("inf")]))
+    assert not torch.equal(module.w.detach(), module.seen[-1])  # the rest is averaged
+
+
 def test_a_checkpoint_while_training_holds_the_average_and_the_last_weights(tmp_path: Path) -> None:
     module, _ = fit(tmp_path, rounds=2)
     averages = by_hand(module.seen, rate=1 / (0.5 * ROUND))
