@@ -118,7 +118,7 @@ def register_resolvers() -> None:
       ``15min`` -> 96, ``D`` -> 7, ``B`` -> 5, ``W`` -> 52, ``MS`` -> 12), null when the frequency is null
       (inferred from the data) or has no default season.
     * ``${profiles_for:${data.freq}}``: the calendar profiles the frequency holds (``h`` -> ``[day, week]``,
-      ``D`` -> ``[week]``, ``MS`` -> ``[]``).
+      ``D`` -> ``[week]``, ``MS`` -> ``[year]``, ``W`` -> ``[]``).
     * ``${when_resuming:${resume},A,B}``: A when ``resume`` is set, else B (the run dir of a resumed run).
     """
     if not OmegaConf.has_resolver("project_root"):

@@ -55,7 +55,7 @@ SERIES: dict[str, tuple[str, str, str, int, int, int, list[str]]] = {
 }
 ETT = {"etth1": "data=etth1", "etth2": "data=etth2"}
 FLOORS = ("naive", "mean", "seasonal_naive", "ridge")
-PROFILES = ("day_profile", "week_profile")
+PROFILES = ("day_profile", "week_profile", "year_profile")
 
 
 def write_series(out: Path) -> None:

@@ -7,12 +7,14 @@ from pandas.tseries.frequencies import to_offset
 
 # Steps per day of the sub-daily offsets; the season of sub-daily data is one day.
 _PER_DAY = {offsets.Hour: 24, offsets.Minute: 1440, offsets.Second: 86400}
+# Monthly and quarterly offsets: a month-of-year calendar profile lines up with their steps.
+_MONTHLY = (offsets.MonthBegin, offsets.MonthEnd, offsets.BusinessMonthBegin, offsets.BusinessMonthEnd,
+            offsets.QuarterBegin, offsets.QuarterEnd)
 # Season of the daily and coarser offsets (unit multiple 1 only): a week, a year, a year of quarters.
 _COARSE = ((offsets.Day, 7), (offsets.BusinessDay, 5), (offsets.Week, 52),
-           ((offsets.MonthBegin, offsets.MonthEnd, offsets.BusinessMonthBegin, offsets.BusinessMonthEnd), 12),
-           ((offsets.QuarterBegin, offsets.QuarterEnd), 4))
-# The calendar profiles there are (forecast.wrappers.calendar): the slots of a day, of a week.
-PROFILE_PERIODS = ("day", "week")
+           (_MONTHLY[:4], 12), (_MONTHLY[4:], 4))
+# The calendar profiles there are (forecast.wrappers.calendar): the slots of a day, of a week, of a year.
+PROFILE_PERIODS = ("day", "week", "year")
 
 
 def period_for(freq: str | None) -> int | None:
@@ -40,11 +42,14 @@ def period_for(freq: str | None) -> int | None:
 def profiles_for(freq: str | None) -> list[str]:
     """The calendar profiles a pandas frequency can hold (``forecast.wrappers.calendar``): ``["day", "week"]``
     for sub-daily data whose steps divide a day (``h``, ``30min``), ``["week"]`` for daily and business-day
-    data, none otherwise (coarser, irregular multiples, or a frequency not given)."""
+    data, ``["year"]`` for monthly and quarterly data, none otherwise (weekly, yearly, irregular multiples,
+    or a frequency not given)."""
     period = period_for(freq)
     if period is None:
         return []
     off = to_offset(str(freq))
     if any(type(off) is kind for kind in _PER_DAY):
-        return list(PROFILE_PERIODS)
+        return ["day", "week"]
+    if isinstance(off, _MONTHLY):
+        return ["year"]
     return ["week"] if isinstance(off, (offsets.Day, offsets.BusinessDay)) else []

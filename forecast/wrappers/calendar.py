@@ -1,9 +1,9 @@
-"""Calendar profile: the training mean of each time-of-day (or time-of-week) slot, per channel.
+"""Calendar profile: the training mean of each time-of-day, time-of-week or month-of-year slot, per channel.
 
 A closed-form cousin of CycleNet's residual cycle forecasting (Lin et al., NeurIPS 2024): the profile
 is removed from the input window and restored on the forecast, so the model forecasts what the
 calendar does not explain. The slot of a step comes from the integer calendar fields that every mark
-row carries (``forecast.data.time_features``: ``[..., weekday, hour, minute]`` last), so the profile
+row carries (``forecast.data.time_features``: ``[month, day, weekday, hour, minute]`` last), so the profile
 lines up with any file of the same frequency, not with row numbers, and needs no extra input.
 """
 
@@ -17,25 +17,27 @@ from torch import Tensor, nn
 from forecast.data.time_features import CALENDAR_FIELDS
 from forecast.core.errors import ConfigError
 
-Period = Literal["day", "week"]
+Period = Literal["day", "week", "year"]
 # positions of the calendar fields, counted from the end of a mark row (they come last)
-_WEEKDAY, _HOUR, _MINUTE = (CALENDAR_FIELDS.index(f) - len(CALENDAR_FIELDS) for f in ("weekday", "hour", "minute"))
+_MONTH, _WEEKDAY, _HOUR, _MINUTE = (CALENDAR_FIELDS.index(f) - len(CALENDAR_FIELDS)
+                                    for f in ("month", "weekday", "hour", "minute"))
 MINUTES_PER_DAY = 24 * 60
-_SLOTS = {"day": MINUTES_PER_DAY, "week": 7 * MINUTES_PER_DAY}
+_SLOTS = {"day": MINUTES_PER_DAY, "week": 7 * MINUTES_PER_DAY, "year": 13}  # year: months 1..12 (0 unused)
 
 
 class CalendarProfile(nn.Module):
     """Per-channel mean of each calendar slot over the training windows, fitted in closed form.
 
     Slots are minutes of the day (``day``) or of the week (``week``), so hourly data uses 24 (or 168)
-    of them and 15-minute data 96 (or 672). The profile is a frozen parameter (saved in the checkpoint,
+    of them and 15-minute data 96 (or 672), or months of the year (``year``: monthly data uses 12,
+    quarterly data the 4 months its quarters start on). The profile is a frozen parameter (saved in the checkpoint,
     never touched by an optimiser); ``seen`` marks the slots training filled, and only those count in
     ``n_params`` (:meth:`unused_parameters`). A slot that training never saw keeps 0, the training
     mean on the scaled data.
 
     Args:
         n_channels: input channels (C_in).
-        period: ``day`` or ``week``.
+        period: ``day``, ``week`` or ``year``.
 
     Raises:
         ConfigError: an unknown period.
@@ -44,7 +46,7 @@ class CalendarProfile(nn.Module):
     def __init__(self, n_channels: int, period: Period) -> None:
         super().__init__()
         if period not in _SLOTS:
-            raise ConfigError(f"period must be day or week, got {period!r}")
+            raise ConfigError(f"period must be day, week or year, got {period!r}")
         self.period = period
         self.profile = nn.Parameter(torch.zeros(_SLOTS[period], n_channels), requires_grad=False)
         self.register_buffer("seen", torch.zeros(_SLOTS[period], dtype=torch.bool))
@@ -61,8 +63,10 @@ class CalendarProfile(nn.Module):
     def slots(self, marks: Tensor) -> Tensor:
         """Calendar slot of every step.
 
-        Shapes: marks (..., M) with the calendar fields ``[..., weekday, hour, minute]`` last -> (...,) int64.
+        Shapes: marks (..., M) with the calendar fields ``[month, day, weekday, hour, minute]`` last -> (...,) int64.
         """
+        if self.period == "year":
+            return marks[..., _MONTH].round().long()
         weekday, hour, minute = marks[..., _WEEKDAY], marks[..., _HOUR], marks[..., _MINUTE]
         slot = hour * 60 + minute
         if self.period == "week":

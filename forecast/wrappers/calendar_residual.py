@@ -15,13 +15,13 @@ from forecast.wrappers.base import Wrapper
 class CalendarResidual(Wrapper):
     """Removes the calendar profile from the window, forecasts the rest, restores the profile on the horizon.
 
-    The profile (``forecast.wrappers.calendar.CalendarProfile``: the training mean of each time-of-day or
-    time-of-week slot per channel) is fitted in closed form first; the wrapped forecaster's own
+    The profile (``forecast.wrappers.calendar.CalendarProfile``: the training mean of each time-of-day,
+    time-of-week or month-of-year slot per channel) is fitted in closed form first; the wrapped forecaster's own
     closed-form parts are then fitted on the windows without it.
 
     Args:
         net: factory of the wrapped forecaster.
-        period: ``day`` or ``week``; None for no profile (the wrapper then passes everything through, so
+        period: ``day``, ``week`` or ``year``; None for no profile (the wrapper then passes everything through, so
             a preset with a profile runs without one: ``model=informer_plus model.period=null``).
         dims: the data's sizes.
 

@@ -242,3 +242,22 @@ def test_a_weekly_shape_the_look_back_cannot_see_takes_the_week_profile(tmp_path
     assert metrics["test/mse"] == pytest.approx(floors["week_profile"]["test/mse"], rel=1e-5)
     assert floors["week_profile"]["test/mse"] < 0.2 * floors["ridge"]["test/mse"]
     assert floors["day_profile"]["test/mse"] > 0.5 * floors["ridge"]["test/mse"]  # the day's misses it too
+
+
+def test_a_yearly_shape_the_look_back_cannot_see_takes_the_year_profile(tmp_path: Path) -> None:
+    """Monthly values with a yearly shape (not a sinusoid) on a slow trend, a 6-month look-back: the ridge
+    cannot see last year's same month; the year's profile holds it, and the run starts from it."""
+    index = pd.date_range("1960-01-01", periods=12 * 40, freq="MS")
+    rng = np.random.default_rng(0)
+    shape = np.array([0.0, -1.0, 0.5, 2.0, 1.0, 0.0, -2.0, -1.0, 3.0, 0.0, 1.0, -0.5])
+    values = shape[index.month - 1] + 0.01 * np.arange(len(index)) + 0.2 * rng.standard_normal(len(index))
+    csv = tmp_path / "monthly.csv"
+    pd.DataFrame({"date": index, "OT": values}).to_csv(csv, index=False)
+    overrides = tiny_run_overrides(csv, "data.seq_len=6", "data.label_len=3", "data.pred_len=6",
+                                   model="best_floor")
+    metrics = train(compose_train(overrides, tmp_path / "run"))
+    floors = metrics["floors"]
+    assert "seasonal_naive" not in floors  # the look-back is shorter than the season
+    assert metrics["floor_choice"]["chosen"] == "year_profile"
+    assert metrics["test/mse"] == pytest.approx(floors["year_profile"]["test/mse"], rel=1e-5)
+    assert floors["year_profile"]["test/mse"] < 0.2 * floors["ridge"]["test/mse"]

@@ -66,11 +66,11 @@ def test_dlinear_trains_like_any_model(csv: Path, tmp_path: Path) -> None:
 
 def test_an_unknown_floor_profile_is_refused_before_the_floors_are_fitted(csv: Path, tmp_path: Path,
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    """The default's floor profiles are day and week: another one names the key, and no floor is fitted first."""
+    """The default's floor profiles are day, week and year: another one names the key, and no floor is fitted first."""
     fitted: list[str] = []
     monkeypatch.setattr("forecast.training.pipeline.evaluate_floors", lambda *args: fitted.append("floors"))
     with pytest.raises(ConfigError) as error:
         train(compose_train(overrides(csv, "informer_floor", "model.floor.profiles=[day,month]"), tmp_path))
-    assert str(error.value) == ("floor profiles must be among day, week, got ['day', 'month'] (model.floor.profiles in "
+    assert str(error.value) == ("floor profiles must be among day, week, year, got ['day', 'month'] (model.floor.profiles in "
                                 "the default model, model.profiles with model=best_floor; [] for none)")
     assert fitted == [] and not (tmp_path / "config.yaml").exists()

@@ -45,6 +45,13 @@ def test_slots_are_the_minute_of_the_day_and_of_the_week(freq: str) -> None:
     assert torch.equal(CalendarProfile(2, "week").slots(m), torch.as_tensor(index.dayofweek * 1440) + minute_of_day)
 
 
+@pytest.mark.parametrize("freq", ["MS", "ME", "QS", "QE"])
+def test_year_slots_are_the_month(freq: str) -> None:
+    index = pd.date_range("2015-01-01", periods=30, freq=freq)
+    assert torch.equal(CalendarProfile(1, "year").slots(as_tensor(time_marks(index, freq))),
+                       torch.as_tensor(index.month))
+
+
 def seasonal_series(n: int, *, noise: float = 0.1, seed: int = 0) -> tuple[np.ndarray, pd.DatetimeIndex]:
     """Two channels: a strong daily shape (not a sinusoid) plus noise, hourly. Shapes: (n, 2)."""
     rng = np.random.default_rng(seed)
@@ -185,7 +192,7 @@ def test_without_a_period_the_wrapper_passes_everything_through() -> None:
 
 
 def test_unknown_period_names_the_choices() -> None:
-    with pytest.raises(ConfigError, match=r"^period must be day or week, got 'month'$"):
+    with pytest.raises(ConfigError, match=r"^period must be day, week or year, got 'month'$"):
         informer_plus("month")
 
 

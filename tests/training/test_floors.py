@@ -98,12 +98,14 @@ def test_rebuilt_ridge_forecasts_as_the_fitted_one(csv: Path) -> None:
 
 
 @pytest.mark.parametrize("freq,seq_len,has_season", [("h", 24, True), ("h", 23, False), (None, 48, False),
-                                                     ("D", 7, True)])
+                                                     ("D", 7, True), ("MS", 12, True), ("QS", 4, True),
+                                                     ("W", 60, True), ("2MS", 12, False)])
 def test_seasonal_naive_only_when_a_season_fits_the_window(freq: str | None, seq_len: int, has_season: bool) -> None:
     dims = {"enc_in": 2, "c_out": 2, "n_time_features": 4, "seq_len": seq_len, "label_len": 0, "pred_len": 3,
             "target_index": [0, 1]}
     names = list(build_floors(dims, freq))
-    profiles = {"h": ["day_profile", "week_profile"], "D": ["week_profile"]}.get(freq, [])
+    profiles = {"h": ["day_profile", "week_profile"], "D": ["week_profile"], "MS": ["year_profile"],
+                "QS": ["year_profile"]}.get(freq, [])
     assert names == ["naive", "mean", *(["seasonal_naive"] if has_season else []), "ridge", *profiles]
 
 
