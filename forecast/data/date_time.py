@@ -7,6 +7,9 @@ times of day only. ``data.timestamp_col=[Date,Time]`` names the pair instead.
 
 Times written with dots (``18.00.00``, ``18.00``) are rewritten with colons before the join, unless an
 explicit ``data.date_format`` reads the joined text as it is; whole hours (``18``) become ``18:00``.
+Hours 1 .. 24 (``7``, ``07:00``, ``24:00``) in a column named for them (``HE``, ``Hour Ending``) or
+holding 24 and never 0 are hours ending, as grid operators write them: hour 1 is the hour from 00:00 to 01:00, stamped
+with its start (``00:00``).
 """
 
 from __future__ import annotations
@@ -20,11 +23,14 @@ from forecast.data.cells import as_text
 from forecast.data.errors import DataError
 
 DATE_NAMES = ("date", "day", "datum", "tag", "fecha", "dia", "jour", "data")  # any case
-TIME_NAMES = ("time", "hour", "zeit", "uhrzeit", "stunde", "hora", "heure", "ora")  # any case
+HOUR_ENDING_NAMES = ("he", "hour ending", "hour_ending", "hourending", "hour end", "hour_end")  # any case
+TIME_NAMES = ("time", "hour", "zeit", "uhrzeit", "stunde", "hora", "heure", "ora",
+              *HOUR_ENDING_NAMES)  # any case
 _DATE_ONLY = re.compile(r"^(\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4})$")
 _TIME_OF_DAY = re.compile(r"^\d{1,2}([:.]\d{2}){1,2}([.,]\d+)?$")
 _DOTTED_TIME = re.compile(r"^\d{1,2}\.\d{2}(\.\d{2})?$")
 _HOUR = re.compile(r"^\d{1,2}$")
+_ENDING = re.compile(r"^\d{1,2}(:00){0,2}$")  # an hour ending: 7, 07:00, 24:00 or 24:00:00
 
 
 def cell_text(cells: pd.Series) -> pd.Series:
@@ -43,14 +49,32 @@ def _all(cells: pd.Series, pattern: re.Pattern[str]) -> bool:
     return len(text) > 0 and bool(text.str.match(pattern).all())
 
 
-def _hours(cells: pd.Series) -> bool:
-    """Whole hours 0 .. 23."""
+def _whole_hours(cells: pd.Series, pattern: re.Pattern[str] = _HOUR) -> pd.Series | None:
+    """The hour of every cell as an integer where every one matches ``pattern`` (a whole hour ``18``), else None."""
     text = cell_text(cells).str.strip()
-    return bool(text.str.match(_HOUR).all()) and bool(text.astype(int).between(0, 23).all())
+    if len(text) == 0 or not bool(text.str.match(pattern).all()):
+        return None
+    return text.str.extract(r"^(\d{1,2})", expand=False).astype(int)
+
+
+def _hours(cells: pd.Series) -> bool:
+    """Whole hours 0 .. 23, or hours ending 1 .. 24."""
+    hours = _whole_hours(cells)
+    return hours is not None and (bool(hours.between(0, 23).all()) or bool(hours.between(1, 24).all()))
+
+
+def hours_ending(cells: pd.Series) -> bool:
+    """Hours 1 .. 24 (``7``, ``07:00``, ``24:00``) that end their hour: the column is named so (``HE``) or
+    holds 24 and never 0."""
+    hours = _whole_hours(cells, _ENDING)
+    if hours is None or not bool(hours.between(1, 24).all()):
+        return False
+    return str(cells.name).strip().lower() in HOUR_ENDING_NAMES or bool((hours == 24).any())
 
 
 def is_time_of_day(cells: pd.Series) -> bool:
-    """Every cell is a time of day: ``18:00``, ``18:00:00``, ``18.00.00`` or a whole hour ``0 .. 23``."""
+    """Every cell is a time of day: ``18:00``, ``18:00:00``, ``18.00.00``, a whole hour ``0 .. 23`` or an hour
+    ending ``1 .. 24``."""
     return len(cells) > 0 and (_all(cells, _TIME_OF_DAY) or _hours(cells))
 
 
@@ -74,8 +98,11 @@ def find_date_time_pair(raw: pd.DataFrame, date_col: str | None = None) -> tuple
 
 
 def join_date_time(dates: pd.Series, times: pd.Series, *, keep_text: bool = False) -> pd.Series:
-    """``date time`` per row, cells stripped; times with dots (``18.00.00``) get colons and whole hours
-    ``:00`` unless ``keep_text`` (an explicit format reads the text as it is); typed cells as :func:`cell_text`."""
+    """``date time`` per row, cells stripped; times with dots (``18.00.00``) get colons, whole hours
+    ``:00`` and hours ending (:func:`hours_ending`) the start of their hour, unless ``keep_text`` (an
+    explicit format reads the text as it is); typed cells as :func:`cell_text`."""
+    if not keep_text and hours_ending(times):
+        return cell_text(dates).str.strip() + " " + (_whole_hours(times, _ENDING) - 1).astype(str).str.zfill(2) + ":00"
     dates, time = cell_text(dates), cell_text(times).str.strip()
     if not keep_text:
         time = time.where(~time.str.match(_DOTTED_TIME), time.str.replace(".", ":", regex=False))

@@ -31,8 +31,8 @@ import numpy as np
 import pandas as pd
 
 from forecast.data.cells import ARROW_TEXT, as_text, typed_number, typed_time
-from forecast.data.date_time import (DATE_NAMES, TIME_NAMES, check_pair, find_date_time_pair, join_date_time,
-                                     named_date_time_pair)
+from forecast.data.date_time import (DATE_NAMES, TIME_NAMES, check_pair, find_date_time_pair, hours_ending,
+                                     join_date_time, named_date_time_pair)
 from forecast.data.dialect import SEP_NAMES, SPACES, Dialect, dot_thousands, number_marks, sniff_sep
 from forecast.data.layout import ENCODING_NOTES, Layout, file_layout
 from forecast.data.errors import DataError, require_file
@@ -291,8 +291,8 @@ def _settle_timestamp(raw: pd.DataFrame, wanted: str | None, dialect: Dialect, p
     elif find_timestamp_column([wanted]) is not None:
         pair = find_date_time_pair(raw)
     if pair is not None:
-        return pair[0], replace(dialect, time_col=pair[1]), [f"timestamps from columns {pair[0]!r} and {pair[1]!r} "
-                                                             f"combined"]
+        combined = f"timestamps from columns {pair[0]!r} and {pair[1]!r} combined"
+        return pair[0], replace(dialect, time_col=pair[1]), [combined, *_ending_note(raw[pair[1]], dialect)]
     if wanted in names:
         return wanted, dialect, []
     named = named_date_time_pair(names)
@@ -302,6 +302,15 @@ def _settle_timestamp(raw: pd.DataFrame, wanted: str | None, dialect: Dialect, p
                         f"{hints.set('timestamp_col', f'[{named[0]},{named[1]}]')}, else {hints.timestamp}")
     found = _timestamp_column(names, wanted, path, hints)
     return found, dialect, [f"timestamps in column {found!r}"]
+
+
+def _ending_note(times: pd.Series, dialect: Dialect) -> list[str]:
+    """The note for hours ending in a time column (:func:`~forecast.data.date_time.hours_ending`), read so
+    unless ``data.date_format`` reads the text as it is."""
+    if dialect.date_format is not None or not hours_ending(times):
+        return []
+    return [f"hours 1 .. 24 in column {times.name!r} read as hours ending: hour 1 is stamped 00:00, "
+            f"its start"]
 
 
 def _no_value(col: pd.Series) -> bool:

@@ -119,6 +119,52 @@ def test_other_date_and_time_pairs(names: tuple[str, str], date: str, time: str,
     assert list(panel.series[0].frame.columns) == list(truth.columns)
 
 
+def hours_ending_frame(truth: pd.DataFrame, names: tuple[str, str], written: str) -> pd.DataFrame:
+    """``truth`` as grid operators write it: the hour's date and its hour ending, 1 (00:00-01:00) .. 24, as
+    ``written`` formats it (``{:d}``: 7; ``{:02d}:00``: 07:00)."""
+    cells = truth.reset_index(drop=True)
+    cells.insert(0, names[1], [written.format(h) for h in truth.index.hour + 1])
+    cells.insert(0, names[0], truth.index.strftime("%m/%d/%Y"))
+    return cells
+
+
+@pytest.mark.parametrize("names,written,start", [
+    (("Date", "HE"), "{:d}", START),
+    (("Date", "Hour Ending"), "{:02d}:00", START),  # ERCOT: 01:00 .. 24:00
+    (("date", "hour"), "{:d}", START),  # named as any hour: 24 and no 0 make them hours ending
+    (("Date", "HE"), "{:d}", pd.Timestamp("2004-03-10 00:00")),  # hour 1 of the first day first
+])
+def test_hours_ending_are_stamped_with_the_start_of_their_hour(names: tuple[str, str], written: str,
+                                                               start: pd.Timestamp, tmp_path: Path) -> None:
+    truth = true_frame(300)
+    truth.index = pd.DatetimeIndex(pd.date_range(start, periods=300, freq="h").to_numpy(), name=names[0])
+    csv = tmp_path / "grid.csv"
+    hours_ending_frame(truth, names, written).to_csv(csv, index=False)
+    assert f",{written.format(24)}," in csv.read_text().split("\n")[24 - start.hour]  # hour 24 is written
+    panel = read_panel(csv)
+    assert panel.series[0].index.equals(truth.index)
+    assert panel.freq == "h"
+    assert (f"timestamps from columns {names[0]!r} and {names[1]!r} combined, hours 1 .. 24 in column "
+            f"{names[1]!r} read as hours ending: hour 1 is stamped 00:00, its start, month-first dates "
+            f"(03/10/2004 {start.hour:02d}:00 is {start}") in panel.notes[0]
+    pd.testing.assert_frame_equal(panel.series[0].frame, truth.rename_axis(names[0]), check_freq=False)
+
+
+def test_a_column_named_for_hours_ending_that_never_reaches_24_is_read_so(tmp_path: Path) -> None:
+    truth = true_frame(5)  # 18:00 .. 22:00: written 19 .. 23
+    csv = tmp_path / "grid.csv"
+    hours_ending_frame(truth, ("Date", "HE"), "{:d}").to_csv(csv, index=False)
+    assert read_panel(csv, freq="h", dialect=Dialect(dayfirst=False)).series[0].index.equals(truth.index)
+
+
+def test_whole_hours_from_0_are_hours_of_the_day_not_hours_ending(tmp_path: Path) -> None:
+    truth = true_frame(300)
+    csv = write(uci_frame(truth, date="%d/%m/%Y", time="%H", names=("Date", "hour")), tmp_path / "pair.csv")
+    panel = read_panel(csv, dialect=UCI)
+    assert panel.series[0].index.equals(truth.index)
+    assert not any("hours ending" in note for note in panel.notes)
+
+
 def test_a_date_format_reads_the_joined_text_as_written(tmp_path: Path) -> None:
     truth = true_frame(300)
     csv = write(uci_frame(truth), tmp_path / "aq.csv")
