@@ -8,6 +8,9 @@ times, UTC offsets, and local time with daylight saving (:class:`~forecast.data.
   quarters ``1990 Q1``, ``Q1 1990``, ``1990-Q1`` (each its first day).
 * Unix times: numbers in the timestamp column read as seconds, milliseconds, microseconds or nanoseconds
   since 1970-01-01 UTC when their size says which (``data.epoch_unit`` otherwise).
+* Excel's serial days: numbers 20,000 .. 80,000 (1954 .. 2119; far below any Unix time) where a date cell lost
+  its format, days since 1899-12-30 with the time of day as the fraction (``44927.5`` is 2023-01-01 12:00),
+  naive, to the second.
 * Day-first dates (``31/12/2016 23:00``): of the two orders, the one that parses every cell and gives
   increasing timestamps in every series; both doing so is refused, naming ``data.dayfirst``.
 * Timestamps with UTC offsets (``2021-03-28T01:00:00+01:00`` then ``+02:00``) are converted to ``data.tz``
@@ -46,6 +49,8 @@ _QUARTER = re.compile(r"^(?:(?P<y1>\d{4})\s*-?\s*[Qq](?P<q1>[1-4])|[Qq](?P<q2>[1
 _FIELDS = re.compile(r"^(\d{1,2})[-/.](\d{1,2})[-/.]")
 # each unit's numbers from 1973-03 to 2100-01 (1e8 s .. 4.1e9 s): the ranges are three orders of magnitude apart
 _EPOCH = {unit: (1e8 * scale, 4.1e9 * scale) for unit, scale in (("s", 1), ("ms", 1e3), ("us", 1e6), ("ns", 1e9))}
+# Excel's serial day numbers (days since 1899-12-30) from 1954-10 to 2119-01
+_EXCEL_DAYS, _EXCEL_ORIGIN = (2e4, 8e4), pd.Timestamp("1899-12-30")
 _FORMAT_EXAMPLE = "'%d.%m.%Y %H:%M'"  # quoted as a Hydra override needs it
 _UNIT_WORDS = {"s": "seconds", "ms": "milliseconds", "us": "microseconds", "ns": "nanoseconds"}
 
@@ -137,6 +142,10 @@ def _epoch(text: pd.Series, *, col: str, dialect: Dialect, source: str, line: np
                         f"data.epoch_unit={dialect.epoch_unit} reads the column as Unix times; give every row a number "
                         f"or leave data.epoch_unit out")
     unit = dialect.epoch_unit or _epoch_unit(numbers)
+    if unit is None and _EXCEL_DAYS[0] <= float(numbers.min()) and float(numbers.max()) <= _EXCEL_DAYS[1]:
+        days = pd.to_timedelta(numbers.to_numpy(dtype=np.float64), unit="D")
+        return Parsed(pd.DatetimeIndex(_EXCEL_ORIGIN + days).round("s"), dialect,
+                      (f"Excel's serial days ({text.iloc[0]} is {_EXCEL_ORIGIN + days[0]:%Y-%m-%d %H:%M})",))
     if unit is None:
         raise DataError(f"{source}: column {col!r} holds numbers ({text.iloc[0]} .. {text.iloc[-1]}), not dates; if "
                         f"they are Unix times pass {hints.set('epoch_unit', 's')} (or ms, us, ns), else name the "

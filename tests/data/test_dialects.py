@@ -394,6 +394,20 @@ def test_unix_times_are_detected_from_their_size(unit: str, per_second: int, tmp
     np.testing.assert_array_equal(panel.series[0].frame.to_numpy(), reference().to_numpy())
 
 
+@pytest.mark.parametrize("per_day", [1, 24])
+def test_excel_serial_days_are_dates(per_day: int, tmp_path: Path) -> None:
+    """A date column whose format Excel lost: days since 1899-12-30, the time of day as the fraction."""
+    stamps = pd.date_range("2022-12-30", periods=300, freq="D" if per_day == 1 else "h", name="date")
+    serial = (stamps - pd.Timestamp("1899-12-30")) / pd.Timedelta(days=1)
+    assert serial[2 * per_day] == 44927  # 2023-01-01, as Excel numbers it
+    csv = tmp_path / "excel.csv"
+    pd.DataFrame({"date": serial.round(10), "OT": np.arange(300.0)}).to_csv(csv, index=False)
+    panel = read_panel(csv)
+    assert panel.series[0].index.equals(stamps)
+    assert panel.freq == ("D" if per_day == 1 else "h")
+    assert any("Excel's serial days (44925" in note and "is 2022-12-30 00:00)" in note for note in panel.notes)
+
+
 def test_numbers_of_no_clear_unit_name_the_option(tmp_path: Path) -> None:
     csv = tmp_path / "small.csv"
     pd.DataFrame({"time": np.arange(50) * 3600, "OT": np.arange(50.0)}).to_csv(csv, index=False)
