@@ -12,6 +12,7 @@ from torch import Tensor, nn
 
 from forecast.baselines.base import Baseline
 from forecast.baselines.ridge import RidgeFloor
+from forecast.baselines.ridge.cross import CrossRidgeFloor, fits_cross
 from forecast.baselines.mean import WindowMean
 from forecast.baselines.naive import Naive
 from forecast.baselines.seasonal_naive import SeasonalNaive
@@ -23,16 +24,19 @@ from forecast.training.evidence import Verdict, hac_lag, weigh, window_losses
 
 log = logging.getLogger("forecast")
 RIDGE = "ridge"
+CROSS = "cross_ridge"
 PROFILE = "_profile"
 
 
 def candidate_floors(dims: DataDims, period: int | None, ridge: ForecasterFactory = RidgeFloor,
                      profiles: Sequence[str] = (),
-                     profile: ForecasterFactory | None = None) -> dict[str, nn.Module]:
+                     profile: ForecasterFactory | None = None, cross: bool = False) -> dict[str, nn.Module]:
     """The floors, unfitted: ``naive``, ``mean``, ``seasonal_naive`` (left out when ``period`` is None
-    or longer than ``seq_len``), ``ridge`` (``ridge(dims=dims)``, alpha 1 by default) and, for each of
-    ``profiles`` (``day``, ``week``) where the data has timestamps, ``<period>_profile``: the training mean
-    of each time-of-day (time-of-week) slot plus the same ridge on what it leaves
+    or longer than ``seq_len``), ``ridge`` (``ridge(dims=dims)``, alpha 1 by default), with ``cross``
+    ``cross_ridge`` where the data has the channels for it
+    (:class:`~forecast.baselines.ridge.cross.CrossRidgeFloor`, :func:`~forecast.baselines.ridge.cross.fits_cross`)
+    and, for each of ``profiles`` (``day``, ``week``, ``year``) where the data has timestamps,
+    ``<period>_profile``: the training mean of each calendar slot plus the same ridge on what it leaves
     (``profile(net=ridge, period=..., dims=dims)``).
 
     Args:
@@ -42,6 +46,7 @@ def candidate_floors(dims: DataDims, period: int | None, ridge: ForecasterFactor
         profiles: the calendar profiles the frequency holds (:func:`forecast.data.season.profiles_for`).
         profile: factory of a profile around a net
             (:class:`~forecast.wrappers.calendar_residual.CalendarResidual`); None leaves the profiles out.
+        cross: try the cross-channel ridge too.
 
     Raises:
         ConfigError: a profile other than ``day`` and ``week``.
@@ -55,6 +60,8 @@ def candidate_floors(dims: DataDims, period: int | None, ridge: ForecasterFactor
     if period is not None and 1 <= period <= int(dims["seq_len"]):
         floors["seasonal_naive"] = SeasonalNaive(dims=dims, period=period)
     floors[RIDGE] = ridge(dims=dims)
+    if cross and fits_cross(dims):
+        floors[CROSS] = CrossRidgeFloor(dims=dims)
     if profile is not None and int(dims.get("n_time_features", 0)) > 0:
         for name in profiles:
             floors[f"{name}{PROFILE}"] = profile(net=ridge, period=name, dims=dims)
@@ -62,8 +69,8 @@ def candidate_floors(dims: DataDims, period: int | None, ridge: ForecasterFactor
 
 
 def fitted_floors(names: Iterable[str]) -> list[str]:
-    """The floors of ``names`` fitted in closed form: the ridge and the profiles on it."""
-    return [name for name in names if name == RIDGE or name.endswith(PROFILE)]
+    """The floors of ``names`` fitted in closed form: the ridges and the profiles on the ridge."""
+    return [name for name in names if name in (RIDGE, CROSS) or name.endswith(PROFILE)]
 
 
 @torch.no_grad()
@@ -151,7 +158,7 @@ def _read_choice(module: "BestFloor", incompatible_keys: Any) -> None:
 
 class BestFloor(Baseline):
     """Forecasts with the floor that validation gives evidence for: naive, window mean, seasonal naive, ridge,
-    or a calendar profile with the ridge on what it leaves.
+    the cross-channel ridge, or a calendar profile with the ridge on what it leaves.
 
     The ridge floor and the profiles are fitted on the training windows (:meth:`fit_closed_form`), where the
     floors that fit nothing are also scored, and a copy of each fitted on their earlier half is scored on
@@ -173,12 +180,14 @@ class BestFloor(Baseline):
             from ``data.freq`` (:func:`forecast.data.season.profiles_for`).
         profile: factory of a profile around the ridge (``forecast/conf/model/best_floor.yaml``: the calendar
             residual); None leaves the profiles out.
+        cross: try the cross-channel ridge (``cross_ridge``) where the data has the channels for it.
     """
 
     def __init__(self, *, dims: DataDims, ridge: ForecasterFactory | None = None, period: int | None = None,
-                 profiles: Sequence[str] = (), profile: ForecasterFactory | None = None) -> None:
+                 profiles: Sequence[str] = (), profile: ForecasterFactory | None = None,
+                 cross: bool = False) -> None:
         super().__init__(dims=dims)
-        floors = candidate_floors(dims, period, ridge or RidgeFloor, list(profiles), profile)
+        floors = candidate_floors(dims, period, ridge or RidgeFloor, list(profiles), profile, cross)
         self.candidates = nn.ModuleDict(floors)
         self.names = list(self.candidates)
         self.register_buffer("choice", torch.tensor(self.names.index(RIDGE)))

@@ -61,9 +61,10 @@ class Floors:
 
 def build_floors(dims: DataDims, freq: str | None) -> dict[str, nn.Module]:
     """The floors, unfitted (:func:`~forecast.baselines.best_floor.candidate_floors`), the seasonal
-    naive's period and the calendar profiles from ``freq``, the ridge at alpha 1."""
+    naive's period and the calendar profiles from ``freq``, the ridge at alpha 1, the cross-channel ridge
+    where the data has the channels for it."""
     return candidate_floors(dims, period_for(freq), functools.partial(RidgeFloor, alpha=RIDGE_ALPHA),
-                            profiles_for(freq), CalendarResidual)
+                            profiles_for(freq), CalendarResidual, cross=True)
 
 
 def ridge_from_state(dims: DataDims, state: Mapping[str, Tensor]) -> RidgeFloor:

@@ -218,7 +218,7 @@ def test_the_default_starts_at_the_best_floor_on_validation(small_csv: Path, tmp
     assert weighed == [(name, "validation") for name in others] + [
         (name, "training and validation") for name in others if name not in fitted_floors(others)] + [
         (name, "held-out training and validation") for name in fitted_floors(others)]
-    assert fitted_floors(others) == ["ridge", "day_profile", "week_profile"]  # hourly data: both profiles
+    assert fitted_floors(others) == ["ridge", "cross_ridge", "day_profile", "week_profile"]  # hourly: both profiles
     assert ruined["kept_start"]
     assert ruined["start/val_loss"] == pytest.approx(ruined["floors"][best]["val/mse"], rel=1e-5)
     assert ruined["test/mse"] == pytest.approx(ruined["floors"][best]["test/mse"], rel=1e-5)

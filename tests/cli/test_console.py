@@ -44,7 +44,8 @@ def test_a_default_run_prints_its_own_lines_and_the_bar(small_csv: Path, tmp_pat
     lines = console_lines(output)
     assert len(lines) <= 15, "\n".join(lines)
     assert lines[0].startswith("read ") and lines[0].endswith(" s")  # the message alone, no stamp
-    assert lines[1].startswith("floors (naive, mean, seasonal_naive, ridge, day_profile, week_profile) in ")
+    assert lines[1].startswith("floors (naive, mean, seasonal_naive, ridge, cross_ridge, day_profile, "
+                               "week_profile) in ")
     closing = [line for line in lines if line.startswith(("test/mse ", "run dir:    ", "checkpoint: "))]
     assert len(closing) == 3  # the closing lines, once each
     assert "\r" not in output and "\x1b" not in output  # a pipe gets lines, not a bar's returns and cursor moves

@@ -15,6 +15,7 @@ from forecast.training.recipe import RECIPE_KEY, load_checkpoint, load_model
 from tests.conftest import compose_train, etth1_slice
 
 MODEL_OF_FLOOR = {"ridge": "linear", "naive": "naive", "mean": "mean", "seasonal_naive": "seasonal_naive",
+                  "cross_ridge": "cross_ridge",
                   "day_profile": "linear_profile", "week_profile": "linear_profile model.period=week"}
 
 
@@ -106,13 +107,13 @@ def test_seasonal_naive_only_when_a_season_fits_the_window(freq: str | None, seq
     names = list(build_floors(dims, freq))
     profiles = {"h": ["day_profile", "week_profile"], "D": ["week_profile"], "MS": ["year_profile"],
                 "QS": ["year_profile"]}.get(freq, [])
-    assert names == ["naive", "mean", *(["seasonal_naive"] if has_season else []), "ridge", *profiles]
+    assert names == ["naive", "mean", *(["seasonal_naive"] if has_season else []), "ridge", "cross_ridge", *profiles]
 
 
 def test_no_calendar_profile_without_timestamps() -> None:
     dims = {"enc_in": 2, "c_out": 2, "n_time_features": 0, "seq_len": 24, "label_len": 0, "pred_len": 3,
             "target_index": [0, 1]}
-    assert list(build_floors(dims, "h")) == ["naive", "mean", "seasonal_naive", "ridge"]
+    assert list(build_floors(dims, "h")) == ["naive", "mean", "seasonal_naive", "ridge", "cross_ridge"]
 
 
 # ---------------------------------------------------------------------------------------- wording

@@ -22,6 +22,7 @@ class RidgeStats:
         self.sum_y = torch.zeros(n_out, dtype=torch.float64)
         self.xtx = torch.zeros(n_in, n_in, dtype=torch.float64)
         self.xty = torch.zeros(n_in, n_out, dtype=torch.float64)
+        self.sum_yy = 0.0  # the (weighted) sum of squares of Y
 
     def update(self, x: Tensor, y: Tensor, weight: Tensor | None = None) -> None:
         """Add rows, each counted ``weight`` times (1 when None).
@@ -36,6 +37,21 @@ class RidgeStats:
         self.sum_y += y.sum(0) if w is None else w @ y
         self.xtx += wx.T @ x
         self.xty += wx.T @ y
+        self.sum_yy += float(y.square().sum() if w is None else w @ y.square().sum(1))
+
+    def centred_xtx(self) -> Tensor:
+        """``X^T X`` of X less its column means, (n_in, n_in)."""
+        mean_x = self.sum_x / max(self.n, 1)
+        return self.xtx - self.n * torch.outer(mean_x, mean_x)
+
+    def squared_error(self, w: Tensor, b: Tensor) -> float:
+        """``|Y - X W - b|^2`` over these rows, from the statistics alone.
+
+        Shapes: w (n_in, n_out), b (n_out,).
+        """
+        w, b = w.double(), b.double()
+        return float(self.sum_yy - 2 * (w * self.xty).sum() - 2 * b @ self.sum_y + (w * (self.xtx @ w)).sum()
+                     + 2 * b @ (w.T @ self.sum_x) + self.n * b @ b)
 
     def solve(self, *, alpha: float, fit_intercept: bool, columns: Sequence[int] | None = None
               ) -> tuple[Tensor, Tensor]:
