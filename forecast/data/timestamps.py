@@ -5,6 +5,7 @@ times, UTC offsets, and local time with daylight saving (:class:`~forecast.data.
   writes a float column) are years (``format='%Y'``).
 * Dates told by their shape: one number, year first, 8 digits ``20180131`` (``%Y%m%d``) or 6 digits ``201801``
   (``%Y%m``), every month and day in range; Excel's months ``Jan-05`` (``%b-%y``); ``1980M01`` (``%YM%m``);
+  ``01.1980`` (``%m.%Y``) and ``1980.01`` (``%Y.%m``), two-digit months;
   quarters ``1990 Q1``, ``Q1 1990``, ``1990-Q1`` (each its first day).
 * Unix times: numbers in the timestamp column read as seconds, milliseconds, microseconds or nanoseconds
   since 1970-01-01 UTC when their size says which (``data.epoch_unit`` otherwise).
@@ -39,11 +40,14 @@ _YEAR_FIRST = re.compile(r"^\d{4}[-/.]\d")
 _YEAR = re.compile(r"^[12]\d{3}(\.0*)?$")  # a year alone: 1000 .. 2999, maybe written as a float (1700.0)
 # dates told by their shape, each format with how the note names it: one number, year first, 8 digits (20180131)
 # or 6 (201801), which no Unix time has; Excel's month format Mmm-yy (Jan-05 is January 2005, where pandas' own
-# parser reads the 5th of January of year 1); the statistics offices' 1980M01
+# parser reads the 5th of January of year 1); the statistics offices' 1980M01; months written with a dot,
+# 01.1980 (German exports) or 1980.01, every month two digits (a float column writes 1980.1 for October)
 _SHAPED = {"%Y%m%d": (re.compile(r"^[12]\d{3}(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(\.0*)?$"), "YYYYMMDD"),
            "%Y%m": (re.compile(r"^[12]\d{3}(0[1-9]|1[0-2])(\.0*)?$"), "YYYYMM"),
            "%b-%y": (re.compile(r"^[A-Za-z]{3}-\d{2}$"), "Mmm-yy"),
-           "%YM%m": (re.compile(r"^[12]\d{3}M(0[1-9]|1[0-2])$"), "YYYYMmm")}
+           "%YM%m": (re.compile(r"^[12]\d{3}M(0[1-9]|1[0-2])$"), "YYYYMmm"),
+           "%m.%Y": (re.compile(r"^(0[1-9]|1[0-2])\.[12]\d{3}$"), "MM.YYYY"),
+           "%Y.%m": (re.compile(r"^[12]\d{3}\.(0[1-9]|1[0-2])$"), "YYYY.MM")}
 # quarters as statistics offices write them: 1990 Q1 (ONS), Q1 1990, 1990-Q1, Q1-1990
 _QUARTER = re.compile(r"^(?:(?P<y1>\d{4})\s*-?\s*[Qq](?P<q1>[1-4])|[Qq](?P<q2>[1-4])\s*-?\s*(?P<y2>\d{4}))$")
 _FIELDS = re.compile(r"^(\d{1,2})[-/.](\d{1,2})[-/.]")

@@ -469,10 +469,12 @@ def test_dates_written_as_one_number_are_dates(written: str, freq: str, first: s
         read_panel(csv)
 
 
-@pytest.mark.parametrize("written,words", [("%b-%y", "Mmm-yy"), ("%YM%m", "YYYYMmm")])
+@pytest.mark.parametrize("written,words", [("%b-%y", "Mmm-yy"), ("%YM%m", "YYYYMmm"), ("%m.%Y", "MM.YYYY"),
+                                           ("%Y.%m", "YYYY.MM")])
 def test_months_written_in_spreadsheet_and_statistics_formats_are_months(written: str, words: str,
                                                                          tmp_path: Path) -> None:
-    """Excel's Mmm-yy (Jan-05 is January 2005: pandas' own parser reads it as 5 January of year 1) and 1980M01."""
+    """Excel's Mmm-yy (Jan-05 is January 2005: pandas' own parser reads it as 5 January of year 1), 1980M01,
+    01.1980 and 2003.10 (the 40 months run past October: a number column would have written 2003.1)."""
     stamps = pd.date_range("2003-01-01", periods=40, freq="MS")
     csv = tmp_path / "monthly.csv"
     pd.DataFrame({"date": stamps.strftime(written), "load": np.linspace(5.0, 2.0, 40)}).to_csv(csv, index=False)
@@ -481,6 +483,15 @@ def test_months_written_in_spreadsheet_and_statistics_formats_are_months(written
     assert panel.notes == (f"{csv}: detected dates written {words} ({stamps[0].strftime(written)} .. "
                            f"{stamps[-1].strftime(written)})",)
     assert read_panel(csv, dialect=panel.dialect).series[0].index.equals(panel.series[0].index)
+
+
+def test_months_with_a_dot_need_two_digit_months(tmp_path: Path) -> None:
+    """1980.1 is how a number column writes 1980.10: no month format, the column is refused as numbers."""
+    csv = tmp_path / "floats.csv"
+    pd.DataFrame({"date": ["1980.08", "1980.09", "1980.1", "1980.11"], "v": [1.0, 2.0, 3.0, 4.0]}).to_csv(csv,
+                                                                                                       index=False)
+    with pytest.raises(DataError, match="holds numbers"):
+        read_panel(csv)
 
 
 @pytest.mark.parametrize("form", ["{y} Q{q}", "Q{q} {y}", "{y}-Q{q}", "Q{q}-{y}", "{y}Q{q}"])
