@@ -64,15 +64,16 @@ class CrossRidgeFloor(Baseline):
         target = batch.y.cpu().double() - self.targets(last)  # (B, P, C_out)
         return (x - last).reshape(len(x), -1), target.reshape(len(x), -1)
 
-    def _statistics(self, batches: Iterable[Any], stride: int = 1) -> RidgeStats:
-        """The statistics of every ``stride``-th window of ``batches`` (counted over all of them)."""
+    def _statistics(self, batches: Iterable[Any], stride: int = 1, first: int = 0) -> RidgeStats:
+        """The statistics of the windows of ``batches`` whose index, counted from ``first`` (their own index
+        among all the training windows), divides by ``stride``."""
         stats = RidgeStats(n_in=self.n_regressors, n_out=self.weight.shape[1])
-        seen = 0
+        seen = first
         for batch in batches:
-            x, y = self.regression(batch)  # (B, seq_len * C_in), (B, P * C_out)
             take = slice((-seen) % stride, None, stride)  # the batch's windows whose index divides by stride
-            seen += len(x)
-            stats.update(x[take], y[take])
+            seen += len(batch.y)
+            if len(batch.y[take]):
+                stats.update(*self.regression(batch._replace(x_enc=batch.x_enc[take], y=batch.y[take])))
         return stats
 
     def _penalty(self, stats: RidgeStats, scale: float) -> float:
@@ -90,13 +91,15 @@ class CrossRidgeFloor(Baseline):
         stride = -(-windows // MAX_WINDOWS)
         half, later = windows // 2, windows // 2 + self.pred_len
         scale = PENALTY_SCALES[len(PENALTY_SCALES) // 2]
-        if half >= 1 and windows - later >= 1:
-            earlier, held_out = self._statistics(WindowRange(batches, 0, half), stride), \
-                self._statistics(WindowRange(batches, later, windows), stride)
+        if half >= 1 and windows - later >= 1:  # one pass: earlier half, the gap, the held-out windows
+            earlier, gap, held_out = (self._statistics(WindowRange(batches, start, stop), stride, start)
+                                      for start, stop in ((0, half), (half, later), (later, windows)))
             losses = [held_out.squared_error(*earlier.solve(alpha=self._penalty(earlier, s), fit_intercept=True))
                       for s in PENALTY_SCALES]
             scale = PENALTY_SCALES[min(range(len(losses)), key=losses.__getitem__)]
-        stats = self._statistics(batches, stride)
+            stats = earlier + gap + held_out
+        else:
+            stats = self._statistics(batches, stride)
         weight, bias = stats.solve(alpha=self._penalty(stats, scale), fit_intercept=True)
         self.weight.copy_(weight.to(self.weight))
         self.bias.copy_(bias.to(self.bias))

@@ -39,6 +39,14 @@ class RidgeStats:
         self.xty += wx.T @ y
         self.sum_yy += float(y.square().sum() if w is None else w @ y.square().sum(1))
 
+    def __add__(self, other: "RidgeStats") -> "RidgeStats":
+        """The statistics of both sets of rows."""
+        out = RidgeStats(n_in=self.xtx.shape[0], n_out=self.xty.shape[1])
+        out.n, out.sum_yy = self.n + other.n, self.sum_yy + other.sum_yy
+        out.sum_x, out.sum_y = self.sum_x + other.sum_x, self.sum_y + other.sum_y
+        out.xtx, out.xty = self.xtx + other.xtx, self.xty + other.xty
+        return out
+
     def centred_xtx(self) -> Tensor:
         """``X^T X`` of X less its column means, (n_in, n_in)."""
         mean_x = self.sum_x / max(self.n, 1)
