@@ -79,10 +79,10 @@ class RidgeStats:
         if self.n == 0:
             raise ValueError("no training rows to fit the ridge regression on")
         cols = slice(None) if columns is None else torch.as_tensor(list(columns))
-        xtx, xty, sum_x = self.xtx[cols][:, cols], self.xty[cols], self.sum_x[cols]
+        xtx = (self.centred_xtx() if fit_intercept else self.xtx)[cols][:, cols]
+        xty, sum_x = self.xty[cols], self.sum_x[cols]
         if fit_intercept:
             mean_x, mean_y = sum_x / self.n, self.sum_y / self.n
-            xtx = xtx - self.n * torch.outer(mean_x, mean_x)  # centred X^T X
             xty = xty - self.n * torch.outer(mean_x, mean_y)  # centred X^T Y
         eye = torch.eye(xtx.shape[0], dtype=torch.float64)
         w = torch.linalg.solve(xtx + alpha * eye, xty)
