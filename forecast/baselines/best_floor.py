@@ -33,9 +33,8 @@ def candidate_floors(dims: DataDims, period: int | None, ridge: ForecasterFactor
                      profile: ForecasterFactory | None = None, cross: bool = False) -> dict[str, nn.Module]:
     """The floors, unfitted: ``naive``, ``mean``, ``seasonal_naive`` (left out when ``period`` is None
     or longer than ``seq_len``), ``ridge`` (``ridge(dims=dims)``, alpha 1 by default), with ``cross``
-    ``cross_ridge`` where the data has the channels for it
-    (:class:`~forecast.baselines.ridge.cross.CrossRidgeFloor`, :func:`~forecast.baselines.ridge.cross.fits_cross`)
-    and, for each of ``profiles`` (``day``, ``week``, ``year``) where the data has timestamps,
+    ``cross_ridge`` where the data has the channels for it (:class:`~forecast.baselines.ridge.cross.CrossRidgeFloor`,
+    :func:`~forecast.baselines.ridge.cross.fits_cross`) and, for each of ``profiles`` (``day``, ``week``, ``year``) where the data has timestamps,
     ``<period>_profile``: the training mean of each calendar slot plus the same ridge on what it leaves
     (``profile(net=ridge, period=..., dims=dims)``).
 
@@ -49,7 +48,7 @@ def candidate_floors(dims: DataDims, period: int | None, ridge: ForecasterFactor
         cross: try the cross-channel ridge too.
 
     Raises:
-        ConfigError: a profile other than ``day`` and ``week``.
+        ConfigError: a profile other than ``day``, ``week`` and ``year``.
     """
     unknown = [name for name in profiles if name not in PROFILE_PERIODS]
     if unknown:
@@ -160,7 +159,7 @@ class BestFloor(Baseline):
     """Forecasts with the floor that validation gives evidence for: naive, window mean, seasonal naive, ridge,
     the cross-channel ridge, or a calendar profile with the ridge on what it leaves.
 
-    The ridge floor and the profiles are fitted on the training windows (:meth:`fit_closed_form`), where the
+    The ridge floors and the profiles are fitted on the training windows (:meth:`fit_closed_form`), where the
     floors that fit nothing are also scored, and a copy of each fitted on their earlier half is scored on
     their later half; the choice is made on the validation windows (:meth:`select_on_validation`), with those
     training windows as more evidence (:func:`choose_floor`), and kept in the checkpoint (``choice``).

@@ -8,8 +8,8 @@ times of day only. ``data.timestamp_col=[Date,Time]`` names the pair instead.
 Times written with dots (``18.00.00``, ``18.00``) are rewritten with colons before the join, unless an
 explicit ``data.date_format`` reads the joined text as it is; whole hours (``18``) become ``18:00``.
 Hours 1 .. 24 (``7``, ``07:00``, ``24:00``) in a column named for them (``HE``, ``Hour Ending``) or
-holding 24 and never 0 are hours ending, as grid operators write them: hour 1 is the hour from 00:00 to 01:00, stamped
-with its start (``00:00``).
+holding 24 and never 0 are hours ending, as grid operators write them: hour 1 is the hour from 00:00
+to 01:00, stamped with its start (``00:00``).
 """
 
 from __future__ import annotations
@@ -50,7 +50,8 @@ def _all(cells: pd.Series, pattern: re.Pattern[str]) -> bool:
 
 
 def _whole_hours(cells: pd.Series, pattern: re.Pattern[str] = _HOUR) -> pd.Series | None:
-    """The hour of every cell as an integer where every one matches ``pattern`` (a whole hour ``18``), else None."""
+    """The hour of every cell as an integer where every one matches ``pattern`` (a whole hour ``18``), else
+    None."""
     text = cell_text(cells).str.strip()
     if len(text) == 0 or not bool(text.str.match(pattern).all()):
         return None
@@ -102,7 +103,8 @@ def join_date_time(dates: pd.Series, times: pd.Series, *, keep_text: bool = Fals
     ``:00`` and hours ending (:func:`hours_ending`) the start of their hour, unless ``keep_text`` (an
     explicit format reads the text as it is); typed cells as :func:`cell_text`."""
     if not keep_text and hours_ending(times):
-        return cell_text(dates).str.strip() + " " + (_whole_hours(times, _ENDING) - 1).astype(str).str.zfill(2) + ":00"
+        starts = (_whole_hours(times, _ENDING) - 1).astype(str).str.zfill(2)  # hour 1 starts at 00:00
+        return cell_text(dates).str.strip() + " " + starts + ":00"
     dates, time = cell_text(dates), cell_text(times).str.strip()
     if not keep_text:
         time = time.where(~time.str.match(_DOTTED_TIME), time.str.replace(".", ":", regex=False))

@@ -7,12 +7,12 @@ from pandas.tseries.frequencies import to_offset
 
 # Steps per day of the sub-daily offsets; the season of sub-daily data is one day.
 _PER_DAY = {offsets.Hour: 24, offsets.Minute: 1440, offsets.Second: 86400}
-# Monthly and quarterly offsets: a month-of-year calendar profile lines up with their steps.
-_MONTHLY = (offsets.MonthBegin, offsets.MonthEnd, offsets.BusinessMonthBegin, offsets.BusinessMonthEnd,
-            offsets.QuarterBegin, offsets.QuarterEnd)
+_MONTHS = (offsets.MonthBegin, offsets.MonthEnd, offsets.BusinessMonthBegin, offsets.BusinessMonthEnd)
+_QUARTERS = (offsets.QuarterBegin, offsets.QuarterEnd)
+_MONTHLY = _MONTHS + _QUARTERS  # their steps line up with a month-of-year calendar profile
 # Season of the daily and coarser offsets (unit multiple 1 only): a week, a year, a year of quarters.
 _COARSE = ((offsets.Day, 7), (offsets.BusinessDay, 5), (offsets.Week, 52),
-           (_MONTHLY[:4], 12), (_MONTHLY[4:], 4))
+           (_MONTHS, 12), (_QUARTERS, 4))
 # The calendar profiles there are (forecast.wrappers.calendar): the slots of a day, of a week, of a year.
 PROFILE_PERIODS = ("day", "week", "year")
 

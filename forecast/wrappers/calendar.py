@@ -30,8 +30,8 @@ class CalendarProfile(nn.Module):
 
     Slots are minutes of the day (``day``) or of the week (``week``), so hourly data uses 24 (or 168)
     of them and 15-minute data 96 (or 672), or months of the year (``year``: monthly data uses 12,
-    quarterly data the 4 months its quarters start on). The profile is a frozen parameter (saved in the checkpoint,
-    never touched by an optimiser); ``seen`` marks the slots training filled, and only those count in
+    quarterly data the 4 months its quarters start on). The profile is a frozen parameter (saved in the
+    checkpoint, never touched by an optimiser); ``seen`` marks the slots training filled, and only those count in
     ``n_params`` (:meth:`unused_parameters`). A slot that training never saw keeps 0, the training
     mean on the scaled data.
 
@@ -63,7 +63,8 @@ class CalendarProfile(nn.Module):
     def slots(self, marks: Tensor) -> Tensor:
         """Calendar slot of every step.
 
-        Shapes: marks (..., M) with the calendar fields ``[month, day, weekday, hour, minute]`` last -> (...,) int64.
+        Shapes: marks (..., M) with the calendar fields ``[month, day, weekday, hour, minute]`` last
+        -> (...,) int64.
         """
         if self.period == "year":
             return marks[..., _MONTH].round().long()

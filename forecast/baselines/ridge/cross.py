@@ -47,8 +47,7 @@ class CrossRidgeFloor(Baseline):
 
     def __init__(self, *, dims: DataDims) -> None:
         super().__init__(dims=dims)
-        self.n_in = int(dims["enc_in"])
-        self.n_regressors = self.seq_len * self.n_in
+        self.n_regressors = self.seq_len * int(dims["enc_in"])
         n_out = self.pred_len * len(self.target_index)
         self.weight = nn.Parameter(torch.zeros(self.n_regressors, n_out), requires_grad=False)
         self.bias = nn.Parameter(torch.zeros(n_out), requires_grad=False)
@@ -76,8 +75,10 @@ class CrossRidgeFloor(Baseline):
                 stats.update(*self.regression(batch._replace(x_enc=batch.x_enc[take], y=batch.y[take])))
         return stats
 
-    def _penalty(self, stats: RidgeStats, scale: float) -> float:
-        return scale * float(stats.centred_xtx().diagonal().mean())
+    @staticmethod
+    def _spread(stats: RidgeStats) -> float:
+        """The mean diagonal of the centred ``X^T X``: a penalty scale of 1 is this much."""
+        return float(stats.centred_xtx().diagonal().mean())
 
     @torch.no_grad()
     def fit_closed_form(self, batches: Iterable[Any]) -> int:
@@ -94,13 +95,14 @@ class CrossRidgeFloor(Baseline):
         if half >= 1 and windows - later >= 1:  # one pass: earlier half, the gap, the held-out windows
             earlier, gap, held_out = (self._statistics(WindowRange(batches, start, stop), stride, start)
                                       for start, stop in ((0, half), (half, later), (later, windows)))
-            losses = [held_out.squared_error(*earlier.solve(alpha=self._penalty(earlier, s), fit_intercept=True))
+            spread = self._spread(earlier)
+            losses = [held_out.squared_error(*earlier.solve(alpha=s * spread, fit_intercept=True))
                       for s in PENALTY_SCALES]
             scale = PENALTY_SCALES[min(range(len(losses)), key=losses.__getitem__)]
             stats = earlier + gap + held_out
         else:
             stats = self._statistics(batches, stride)
-        weight, bias = stats.solve(alpha=self._penalty(stats, scale), fit_intercept=True)
+        weight, bias = stats.solve(alpha=scale * self._spread(stats), fit_intercept=True)
         self.weight.copy_(weight.to(self.weight))
         self.bias.copy_(bias.to(self.bias))
         self.scale.fill_(scale)
