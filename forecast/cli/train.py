@@ -25,6 +25,7 @@ from omegaconf.errors import MissingMandatoryValue
 
 from forecast.cli.sweep import in_sweep, record_failed_job
 from forecast.runtime import CONF_DIR, register_resolvers, tune_malloc
+from forecast.training.read_first import read_first
 from forecast.user_errors import check_required, config_error, user_error
 
 
@@ -44,9 +45,10 @@ register_resolvers()
 def _hydra_main(cfg: DictConfig) -> float:
     try:
         check_required(cfg)
+        prepared = read_first(cfg.data)  # bad data refused before Lightning is imported
         from forecast.training.pipeline import train  # Lightning and torch's compiler stack: seconds to import
 
-        metrics = train(cfg)
+        metrics = train(cfg, prepared=prepared)
     except Exception as exc:  # noqa: BLE001 - user errors become one line; anything else re-raises
         message = user_error(exc)
         if message is None:

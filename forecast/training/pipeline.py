@@ -30,6 +30,7 @@ from forecast.baselines.best_floor import BestFloor
 from forecast.core.parameters import count_parameters
 from forecast.core.forecaster import build_forecaster, check_types, describe_composition
 from forecast.data.errors import DataError
+from forecast.data.windowed import WindowedData
 from forecast.io import atomic_path, write_json
 from forecast.runtime import console
 from forecast.training.budget import apply_plan, describe_budget, log_plan, windows_line
@@ -138,13 +139,16 @@ class Evaluation:
     errors: dict[str, np.ndarray] = field(default_factory=dict)
 
 
-def compose(cfg: DictConfig, *, frame: pd.DataFrame | None = None) -> ComposedRun:
+def compose(cfg: DictConfig, *, frame: pd.DataFrame | None = None,
+            prepared: WindowedData | None = None) -> ComposedRun:
     """Build the data (read, split, scaled), the model, score the floors, build its task and the trainer,
     and write ``config.yaml``.
 
     Args:
         cfg: the composed ``train.yaml``.
         frame: the data as a DataFrame instead of the file ``data.path`` names (the API's ``train(data=frame)``).
+        prepared: ``cfg.data`` already read and set up (:func:`~forecast.training.read_first.read_first`),
+            taken instead of reading the file again.
     """
     console(bool(cfg.get("verbose")))
     if cfg.get("threads"):
@@ -155,9 +159,10 @@ def compose(cfg: DictConfig, *, frame: pd.DataFrame | None = None) -> ComposedRu
     check_types(cfg.trainer, "trainer")
     check_types(cfg.train, "train")
     datamodule = instantiate(cfg.data, **({} if frame is None else {"path": frame}))
-    read_started = time.perf_counter()
+    if prepared is not None:
+        datamodule.take_setup(prepared)
     datamodule.setup("fit")
-    read_seconds = time.perf_counter() - read_started
+    read_seconds = datamodule.read_seconds
     log.info("read %s in %.2f s", datamodule.path, read_seconds)
     trainer_plan = apply_plan(instantiate(cfg.train), datamodule)  # rounds of at most train.round_cap steps
     spec = datamodule.spec
@@ -315,7 +320,8 @@ def write(run: ComposedRun, evaluation: Evaluation, metrics: dict[str, Any], sta
     print(f"checkpoint: {evaluation.best}")
 
 
-def train(cfg: DictConfig, *, frame: pd.DataFrame | None = None) -> dict[str, Any]:
+def train(cfg: DictConfig, *, frame: pd.DataFrame | None = None,
+          prepared: WindowedData | None = None) -> dict[str, Any]:
     """Compose, fit, test with the best checkpoint; write ``metrics.json``, ``config.yaml`` and a plot.
 
     Closed-form parts are fitted by :class:`~forecast.training.closed_form.ClosedFormStart` before the
@@ -330,12 +336,13 @@ def train(cfg: DictConfig, *, frame: pd.DataFrame | None = None) -> dict[str, An
         cfg: the composed ``train.yaml``.
         frame: the data as a DataFrame instead of the file ``data.path`` names; ``config.yaml`` records
             ``data.path`` as the caller set it (:func:`forecast.api.train` sets ``<DataFrame>``).
+        prepared: ``cfg.data`` already read and set up, as :func:`compose` takes it.
 
     Returns:
         The metrics dict written to ``metrics.json``.
     """
-    started = time.perf_counter()
-    run = compose(cfg, frame=frame)
+    started = time.perf_counter() - (prepared.read_seconds if prepared is not None else 0.0)
+    run = compose(cfg, frame=frame, prepared=prepared)
     evaluation = evaluate(run, fit(run))
     metrics = run_metrics(run, evaluation)
     write(run, evaluation, metrics, started)

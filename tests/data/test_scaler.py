@@ -50,3 +50,18 @@ def test_windows_hold_scaled_values_and_targets_follow_features() -> None:
     i = dm.spec.input_columns.index("OT")
     expected = (ot[11520:11544] - dm.spec.mean[i]) / dm.spec.scale[i]
     np.testing.assert_allclose(b.y[:, 0].numpy(), expected, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_training_moments_equal_standard_scaler_bitwise(seed: int) -> None:
+    from sklearn.preprocessing import StandardScaler
+
+    from forecast.data.windowed import _moments
+
+    rng = np.random.default_rng(seed)
+    rows = np.column_stack([rng.normal(5.0, 3.0, 5000), rng.lognormal(0.0, 2.0, 5000) * 1e6,
+                            np.full(5000, 7.25), 1e9 + rng.normal(0.0, 1e-3, 5000)])
+    scaler = StandardScaler().fit(rows)
+    mean, std = _moments(rows, True)
+    assert np.array_equal(mean, scaler.mean_) and np.array_equal(std, scaler.scale_)
+    assert std[2] == 1.0  # a constant column is left unscaled
