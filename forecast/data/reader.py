@@ -40,6 +40,7 @@ from forecast.data.hints import TRAIN, Hints
 from forecast.data.regular import (HOLIDAY_RUN, Gap, add_missing_rows, describe_gaps, find_gaps, holiday_note,
                                    infer_freq, is_business, offset, refuse_gap, refuse_other_step,
                                    resolve_frequency)
+from forecast.data.year_table import VALUE, YearTable, find_year_table
 from forecast.data.timestamps import TIMESTAMP_NAMES, find_timestamp_column, parse_timestamps, typed_timestamps
 
 FillMethod = Literal["ffill", "interpolate"]
@@ -497,9 +498,11 @@ def _without_marks(text: pd.Series, marks: Dialect) -> pd.Series:
 
 def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndarray, fill: FillMethod | None,
             hints: Hints, *, sep: str = ",", dialect: Dialect = Dialect(),
-            as_written: Callable[[], pd.DataFrame] | None = None) -> tuple[np.ndarray, str, int]:
+            as_written: Callable[[], pd.DataFrame] | None = None,
+            column_of: Callable[[str, int], str] = lambda col, row: col) -> tuple[np.ndarray, str, int]:
     """The numeric cells, (N, C) float64; missing and infinite ones NaN (refused unless ``fill``, except the
-    cells written as one of the dialect's ``na_values``, which the user declared missing).
+    cells written as one of the dialect's ``na_values``, which the user declared missing). A refusal names
+    the file's column of a cell as ``column_of(column, row)`` gives it.
 
     Text cells are read by pandas with the dialect's decimal and thousands marks (detected where the cells make
     them clear: :func:`~forecast.data.dialect.number_marks`) and its ``na_values``; columns stored as numbers
@@ -525,7 +528,7 @@ def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndar
         if odd is not None:
             col, r = next((c, int(np.flatnonzero((cells[k] == odd).to_numpy())[0]))
                           for k, c in enumerate(text_columns) if (cells[k] == odd).any())
-            raise DataError(f"{path}: line {line[r]}: column {col!r} has {odd!r} where the numbers have "
+            raise DataError(f"{path}: line {line[r]}: column {column_of(col, r)!r} has {odd!r} where the numbers have "
                             f"decimal commas, and that dot groups no thousands; write every number with one "
                             f"decimal mark, or pass {hints.set('decimal', 'dot')} if the dots are the decimals")
         if dotted:
@@ -544,7 +547,7 @@ def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndar
         else:
             values, r = _marked_column(raw[col], marks)
         if r is not None:
-            raise DataError(f"{path}: line {line[r]}: column {col!r} has non-numeric value {raw[col].iloc[r]!r}; "
+            raise DataError(f"{path}: line {line[r]}: column {column_of(col, r)!r} has non-numeric value {raw[col].iloc[r]!r}; "
                             f"every data column must be numeric{_marks_hint(raw[col].iloc[r], marks, hints)}"
                             f"{_text_hint(raw[col].iloc[r], hints)}")
         out[:, c] = values
@@ -564,9 +567,9 @@ def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndar
             r, c = (int(x[0]) for x in np.nonzero(bad))
             cell = str(raw[columns[c]].iloc[r]).strip()
             if np.isnan(out[r, c]):
-                raise DataError(f"{path}: line {line[r]}: column {columns[c]!r} is empty or NaN; fill the gap or pass "
+                raise DataError(f"{path}: line {line[r]}: column {column_of(columns[c], r)!r} is empty or NaN; fill the gap or pass "
                                 f"{hints.fill}")
-            raise DataError(f"{path}: line {line[r]}: column {columns[c]!r} has the non-finite value "
+            raise DataError(f"{path}: line {line[r]}: column {column_of(columns[c], r)!r} has the non-finite value "
                             f"{cell!r}; replace it, or pass {hints.fill} to treat it as "
                             f"missing")
     out[~np.isfinite(out)] = np.nan
@@ -615,6 +618,28 @@ def _fill(frame: pd.DataFrame, fill: FillMethod, path: Path, who: str, hints: Hi
         raise DataError(f"{path}: column {col!r}{who} has no values at all to fill from"
                         f"{'; ' + hints.columns.removeprefix('or ') if hints.columns else ''}")
     return frame
+
+
+def _melt_years(raw: pd.DataFrame, table: YearTable, timestamp_col: str, id_col: str | None,
+                as_written: Callable[[], pd.DataFrame] | None
+                ) -> tuple[pd.DataFrame, np.ndarray, Callable[[], pd.DataFrame] | None, str, np.ndarray]:
+    """A table of years by months or quarters as one series (:mod:`forecast.data.year_table`): the rows, the
+    table row each comes from, the cells as written reshaped alike, the note, and the table's column each
+    row's value comes from."""
+    name = str(timestamp_col)
+    groups = [np.arange(len(raw))] if id_col is None else \
+        list(pd.Series(np.arange(len(raw))).groupby(as_text(raw[id_col]).to_numpy(), sort=False).indices.values())
+    kept = table.kept(raw, groups)
+    melted, rows = table.melt(raw, kept, timestamp_col=name, id_col=id_col)
+    periods = np.asarray(table.periods, dtype=object)[np.nonzero(kept)[1]]  # (R,), as melt orders the cells
+    written, rows_read = None, len(raw)
+    if as_written is not None:
+        text = as_written
+
+        def written() -> pd.DataFrame:
+            return table.melt(text().iloc[:rows_read], kept, timestamp_col=name, id_col=id_col)[0]
+    dropped = int(sum(kept[g].size - kept[g].sum() for g in groups))
+    return melted, rows, written, table.note(melted, name, dropped, id_col), periods
 
 
 def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: str | Sequence[str] | None = "date",
@@ -691,6 +716,13 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         raw = raw.rename(columns={dated: timestamp_col})
         detected.append(f"timestamps in the unnamed first column, read as {timestamp_col!r} (the index pandas "
                         f"writes)")
+    table = find_year_table(raw, timestamp_col=timestamp_col, id_col=id_col) if header else None
+    source_rows = None  # the row of the file's table each row of raw comes from, where it was reshaped
+    column_of: Callable[[str, int], str] = lambda col, row: col  # the file's column of a cell
+    if table is not None:
+        raw, source_rows, as_written, note, periods = _melt_years(raw, table, timestamp_col, id_col, as_written)
+        column_of = lambda col, row: periods[row] if col == VALUE else col  # noqa: E731
+        detected.append(note)
     names = list(raw.columns)
     if timestamp_col is not None and not isinstance(timestamp_col, str):
         timestamp_col, time_col = check_pair(timestamp_col)
@@ -721,7 +753,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     if len(raw) == 0:
         raise DataError(f"{path}: the file has {'a header but ' if header else ''}no data rows")
 
-    line = np.arange(len(raw)) + first_line  # file line of every data row
+    line = (np.arange(len(raw)) if source_rows is None else source_rows) + first_line  # file line of every row
     if id_col is None:
         groups: list[tuple[str | None, np.ndarray]] = [(None, np.arange(len(raw)))]
     else:
@@ -754,7 +786,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
             _order(stamps[rows], path, line[rows], timestamp_col, "" if name is None else f" of series {name}",
                    order_hint=order_hint, hints=hints)
     values, marks, coded = _values(raw, columns, path, line, fill, hints, sep=sep, dialect=dialect,
-                                   as_written=as_written)
+                                   as_written=as_written, column_of=column_of)
     detected += [marks] if marks else []
     frame_fill: FillMethod | None = fill if fill is not None or not coded else "interpolate"
     missing = int((~np.isfinite(values)).sum()) if frame_fill is not None else 0  # the cells the fill fills
