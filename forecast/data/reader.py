@@ -41,7 +41,7 @@ from forecast.data.regular import (HOLIDAY_RUN, Gap, add_missing_rows, describe_
                                    infer_freq, is_business, offset, refuse_gap, refuse_other_step,
                                    resolve_frequency)
 from forecast.data.year_table import VALUE, YearTable, find_year_table
-from forecast.data.timestamps import TIMESTAMP_NAMES, find_timestamp_column, parse_timestamps, typed_timestamps
+from forecast.data.timestamps import TIMESTAMP_NAMES, find_timestamp_column, is_timestamp_name, parse_timestamps, typed_timestamps
 
 FillMethod = Literal["ffill", "interpolate"]
 DATAFRAME = "<DataFrame>"  # how messages (and a run's config.yaml) name data given as a DataFrame
@@ -100,6 +100,9 @@ class Panel:
     @property
     def ids(self) -> list[str | None]:
         return [s.series_id for s in self.series]
+
+
+_MARKED = re.compile(r"[-+]?\d[\d.,' ]*")
 
 
 def _is_number(text: str) -> bool:
@@ -265,7 +268,7 @@ def _timestamp_column(names: Sequence[str], wanted: str, path: Path, hints: Hint
     timestamp in any case: ``date`` finds ``Date``."""
     if wanted in names:
         return wanted
-    found = find_timestamp_column(names) if find_timestamp_column([wanted]) is not None else None
+    found = find_timestamp_column(names) if is_timestamp_name(wanted) else None
     if found is None:
         raise DataError(f"{path}: no timestamp column {wanted!r} (columns: {', '.join(names)}); "
                         f"{_sep_hint(names, hints) or hints.timestamp}")
@@ -289,7 +292,7 @@ def _settle_timestamp(raw: pd.DataFrame, wanted: str | None, dialect: Dialect, p
     pair = None
     if wanted in names:
         pair = find_date_time_pair(raw, wanted)
-    elif find_timestamp_column([wanted]) is not None:
+    elif is_timestamp_name(wanted):
         pair = find_date_time_pair(raw)
     if pair is not None:
         combined = f"timestamps from columns {pair[0]!r} and {pair[1]!r} combined"
@@ -342,7 +345,7 @@ def _unnamed_dates(raw: pd.DataFrame, wanted: object) -> str | None:
     timestamp name (``date``) no column has and no column is named like one: the index pandas writes with
     ``to_csv()`` of a frame indexed by time. None otherwise."""
     names = [str(c) for c in raw.columns]
-    if not isinstance(wanted, str) or wanted in names or find_timestamp_column([wanted]) is None:
+    if not isinstance(wanted, str) or wanted in names or not is_timestamp_name(wanted):
         return None
     first = names[0]
     if len(names) < 2 or not _UNNAMED.match(first) or find_timestamp_column(names) is not None or not len(raw):
@@ -392,8 +395,48 @@ def _could_be_dst_repeat(stamp: pd.Timestamp) -> bool:
     return stamp.month in DST_MONTHS and stamp.hour <= 3
 
 
+def _label_rows(raw: pd.DataFrame, most: int = 5) -> tuple[int, list[str]]:
+    """How many rows at the top label the columns rather than hold data (units under the header: ``,degC,%``;
+    a logger's ``TS,RN`` and ``Smp,Avg`` rows), and their cells: rows of which no cell is a number or a date
+    and some cell is not empty, followed by a row with a number (at most ``most`` rows)."""
+    top: list[str] = []
+    for r in range(min(most, len(raw) - 1)):
+        cells = [c for c in as_text(raw.iloc[r]).str.strip() if c != ""]
+        if not cells or any(_numeric(c) or _is_date(c) for c in cells):
+            break
+        top += cells
+    else:
+        r = min(most, len(raw) - 1)
+    if r == 0 or not any(_numeric(c) or _is_date(c) for c in as_text(raw.iloc[r]).str.strip()):
+        return 0, []
+    return r, top
+
+
+def _numeric(cell: str) -> bool:
+    """A number, or digits with marks (``5,827``, ``1.234,5``, ``1'234``)."""
+    return _is_number(cell) or _MARKED.fullmatch(cell) is not None
+
+
+def _is_date(cell: str) -> bool:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return not pd.isna(pd.to_datetime(cell, errors="coerce"))
+
+
+def _labels(raw: pd.DataFrame, besides: Sequence[str | None]) -> str | None:
+    """The first column but ``besides`` that holds labels rather than numbers (most cells not numbers, each
+    label on two rows or more on average): in a file of many series in long format, their names."""
+    for col in raw.columns:
+        if col in besides or typed_number(raw[col]) or not len(raw):
+            continue
+        text = as_text(raw[col]).str.strip()
+        if pd.to_numeric(text, errors="coerce").isna().mean() > 0.5 and text.nunique() <= len(raw) // 2:
+            return str(col)
+    return None
+
+
 def _order(stamps: pd.DatetimeIndex, path: Path, line: np.ndarray, col: str, who: str, *, order_hint: str = "",
-           hints: Hints = TRAIN) -> None:
+           hints: Hints = TRAIN, labels: str | None = None) -> None:
     """Refuse duplicate or decreasing timestamps of one series (``line`` maps its rows to file lines).
 
     ``order_hint`` (the date order read) ends an "unsorted" refusal; a duplicate naive timestamp at a night
@@ -405,8 +448,10 @@ def _order(stamps: pd.DatetimeIndex, path: Path, line: np.ndarray, col: str, who
         first = int(np.flatnonzero(stamps == stamps[r])[0])
         local = "" if stamps.tz is not None or not _could_be_dst_repeat(stamps[r]) else (
             f"; if the file is in local time with daylight saving, pass {hints.set('tz', 'Europe/Berlin')} (its zone)")
+        series = "" if labels is None else (
+            f"; if column {labels!r} names each row's series (long format), pass {hints.set('id_col', labels)}")
         raise DataError(f"{path}: line {line[r]}: duplicate timestamp {stamps[r]}{who} (also on line {line[first]}); "
-                        f"remove or aggregate duplicates{local}")
+                        f"remove or aggregate duplicates{series}{local}")
     back = np.flatnonzero(np.diff(stamps.asi8) < 0)
     if back.size:
         r = int(back[0]) + 1
@@ -685,10 +730,15 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     named = [*([timestamp_col] if isinstance(timestamp_col, str) or timestamp_col is None else timestamp_col),
              dialect.time_col, id_col]
     raw, first_line = _read_raw(path, header, hints, sep, text=named, layout=layout)
+    top, labelled = _label_rows(raw) if header else (0, [])
+    if top:
+        raw = raw.iloc[top:].reset_index(drop=True)
+        first_line += top
     csv_file = not isinstance(path, pd.DataFrame) and path.suffix.lower() not in PARQUET
-    # a CSV's cells as written (all text), for number marks; the rows kept below (an empty tail dropped)
-    as_written = (lambda: _read_raw(path, header, hints, sep, typed=False, layout=layout)[0].iloc[:len(raw)]) \
-        if csv_file else None
+    # a CSV's cells as written (all text), for number marks; the rows kept below (label rows at the top and
+    # an empty tail dropped)
+    as_written = (lambda: _read_raw(path, header, hints, sep, typed=False, layout=layout)[0]
+                  .iloc[top: top + len(raw)].reset_index(drop=True)) if csv_file else None
     path = Path(DATAFRAME) if isinstance(path, pd.DataFrame) else path
     detected = [f"{SEP_NAMES[sep]}-separated columns"] if dialect.sep is None and layout.sep is None and sep != "," \
         else []
@@ -698,6 +748,8 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     comments = layout.skip - (layout.sep is not None)
     detected += [f"{comments} comment line(s) above the header left out"] if comments else []
     detected += indexed
+    detected += [f"{top} row(s) of labels under the header left out ({', '.join(repr(c) for c in labelled[:4])}"
+                 f"{', ...' if len(labelled) > 4 else ''})"] if top else []
     blank = _empty_unnamed(raw) if header else _empty_last_columns(raw)
     if blank:
         raw = raw.drop(columns=blank)
@@ -784,7 +836,8 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
             detected.append("rows newest first, read oldest first")
         for name, rows in groups:
             _order(stamps[rows], path, line[rows], timestamp_col, "" if name is None else f" of series {name}",
-                   order_hint=order_hint, hints=hints)
+                   order_hint=order_hint, hints=hints,
+                   labels=_labels(raw, (timestamp_col, time_col)) if id_col is None else None)
     values, marks, coded = _values(raw, columns, path, line, fill, hints, sep=sep, dialect=dialect,
                                    as_written=as_written, column_of=column_of)
     detected += [marks] if marks else []

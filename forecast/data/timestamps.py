@@ -35,6 +35,8 @@ from forecast.data.errors import DataError
 from forecast.data.hints import Hints
 
 TIMESTAMP_NAMES = ("date", "timestamp", "time", "ds", "datetime")  # recognised timestamp columns, any case
+# words that name a timestamp column, alone (Datum) or within a longer name (observation_date), any case
+TIMESTAMP_WORDS = ("date", "datetime", "timestamp", "datum", "fecha", "zeitstempel")
 _OFFSET = re.compile(r"(?:Z|[+-]\d{2}:?\d{2})$")
 _YEAR_FIRST = re.compile(r"^\d{4}[-/.]\d")
 _YEAR = re.compile(r"^[12]\d{3}(\.0*)?$")  # a year alone: 1000 .. 2999, maybe written as a float (1700.0)
@@ -77,9 +79,26 @@ class Parsed:
     order_hint: str = ""
 
 
+_SEPARATORS = re.compile(r"[;,\t|]")  # in a column name: a header line split at the wrong separator
+
+
+def _words(name: str) -> list[str]:
+    """The words of a column name, lower case: ``observation_date``, ``Date/Time (LST)``, ``ObservationDate``."""
+    return [w.lower() for w in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])", name)]
+
+
+def is_timestamp_name(name: object) -> bool:
+    """``name`` is date, timestamp, time, ds or datetime, in any case."""
+    return isinstance(name, str) and name.strip().lower() in TIMESTAMP_NAMES
+
+
 def find_timestamp_column(names: Sequence[str]) -> str | None:
-    """The one column named date, timestamp, time, ds or datetime in any case; None when none or several are."""
-    found = [n for n in names if n.strip().lower() in TIMESTAMP_NAMES]
+    """The one column named date, timestamp, time, ds or datetime in any case; where none is, the one whose
+    name holds a word of ``TIMESTAMP_WORDS`` (FRED's ``observation_date``, ``Date/Time (LST)``, ``Datum``); None
+    when none or several are."""
+    found = [n for n in names if is_timestamp_name(n)]
+    if not found:
+        found = [n for n in names if any(w in TIMESTAMP_WORDS for w in _words(n)) and not _SEPARATORS.search(n)]
     return found[0] if len(found) == 1 else None
 
 

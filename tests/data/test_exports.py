@@ -1,0 +1,63 @@
+"""Exports as sources write them: FRED's ``observation_date``, a row of units under the header, long format."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from forecast.data.errors import DataError
+from forecast.data.reader import read_panel
+from forecast.data.timestamps import find_timestamp_column
+
+
+def test_a_column_named_with_the_word_date_is_the_timestamp_column(tmp_path: Path) -> None:
+    csv = tmp_path / "INDPRO.csv"
+    dates = pd.date_range("2000-01-01", periods=30, freq="MS")
+    pd.DataFrame({"observation_date": dates.strftime("%Y-%m-%d"), "INDPRO": np.arange(30.0)}).to_csv(csv, index=False)
+    panel = read_panel(csv)
+    assert panel.timestamp_col == "observation_date" and panel.freq == "MS"
+    assert panel.notes == (f"{csv}: detected timestamps in column 'observation_date'",)
+    assert find_timestamp_column(["Date/Time (LST)", "Temp (°C)"]) == "Date/Time (LST)"
+    assert find_timestamp_column(["ObservationDate", "v"]) == "ObservationDate"
+    assert find_timestamp_column(["Datum", "Temp"]) == "Datum"
+    assert find_timestamp_column(["start_date", "end_date", "v"]) is None  # two: the user names one
+    assert find_timestamp_column(["date", "update_date"]) == "date"  # the exact name first
+    assert find_timestamp_column(["date;HUFL;OT"]) is None  # a header split at the wrong separator
+
+
+def test_rows_of_units_under_the_header_are_left_out_and_lines_keep_their_numbers(tmp_path: Path) -> None:
+    csv = tmp_path / "logger.csv"
+    rows = "".join(f"2020-01-01 {h:02d}:00,{10 + h / 4:.2f},{50 + h}\n" for h in range(24))
+    csv.write_text("date,temp,rh\n,degC,%\n,Avg,Smp\n" + rows)
+    panel = read_panel(csv)
+    frame = panel.series[0].frame
+    assert panel.freq == "h" and len(frame) == 24 and frame["rh"].tolist() == [50.0 + h for h in range(24)]
+    assert panel.notes == (f"{csv}: detected 2 row(s) of labels under the header left out ('degC', '%', 'Avg', "
+                           f"'Smp')",)
+    csv.write_text("date,temp\n,degC\n2020-01-01,1\n2020-01-02,x\n2020-01-03,2\n")
+    with pytest.raises(DataError, match=r"logger.csv: line 4: column 'temp' has non-numeric value 'x'"):
+        read_panel(csv)
+
+
+def test_labels_that_are_data_are_not_left_out(tmp_path: Path) -> None:
+    csv = tmp_path / "ids.csv"
+    csv.write_text("id,date,v\nA,2020-01-01,1\nA,2020-01-02,2\nA,2020-01-03,3\n")
+    assert len(read_panel(csv, id_col="id").series[0].frame) == 3
+    csv.write_text("a,b\nx,y\nz,w\n")  # no row below with a number: nothing is taken for labels
+    with pytest.raises(DataError, match=r"line 2: column 'a' has non-numeric value 'x'"):
+        read_panel(csv, timestamp_col=None)
+
+
+def test_a_long_file_read_without_its_id_column_names_the_column_of_series_names(tmp_path: Path) -> None:
+    csv = tmp_path / "long.csv"
+    dates = np.repeat(pd.date_range("2020-01-01", periods=20, freq="D").strftime("%Y-%m-%d"), 2)
+    pd.DataFrame({"date": dates, "variable": ["a", "b"] * 20, "value": np.arange(40.0)}).to_csv(csv, index=False)
+    with pytest.raises(DataError) as err:
+        read_panel(csv)
+    assert str(err.value) == (f"{csv}: line 3: duplicate timestamp 2020-01-01 00:00:00 (also on line 2); remove or "
+                              f"aggregate duplicates; if column 'variable' names each row's series (long format), "
+                              f"pass data.id_col=variable")
+    assert [s.series_id for s in read_panel(csv, id_col="variable").series] == ["a", "b"]
