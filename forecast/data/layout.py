@@ -1,6 +1,7 @@
 """How a CSV file's text is laid out before its cells are read: its encoding (UTF-8, a byte-order mark allowed;
 UTF-16 with its mark; else Windows-1252: a Western European spreadsheet's export on Windows, of which Latin-1 is
-nearly all) and the comment lines above its header (``# Station: De Bilt``, as NOAA's and KNMI's files begin)."""
+nearly all), the comment lines above its header (``# Station: De Bilt``, as NOAA's and KNMI's files begin) and a small
+table of its own above a blank line (``latitude,longitude,...``, as Open-Meteo's files begin)."""
 
 from __future__ import annotations
 
@@ -20,16 +21,23 @@ _MAX_PREAMBLE = 1000  # lines looked at for comments above the header
 _EXCEL_SEP = re.compile(r"^sep=(.)\r?\n?$")  # the line Excel writes above a CSV's header to name its separator
 
 
+_MAX_TABLE = 8  # lines of a small table of its own above a blank line and the file's table
+_SEPS = (",", ";", "\t", "|")
+
+
 @dataclass(frozen=True)
 class Layout:
     """A CSV file's encoding, the number of lines above its header (Excel's ``sep=;`` line, comments ``#`` and
-    blank lines), the separator that ``sep=`` line names (None without one) and the header line itself ("" when
-    the file has none)."""
+    blank lines, a small table of its own above a blank line), the separator that ``sep=`` line names (None
+    without one), the header line itself ("" when the file has none), and the first line of that small table
+    ("" without one) and its lines."""
 
     encoding: str = UTF8
     skip: int = 0
     sep: str | None = None
     header_line: str = ""
+    table_above: str = ""
+    table_lines: int = 0
 
 
 def _chunks(path: Path) -> Iterator[bytes]:
@@ -111,6 +119,28 @@ def comment_lines(lines: list[str], start: int = 0) -> int:
     return n - start if n < len(lines) else 0
 
 
+def table_above(lines: list[str], start: int = 0) -> int:
+    """The number of ``lines`` from ``start`` on that hold a small table of their own (at most ``_MAX_TABLE``
+    lines, then blank ones) above the file's table (Open-Meteo's coordinates above its hourly values): the
+    lines below the blank ones have another number of separators than those above, the same in their first
+    two; 0 when there is none (a blank line inside one table leaves the shape alone)."""
+    end = next((i for i in range(start, min(start + _MAX_TABLE + 1, len(lines))) if not lines[i].strip()), None)
+    if end is None or end == start:
+        return 0
+    header = end
+    while header < len(lines) and not lines[header].strip():
+        header += 1
+    if header + 1 >= len(lines):
+        return 0
+    sep = max(_SEPS, key=lines[header].count)
+    width = lines[header].count(sep)
+    if width == 0 or lines[header + 1].count(sep) != width:
+        return 0
+    if all(lines[i].count(sep) == width for i in range(start, end)):
+        return 0
+    return header - start
+
+
 def file_layout(path: Path) -> Layout:
     """The layout of the CSV file ``path``."""
     encoding = file_encoding(path)
@@ -118,4 +148,8 @@ def file_layout(path: Path) -> Layout:
     named = _EXCEL_SEP.match(lines[0]) if lines else None
     start = 1 if named else 0
     skip = start + comment_lines(lines, start)
-    return Layout(encoding, skip, named.group(1) if named else None, lines[skip] if skip < len(lines) else "")
+    above = table_above(lines, skip)
+    first = lines[skip].strip() if above else ""
+    skip += above
+    return Layout(encoding, skip, named.group(1) if named else None, lines[skip] if skip < len(lines) else "",
+                  table_above=first, table_lines=above)

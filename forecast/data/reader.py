@@ -102,7 +102,7 @@ class Panel:
         return [s.series_id for s in self.series]
 
 
-_MARKED = re.compile(r"[-+]?\d[\d.,' ]*")
+_WITH_MARKS = re.compile(r"[-+]?\d[\d.,' ]*")  # digits and marks alone: 5,827 or 1.234,5
 
 
 def _is_number(text: str) -> bool:
@@ -414,13 +414,27 @@ def _label_rows(raw: pd.DataFrame, most: int = 5) -> tuple[int, list[str]]:
 
 def _numeric(cell: str) -> bool:
     """A number, or digits with marks (``5,827``, ``1.234,5``, ``1'234``)."""
-    return _is_number(cell) or _MARKED.fullmatch(cell) is not None
+    return _is_number(cell) or _WITH_MARKS.fullmatch(cell) is not None
 
 
 def _is_date(cell: str) -> bool:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return not pd.isna(pd.to_datetime(cell, errors="coerce"))
+
+
+def _one_label(raw: pd.DataFrame, columns: Sequence[str]) -> dict[str, str]:
+    """The ``columns`` whose every cell is the same text that is no number (a station's id and name on every
+    row of a weather export), with that text."""
+    found = {}
+    for col in columns:
+        if typed_number(raw[col]) or not len(raw):
+            continue
+        text = as_text(raw[col]).str.strip()
+        first = str(text.iloc[0])
+        if first and not _numeric(first) and bool((text == first).all()):
+            found[str(col)] = first
+    return found
 
 
 def _labels(raw: pd.DataFrame, besides: Sequence[str | None]) -> str | None:
@@ -636,10 +650,12 @@ def _coded(cells: pd.Series, codes: Sequence[str], marks: Dialect) -> np.ndarray
 
 def _text_hint(cell: str, hints: Hints) -> str:
     """For a cell without digits (``?``, ``on``) in a file read for training: how to declare it missing, or to
-    leave its column out."""
-    if not hints.columns or re.search(r"\d", str(cell)):
-        return ""
+    leave its column out; for a label of letters and digits (a station's id): how to leave its column out."""
     cell = str(cell).strip()
+    if not hints.columns or (re.search(r"\d", cell) and not re.search(r"[^\W\d_]", cell)):
+        return ""
+    if re.search(r"\d", cell):
+        return f"; {hints.columns.removeprefix('or ')}"
     return f"; if {cell!r} marks a missing value, pass {hints.set('na_values', f'[{cell}]')}, {hints.columns}"
 
 
@@ -745,8 +761,10 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     detected += [ENCODING_NOTES[layout.encoding]] if layout.encoding in ENCODING_NOTES else []
     detected += [f"Excel's separator line sep={layout.sep} ({SEP_NAMES.get(layout.sep, repr(layout.sep))}-separated "
                  f"columns)"] if layout.sep is not None else []
-    comments = layout.skip - (layout.sep is not None)
+    comments = layout.skip - (layout.sep is not None) - layout.table_lines
     detected += [f"{comments} comment line(s) above the header left out"] if comments else []
+    above = layout.table_above[:60] + ("..." if len(layout.table_above) > 60 else "")
+    detected += [f"a table of its own above a blank line left out ({above})"] if layout.table_lines else []
     detected += indexed
     detected += [f"{top} row(s) of labels under the header left out ({', '.join(repr(c) for c in labelled[:4])}"
                  f"{', ...' if len(labelled) > 4 else ''})"] if top else []
@@ -791,6 +809,12 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         raise DataError(f"{path}: {hints.fill_missing_dates} adds empty rows: also pass {hints.fill} to fill them")
     available = [c for c in names if c not in (timestamp_col, time_col, id_col)]
     if columns is None:
+        labels = _one_label(raw, available)
+        if labels and len(labels) < len(available):
+            available = [c for c in available if c not in labels]
+            detected.append(f"column(s) holding one label in every row left out ("
+                            f"{', '.join(f'{c!r}: {v!r}' for c, v in list(labels.items())[:3])}"
+                            f"{', ...' if len(labels) > 3 else ''})")
         columns = available
         extra: tuple[str, ...] = ()
     else:

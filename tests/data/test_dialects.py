@@ -157,7 +157,7 @@ def test_quoted_decimal_commas_in_a_comma_separated_file(tmp_path: Path) -> None
 def test_n_a_is_missing_and_a_word_names_its_code_and_the_columns(tmp_path: Path) -> None:
     frame = etth1(40)
     frame["OT"] = frame["OT"].astype(str)
-    frame.loc[3, "OT"], frame.loc[5, "OT"], frame["state"] = "n/a", "#N/A", "on"
+    frame.loc[3, "OT"], frame.loc[5, "OT"], frame["state"] = "n/a", "#N/A", ["on", "off"] * 20
     csv = tmp_path / "words.csv"
     frame.to_csv(csv, index=False)
     with pytest.raises(DataError) as err:

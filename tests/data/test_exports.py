@@ -61,3 +61,41 @@ def test_a_long_file_read_without_its_id_column_names_the_column_of_series_names
                               f"aggregate duplicates; if column 'variable' names each row's series (long format), "
                               f"pass data.id_col=variable")
     assert [s.series_id for s in read_panel(csv, id_col="variable").series] == ["a", "b"]
+
+
+def test_a_small_table_above_a_blank_line_is_left_out(tmp_path: Path) -> None:
+    csv = tmp_path / "open-meteo.csv"
+    stamps = pd.date_range("2024-01-01", periods=48, freq="h")
+    csv.write_text("latitude,longitude,elevation,utc_offset_seconds,timezone,timezone_abbreviation\n"
+                   "52.52,13.419998,38.0,0,GMT,GMT\n\n"
+                   "time,temperature_2m (°C),relative_humidity_2m (%)\n"
+                   + "".join(f"{t:%Y-%m-%dT%H:%M},{i / 2},{50 + i}\n" for i, t in enumerate(stamps)))
+    panel = read_panel(csv)
+    assert panel.freq == "h" and list(panel.series[0].frame.columns) == ["temperature_2m (°C)",
+                                                                         "relative_humidity_2m (%)"]
+    assert panel.series[0].frame.index[0] == stamps[0] and len(panel.series[0].frame) == 48
+    assert panel.notes[0].startswith(f"{csv}: detected a table of its own above a blank line left out "
+                                     f"(latitude,longitude,elevation,")
+    csv.write_text("date,v\n2020-01-01,1\n\n2020-01-02,2\n2020-01-03,3\n")  # a blank line inside the table
+    assert read_panel(csv).series[0].frame["v"].tolist() == [1.0, 2.0, 3.0]
+
+
+def test_columns_holding_one_label_in_every_row_are_left_out(tmp_path: Path) -> None:
+    csv = tmp_path / "ghcn.csv"
+    frame = pd.DataFrame({"STATION": "USW00094728", "NAME": "NY CITY CENTRAL PARK, NY US",
+                          "DATE": pd.date_range("2020-01-01", periods=40).strftime("%Y-%m-%d"),
+                          "PRCP": np.arange(40) / 10, "TMAX": np.arange(40) % 30})
+    frame.to_csv(csv, index=False)
+    panel = read_panel(csv)
+    assert list(panel.series[0].frame.columns) == ["PRCP", "TMAX"]
+    assert panel.notes == (f"{csv}: detected timestamps in column 'DATE', column(s) holding one label in every row "
+                           f"left out ('STATION': 'USW00094728', 'NAME': 'NY CITY CENTRAL PARK, NY US')",)
+    pd.concat([frame, frame.assign(STATION="USW00014732")]).to_csv(csv, index=False)  # two stations' rows
+    with pytest.raises(DataError, match=r"pass data.id_col=STATION$"):
+        read_panel(csv)
+    frame.loc[20:, "STATION"] = "USW00014732"  # a label that changes is no data: refused without a marks hint
+    frame.to_csv(csv, index=False)
+    with pytest.raises(DataError) as err:
+        read_panel(csv)
+    assert str(err.value) == (f"{csv}: line 2: column 'STATION' has non-numeric value 'USW00094728'; every data "
+                              f"column must be numeric; leave the column out: data.columns=[the columns to use]")
