@@ -6,7 +6,10 @@ options (``--fill ffill``); the same problem gets the same message with the righ
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+
+_UNQUOTED = re.compile(r"[\w\-+.$%*@?|/:]+")  # what a Hydra override may hold without quotes
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,15 @@ class Hints:
     def set(self, key: str, value: str) -> str:
         """The remedy that sets the reading option ``key`` (``data.dayfirst=true``)."""
         return self.setting.format(key=key, value=value)
+
+    def set_list(self, key: str, item: str) -> str:
+        """The remedy that sets the reading option ``key`` to a list of ``item``, quoted where an override must
+        quote it, for a shell too: ``data.na_values=[n/a]``, ``"data.na_values=['<1']"``."""
+        if _UNQUOTED.fullmatch(item):
+            return self.set(key, f"[{item}]")
+        override = self.setting.format(key=key, value="{value}").split(" ")[0]  # data.na_values={value}
+        quoted = override.format(value="['" + item.replace("'", "\\'") + "']")
+        return self.setting.format(key=key, value="{value}").replace(override, f'"{quoted}"')
 
 
 TRAIN = Hints(timestamp="set data.timestamp_col=NAME, or data.timestamp_col=null for rows without timestamps",

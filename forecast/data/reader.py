@@ -41,7 +41,8 @@ from forecast.data.regular import (HOLIDAY_RUN, Gap, add_missing_rows, describe_
                                    infer_freq, is_business, offset, refuse_gap, refuse_other_step,
                                    resolve_frequency)
 from forecast.data.year_table import VALUE, YearTable, find_year_table
-from forecast.data.timestamps import TIMESTAMP_NAMES, find_timestamp_column, is_timestamp_name, parse_timestamps, typed_timestamps
+from forecast.data.timestamps import (TIMESTAMP_NAMES, find_timestamp_column, interval_starts, is_timestamp_name,
+                                     named_like_timestamp, parse_timestamps, typed_timestamps)
 
 FillMethod = Literal["ffill", "interpolate"]
 DATAFRAME = "<DataFrame>"  # how messages (and a run's config.yaml) name data given as a DataFrame
@@ -340,15 +341,17 @@ def _row_numbers(raw: pd.DataFrame) -> str | None:
     return first
 
 
-def _unnamed_dates(raw: pd.DataFrame, wanted: object) -> str | None:
-    """The first column when its header cell is empty and its first cells read as dates, where ``wanted`` is a
-    timestamp name (``date``) no column has and no column is named like one: the index pandas writes with
-    ``to_csv()`` of a frame indexed by time. None otherwise."""
+def _first_dates(raw: pd.DataFrame, wanted: object) -> str | None:
+    """The first column when its first cells read as dates (or intervals of them: ENTSO-E's ``MTU``), where
+    ``wanted`` is a timestamp name (``date``) no column has and no column is named like one: Google Trends'
+    ``Week``, or, with an empty header cell, the index pandas writes with ``to_csv()`` of a frame indexed by
+    time. None otherwise."""
     names = [str(c) for c in raw.columns]
     if not isinstance(wanted, str) or wanted in names or not is_timestamp_name(wanted):
         return None
     first = names[0]
-    if len(names) < 2 or not _UNNAMED.match(first) or find_timestamp_column(names) is not None or not len(raw):
+    if len(names) < 2 or any(named_like_timestamp(n) for n in names) or named_date_time_pair(names) is not None \
+            or not len(raw):
         return None
     if typed_time(raw[first]):
         return first
@@ -357,6 +360,8 @@ def _unnamed_dates(raw: pd.DataFrame, wanted: object) -> str | None:
     sample = as_text(raw[first]).head(_DATE_SAMPLE).str.strip()
     if (sample == "").any():
         return None
+    starts = interval_starts(sample)
+    sample = sample if starts is None else starts
     with warnings.catch_warnings():  # pandas warns that it guesses each cell's format: only a yes or no is asked
         warnings.simplefilter("ignore")
         parsed = pd.to_datetime(sample, errors="coerce", format="mixed")
@@ -382,8 +387,9 @@ def _empty_tail(raw: pd.DataFrame) -> int:
 
 
 def _sep_hint(names: Sequence[str], hints: Hints) -> str:
-    """The separator setting, when the column names hold another separator ("" when they do not)."""
-    held = [s for s in SEP_NAMES if s != "," and any(s in n for n in names)]
+    """The separator setting, when the header was read as one column whose name holds another separator ("" when
+    it does not: a separator inside names that were split is part of them)."""
+    held = [s for s in SEP_NAMES if s != "," and len(names) == 1 and s in names[0]]
     return f"the header line holds {SEP_NAMES[held[0]]}s: pass {hints.set('sep', SEP_NAMES[held[0]])}" if held else ""
 
 
@@ -650,13 +656,16 @@ def _coded(cells: pd.Series, codes: Sequence[str], marks: Dialect) -> np.ndarray
 
 def _text_hint(cell: str, hints: Hints) -> str:
     """For a cell without digits (``?``, ``on``) in a file read for training: how to declare it missing, or to
-    leave its column out; for a label of letters and digits (a station's id): how to leave its column out."""
+    leave its column out; for a label of letters and digits (a station's id): how to leave its column out; for
+    digits with signs (``<1``): to write a number or declare it missing."""
     cell = str(cell).strip()
-    if not hints.columns or (re.search(r"\d", cell) and not re.search(r"[^\W\d_]", cell)):
+    if not hints.columns or _MARKED.search(cell):
         return ""
-    if re.search(r"\d", cell):
+    if re.search(r"\d", cell) and re.search(r"[^\W\d_]", cell):
         return f"; {hints.columns.removeprefix('or ')}"
-    return f"; if {cell!r} marks a missing value, pass {hints.set('na_values', f'[{cell}]')}, {hints.columns}"
+    if re.search(r"\d", cell):  # a bound or a flag (Google Trends' <1)
+        return f"; replace it with a number, or pass {hints.set_list('na_values', cell)} to read it as missing"
+    return f"; if {cell!r} marks a missing value, pass {hints.set_list('na_values', cell)}, {hints.columns}"
 
 
 def _marks_hint(cell: str, dialect: Dialect, hints: Hints) -> str:
@@ -781,11 +790,14 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     if counter is not None and counter not in (timestamp_col, id_col) and counter not in (columns or ()):
         raw = raw.drop(columns=[counter])
         detected.append(f"an unnamed column of row numbers left out ({counter!r}, the index pandas writes)")
-    dated = _unnamed_dates(raw, timestamp_col) if header else None
-    if dated is not None:
+    dated = _first_dates(raw, timestamp_col) if header else None
+    if dated is not None and _UNNAMED.match(dated):
         raw = raw.rename(columns={dated: timestamp_col})
         detected.append(f"timestamps in the unnamed first column, read as {timestamp_col!r} (the index pandas "
                         f"writes)")
+    elif dated is not None:
+        timestamp_col = dated
+        detected.append(f"timestamps in the first column, {dated!r}")
     table = find_year_table(raw, timestamp_col=timestamp_col, id_col=id_col) if header else None
     source_rows = None  # the row of the file's table each row of raw comes from, where it was reshaped
     column_of: Callable[[str, int], str] = lambda col, row: col  # the file's column of a cell

@@ -53,6 +53,8 @@ _SHAPED = {"%Y%m%d": (re.compile(r"^[12]\d{3}(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01]
 # quarters as statistics offices write them: 1990 Q1 (ONS), Q1 1990, 1990-Q1, Q1-1990
 _QUARTER = re.compile(r"^(?:(?P<y1>\d{4})\s*-?\s*[Qq](?P<q1>[1-4])|[Qq](?P<q2>[1-4])\s*-?\s*(?P<y2>\d{4}))$")
 _FIELDS = re.compile(r"^(\d{1,2})[-/.](\d{1,2})[-/.]")
+# an interval, start and end (ENTSO-E's "01.01.2023 00:00 - 01.01.2023 01:00"): a dash with spaces around it
+_INTERVAL = re.compile(r"^(?P<start>\S.*?\d)\s+[-\u2013]\s+\S.*\d$")
 # each unit's numbers from 1973-03 to 2100-01 (1e8 s .. 4.1e9 s): the ranges are three orders of magnitude apart
 _EPOCH = {unit: (1e8 * scale, 4.1e9 * scale) for unit, scale in (("s", 1), ("ms", 1e3), ("us", 1e6), ("ns", 1e9))}
 # Excel's serial day numbers (days since 1899-12-30) from 1954-10 to 2119-01
@@ -92,13 +94,19 @@ def is_timestamp_name(name: object) -> bool:
     return isinstance(name, str) and name.strip().lower() in TIMESTAMP_NAMES
 
 
+def named_like_timestamp(name: str) -> bool:
+    """``name`` is a timestamp name (:func:`is_timestamp_name`) or holds a word of ``TIMESTAMP_WORDS``."""
+    return is_timestamp_name(name) or (any(w in TIMESTAMP_WORDS for w in _words(name))
+                                       and not _SEPARATORS.search(name))
+
+
 def find_timestamp_column(names: Sequence[str]) -> str | None:
     """The one column named date, timestamp, time, ds or datetime in any case; where none is, the one whose
     name holds a word of ``TIMESTAMP_WORDS`` (FRED's ``observation_date``, ``Date/Time (LST)``, ``Datum``); None
     when none or several are."""
     found = [n for n in names if is_timestamp_name(n)]
     if not found:
-        found = [n for n in names if any(w in TIMESTAMP_WORDS for w in _words(n)) and not _SEPARATORS.search(n)]
+        found = [n for n in names if named_like_timestamp(n)]
     return found[0] if len(found) == 1 else None
 
 
@@ -289,6 +297,14 @@ def typed_timestamps(values: pd.Series, groups: Sequence[np.ndarray], *, col: st
     return parsed if dialect.tz is None else _localize(parsed, groups, col=col, source=source, line=line)
 
 
+def interval_starts(text: pd.Series) -> pd.Series | None:
+    """The starts of cells written as intervals, ``start - end`` (stripped), when every cell is one; else None."""
+    if not len(text) or not _INTERVAL.match(str(text.iloc[0])):
+        return None
+    starts = text.str.extract(_INTERVAL)["start"]
+    return starts if bool(starts.notna().all()) else None
+
+
 def parse_timestamps(text: pd.Series, groups: Sequence[np.ndarray], *, col: str, dialect: Dialect, source: str,
                      line: np.ndarray, hints: Hints) -> Parsed:
     """Parse a timestamp column (cells stripped).
@@ -307,6 +323,9 @@ def parse_timestamps(text: pd.Series, groups: Sequence[np.ndarray], *, col: str,
             increase in both orders, or local times that do not exist or repeat out of order in ``tz``.
     """
     written: tuple[str, ...] = ()
+    starts = interval_starts(text) if dialect.epoch_unit is None else None
+    interval = () if starts is None else (f"intervals read as their starts ({text.iloc[0]} ..)",)
+    text = text if starts is None else starts
     if dialect.epoch_unit is None and dialect.date_format in (None, "%Y") and len(text) and _YEAR.match(text.iloc[0]) \
             and text.str.match(_YEAR).all():  # the first cell first: one match, not a column's
         if dialect.date_format is None:
@@ -335,5 +354,5 @@ def parse_timestamps(text: pd.Series, groups: Sequence[np.ndarray], *, col: str,
     if has.any():
         return _with_offsets(text, has, col=col, dialect=dialect, source=source, line=line, hints=hints)
     parsed = _naive(text, groups, col=col, dialect=dialect, source=source, line=line, hints=hints)
-    parsed = replace(parsed, detected=written + parsed.detected)
+    parsed = replace(parsed, detected=interval + written + parsed.detected)
     return parsed if dialect.tz is None else _localize(parsed, groups, col=col, source=source, line=line)

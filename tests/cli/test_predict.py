@@ -243,8 +243,8 @@ def _half_hourly() -> pd.DataFrame:
 
 
 BAD_CSV = {
-    "no_timestamp_column": (lambda: _base().rename(columns={"date": "when"}),
-                            "no timestamp column 'date' (columns: when, HUFL"),
+    "no_timestamp_column": (lambda: _base().drop(columns=["date"]),
+                            "no timestamp column 'date' (columns: HUFL, HULL"),
     "unparsable_timestamp": (lambda: _set_date(3, "yesterday"), "line 5: cannot parse timestamp 'yesterday'"),
     "missing_columns": (lambda: _base().drop(columns=["OT", "LULL"]), "missing column(s) LULL, OT that the model needs"),
     "non_numeric": (_nonnumeric, "line 9: column 'HUFL' has non-numeric value 'abc'"),

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from forecast.data.dialect import Dialect
 from forecast.data.errors import DataError
 from forecast.data.reader import read_panel
 from forecast.data.timestamps import find_timestamp_column
@@ -99,3 +100,33 @@ def test_columns_holding_one_label_in_every_row_are_left_out(tmp_path: Path) -> 
         read_panel(csv)
     assert str(err.value) == (f"{csv}: line 2: column 'STATION' has non-numeric value 'USW00094728'; every data "
                               f"column must be numeric; leave the column out: data.columns=[the columns to use]")
+
+
+def test_google_trends_a_first_column_of_weeks_and_a_bound_written_as_less_than(tmp_path: Path) -> None:
+    csv = tmp_path / "multiTimeline.csv"
+    weeks = pd.date_range("2019-01-06", periods=30, freq="W-SUN")
+    values = [str(i % 90 + 5) if i != 5 else "<1" for i in range(30)]
+    csv.write_text("Category: All categories\n\nWeek,python: (Worldwide)\n"
+                   + "".join(f"{w:%Y-%m-%d},{v}\n" for w, v in zip(weeks, values)))
+    with pytest.raises(DataError) as err:
+        read_panel(csv)
+    assert str(err.value) == (f"{csv}: line 9: column 'python: (Worldwide)' has non-numeric value '<1'; every data "
+                              f"column must be numeric; replace it with a number, or pass \"data.na_values=['<1']\" "
+                              f"to read it as missing")
+    panel = read_panel(csv, dialect=Dialect(na_values=("<1",)))
+    assert panel.timestamp_col == "Week" and panel.freq == "W-SUN" and len(panel.series[0].frame) == 30
+    assert panel.notes[0] == (f"{csv}: detected a table of its own above a blank line left out (Category: All "
+                              f"categories), timestamps in the first column, 'Week'")
+
+
+def test_intervals_are_read_as_their_starts(tmp_path: Path) -> None:
+    csv = tmp_path / "entsoe.csv"
+    starts = pd.date_range("2023-10-20", periods=24 * 20, freq="h", tz="Europe/Berlin")
+    csv.write_text('"MTU (CET/CEST)","Actual Total Load [MW] - BZN|DE-LU"\n'
+                   + "".join(f'"{a:%d.%m.%Y %H:%M} - {b:%d.%m.%Y %H:%M}","{40000 + i}"\n'
+                             for i, (a, b) in enumerate(zip(starts, starts + pd.Timedelta("1h")))))
+    with pytest.raises(DataError, match=r"line 221: duplicate timestamp 2023-10-29 02:00:00 .* pass data.tz="):
+        read_panel(csv)  # the hour the clocks go back, twice: local time
+    panel = read_panel(csv, dialect=Dialect(tz="Europe/Berlin"))
+    assert panel.series[0].frame.index.equals(pd.DatetimeIndex(starts, name="MTU (CET/CEST)"))
+    assert "intervals read as their starts (20.10.2023 00:00 - 20.10.2023 01:00 ..), day-first dates" in panel.notes[0]
