@@ -418,6 +418,22 @@ def _label_rows(raw: pd.DataFrame, most: int = 5) -> tuple[int, list[str]]:
     return r, top
 
 
+def _rows_below(raw: pd.DataFrame, most: int = 5) -> list[str]:
+    """The first cells of the rows at the end that follow the data rather than hold it (a ``Total`` row, ``Source:``
+    and ``Notes:`` lines): at most ``most`` rows whose first cell is text without a digit, below a first column of
+    cells with digits (dates, ids with numbers); [] when there are none."""
+    if not len(raw.columns) or typed_number(raw.iloc[:, 0]) or typed_time(raw.iloc[:, 0]) or len(raw) < 2 * most:
+        return []
+    text = as_text(raw.iloc[:, 0]).str.strip()
+    digits = text.str.contains(r"\d", regex=True).to_numpy(dtype=bool)
+    k = 0
+    while k < most and not digits[len(raw) - 1 - k] and text.iloc[len(raw) - 1 - k] != "":
+        k += 1
+    if k == 0 or k == most or not digits[: len(raw) - k].all():
+        return []
+    return [str(c) for c in text.iloc[len(raw) - k:]]
+
+
 def _numeric(cell: str) -> bool:
     """A number, or digits with marks (``5,827``, ``1.234,5``, ``1'234``)."""
     return _is_number(cell) or _WITH_MARKS.fullmatch(cell) is not None
@@ -759,6 +775,9 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     if top:
         raw = raw.iloc[top:].reset_index(drop=True)
         first_line += top
+    below = _rows_below(raw)
+    if below:
+        raw = raw.iloc[: len(raw) - len(below)]
     csv_file = not isinstance(path, pd.DataFrame) and path.suffix.lower() not in PARQUET
     # a CSV's cells as written (all text), for number marks; the rows kept below (label rows at the top and
     # an empty tail dropped)
@@ -777,6 +796,8 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     detected += indexed
     detected += [f"{top} row(s) of labels under the header left out ({', '.join(repr(c) for c in labelled[:4])}"
                  f"{', ...' if len(labelled) > 4 else ''})"] if top else []
+    detected += [f"{len(below)} row(s) below the data left out ({', '.join(repr(c[:40]) for c in below[:3])}"
+                 f"{', ...' if len(below) > 3 else ''})"] if below else []
     blank = _empty_unnamed(raw) if header else _empty_last_columns(raw)
     if blank:
         raw = raw.drop(columns=blank)

@@ -37,7 +37,8 @@ from forecast.data.hints import Hints
 TIMESTAMP_NAMES = ("date", "timestamp", "time", "ds", "datetime")  # recognised timestamp columns, any case
 # words that name a timestamp column, alone (Datum) or within a longer name (observation_date), any case
 TIMESTAMP_WORDS = ("date", "datetime", "timestamp", "datum", "fecha", "zeitstempel")
-_OFFSET = re.compile(r"(?:Z|[+-]\d{2}:?\d{2})$")
+# a UTC offset after a time of day (not the year of 02-Jan-2024)
+_OFFSET = re.compile(r"\d:\d{2}(?::\d{2}(?:[.,]\d+)?)?\s*(?P<offset>Z|[+-]\d{2}:?\d{2})$")
 _YEAR_FIRST = re.compile(r"^\d{4}[-/.]\d")
 _YEAR = re.compile(r"^[12]\d{3}(\.0*)?$")  # a year alone: 1000 .. 2999, maybe written as a float (1700.0)
 # dates told by their shape, each format with how the note names it: one number, year first, 8 digits (20180131)
@@ -202,7 +203,7 @@ def _with_offsets(text: pd.Series, has: np.ndarray, *, col: str, dialect: Dialec
                         f"offset or none")
     stamps = _to_datetime(text, utc=True, format=dialect.date_format or "mixed")
     _refuse_unparsed(stamps, text, col=col, source=source, line=line, how="", hints=hints)
-    offsets = sorted(set(text.str.extract(f"({_OFFSET.pattern})")[0]))
+    offsets = sorted(set(text.str.extract(_OFFSET)["offset"]))
     shown = ", ".join(offsets[:3]) + (" ..." if len(offsets) > 3 else "")
     return Parsed(stamps.tz_convert(dialect.tz or "UTC"), dialect,
                   (f"timestamps with UTC offsets ({shown}), read as {dialect.tz or 'UTC'}",))
@@ -350,7 +351,7 @@ def parse_timestamps(text: pd.Series, groups: Sequence[np.ndarray], *, col: str,
     epoch = _epoch(text, col=col, dialect=dialect, source=source, line=line, hints=hints)
     if epoch is not None:
         return epoch
-    has = text.str.contains(_OFFSET).to_numpy(dtype=bool)
+    has = text.str.extract(_OFFSET)["offset"].notna().to_numpy(dtype=bool)
     if has.any():
         return _with_offsets(text, has, col=col, dialect=dialect, source=source, line=line, hints=hints)
     parsed = _naive(text, groups, col=col, dialect=dialect, source=source, line=line, hints=hints)

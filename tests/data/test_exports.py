@@ -130,3 +130,25 @@ def test_intervals_are_read_as_their_starts(tmp_path: Path) -> None:
     panel = read_panel(csv, dialect=Dialect(tz="Europe/Berlin"))
     assert panel.series[0].frame.index.equals(pd.DatetimeIndex(starts, name="MTU (CET/CEST)"))
     assert "intervals read as their starts (20.10.2023 00:00 - 20.10.2023 01:00 ..), day-first dates" in panel.notes[0]
+
+
+def test_a_year_after_a_dash_is_no_utc_offset(tmp_path: Path) -> None:
+    csv = tmp_path / "nse.csv"  # 02-Jan-2024, as India's exchanges write dates
+    days = pd.bdate_range("2024-01-02", periods=30)
+    csv.write_text("Date,Close\n" + "".join(f"{d:%d-%b-%Y},{100 + i}\n" for i, d in enumerate(days)))
+    panel = read_panel(csv)
+    assert panel.series[0].frame.index.equals(pd.DatetimeIndex(days, name="Date", freq=None))
+    assert panel.notes == (f"{csv}: detected timestamps in column 'Date', business days (B)",)
+
+
+def test_a_total_row_and_notes_below_the_data_are_left_out(tmp_path: Path) -> None:
+    months = pd.date_range("2020-01-01", periods=24, freq="MS")
+    csv = tmp_path / "sales.csv"
+    csv.write_text("Month,Sales\n" + "".join(f"{m:%Y-%m},{100 + i}\n" for i, m in enumerate(months))
+                   + f"Total,{sum(range(100, 124))}\n\nSource: Office of Statistics\n")
+    panel = read_panel(csv)
+    assert panel.series[0].frame["Sales"].tolist() == [100.0 + i for i in range(24)]
+    assert panel.notes == (f"{csv}: detected 2 row(s) below the data left out ('Total', 'Source: Office of "
+                           f"Statistics'), timestamps in the first column, 'Month'",)
+    csv.write_text("id,date,v\n" + "".join(f"{s},2020-01-{d:02d},{d}\n" for s in "AB" for d in range(1, 11)))
+    assert [len(s.frame) for s in read_panel(csv, id_col="id").series] == [10, 10]  # ids without digits are data
