@@ -12,7 +12,16 @@ class DataError(ValueError):
     """A user-supplied file, column, row or setting is unusable. ``str(err)`` is one line."""
 
 
+# the first bytes of a spreadsheet workbook: .xlsx (a zip archive) and .xls (an OLE2 compound file)
+_WORKBOOKS = (b"PK\x03\x04", b"\xd0\xcf\x11\xe0")
+
+
 def require_file(path: Path) -> None:
-    """Raise DataError unless ``path`` is a file."""
+    """Raise DataError unless ``path`` is a file, or when it is a spreadsheet workbook rather than text."""
     if not path.is_file():
         raise DataError(f"{path}: file not found; check the path")
+    with path.open("rb") as f:
+        start = f.read(4)
+    if start in _WORKBOOKS:
+        raise DataError(f"{path}: a spreadsheet workbook (Excel), not a CSV file; save the sheet as CSV, or read "
+                        f"it with pandas.read_excel and pass the DataFrame to the Python API (forecast.api)")

@@ -364,7 +364,10 @@ def _first_dates(raw: pd.DataFrame, wanted: object) -> str | None:
     sample = sample if starts is None else starts
     with warnings.catch_warnings():  # pandas warns that it guesses each cell's format: only a yes or no is asked
         warnings.simplefilter("ignore")
-        parsed = pd.to_datetime(sample, errors="coerce", format="mixed")
+        try:
+            parsed = pd.to_datetime(sample, errors="coerce", format="mixed")
+        except ValueError:  # offsets on some cells only: no column of dates to take on trust
+            return None
     return first if bool(parsed.notna().all()) else None
 
 
@@ -406,6 +409,8 @@ def _label_rows(raw: pd.DataFrame, most: int = 5) -> tuple[int, list[str]]:
     a logger's ``TS,RN`` and ``Smp,Avg`` rows), and their cells: rows of which no cell is a number or a date
     and some cell is not empty, followed by a row with a number (at most ``most`` rows)."""
     top: list[str] = []
+    if len(raw) < 2:
+        return 0, []
     for r in range(min(most, len(raw) - 1)):
         cells = [c for c in as_text(raw.iloc[r]).str.strip() if c != ""]
         if not cells or any(_numeric(c) or _is_date(c) for c in cells):
@@ -707,7 +712,7 @@ def _fill(frame: pd.DataFrame, fill: FillMethod, path: Path, who: str, hints: Hi
 
 
 def _melt_years(raw: pd.DataFrame, table: YearTable, timestamp_col: str, id_col: str | None,
-                as_written: Callable[[], pd.DataFrame] | None
+                as_written: Callable[[], pd.DataFrame] | None, path: Path
                 ) -> tuple[pd.DataFrame, np.ndarray, Callable[[], pd.DataFrame] | None, str, np.ndarray]:
     """A table of years by months or quarters as one series (:mod:`forecast.data.year_table`): the rows, the
     table row each comes from, the cells as written reshaped alike, the note, and the table's column each
@@ -716,6 +721,9 @@ def _melt_years(raw: pd.DataFrame, table: YearTable, timestamp_col: str, id_col:
     groups = [np.arange(len(raw))] if id_col is None else \
         list(pd.Series(np.arange(len(raw))).groupby(as_text(raw[id_col]).to_numpy(), sort=False).indices.values())
     kept = table.kept(raw, groups)
+    if not kept.any():
+        raise DataError(f"{path}: a table of years by {table.unit}s ({table.year}, {table.periods[0]} .. "
+                        f"{table.periods[-1]}) with no value in any {table.unit}; fill in the values")
     melted, rows = table.melt(raw, kept, timestamp_col=name, id_col=id_col)
     periods = np.asarray(table.periods, dtype=object)[np.nonzero(kept)[1]]  # (R,), as melt orders the cells
     written, rows_read = None, len(raw)
@@ -823,7 +831,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     source_rows = None  # the row of the file's table each row of raw comes from, where it was reshaped
     column_of: Callable[[str, int], str] = lambda col, row: col  # the file's column of a cell
     if table is not None:
-        raw, source_rows, as_written, note, periods = _melt_years(raw, table, timestamp_col, id_col, as_written)
+        raw, source_rows, as_written, note, periods = _melt_years(raw, table, timestamp_col, id_col, as_written, path)
         column_of = lambda col, row: periods[row] if col == VALUE else col  # noqa: E731
         detected.append(note)
     names = list(raw.columns)

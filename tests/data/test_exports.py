@@ -152,3 +152,25 @@ def test_a_total_row_and_notes_below_the_data_are_left_out(tmp_path: Path) -> No
                            f"Statistics'), timestamps in the first column, 'Month'",)
     csv.write_text("id,date,v\n" + "".join(f"{s},2020-01-{d:02d},{d}\n" for s in "AB" for d in range(1, 11)))
     assert [len(s.frame) for s in read_panel(csv, id_col="id").series] == [10, 10]  # ids without digits are data
+
+
+def test_a_workbook_a_header_alone_and_an_empty_year_table_are_refused_in_one_line(tmp_path: Path) -> None:
+    import zipfile
+
+    book = tmp_path / "book.xlsx"
+    with zipfile.ZipFile(book, "w") as z:
+        z.writestr("xl/workbook.xml", "<workbook/>")
+    with pytest.raises(DataError) as err:
+        read_panel(book)
+    assert str(err.value) == (f"{book}: a spreadsheet workbook (Excel), not a CSV file; save the sheet as CSV, or "
+                              f"read it with pandas.read_excel and pass the DataFrame to the Python API (forecast.api)")
+    header = tmp_path / "header.csv"
+    header.write_text("date,v\n")
+    with pytest.raises(DataError, match=r"header.csv: the file has a header but no data rows$"):
+        read_panel(header)
+    empty = tmp_path / "years.csv"
+    empty.write_text("Year," + ",".join(pd.date_range("2020-01-01", periods=12, freq="MS").strftime("%b"))
+                     + "\n2020" + "," * 12 + "\n")
+    with pytest.raises(DataError, match=r"years.csv: a table of years by months \(Year, Jan .. Dec\) with no value "
+                                        r"in any month; fill in the values$"):
+        read_panel(empty)
