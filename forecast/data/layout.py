@@ -23,6 +23,7 @@ _EXCEL_SEP = re.compile(r"^sep=(.)\r?\n?$")  # the line Excel writes above a CSV
 
 _MAX_TABLE = 8  # lines of a small table of its own above a blank line and the file's table
 _SEPS = (",", ";", "\t", "|")
+_BLOCK = ("-BEGIN HEADER-", "-END HEADER-")
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,7 @@ class Layout:
     header_line: str = ""
     table_above: str = ""
     table_lines: int = 0
+    header_block: int = 0
 
 
 def _chunks(path: Path) -> Iterator[bytes]:
@@ -119,6 +121,15 @@ def comment_lines(lines: list[str], start: int = 0) -> int:
     return n - start if n < len(lines) else 0
 
 
+def header_block(lines: list[str]) -> int:
+    """The lines of a block that opens the file, ``-BEGIN HEADER-`` .. ``-END HEADER-`` (NASA POWER's), both
+    included; 0 without one."""
+    if not lines or lines[0].strip() != _BLOCK[0]:
+        return 0
+    end = next((i for i, line in enumerate(lines) if line.strip() == _BLOCK[1]), None)
+    return 0 if end is None else end + 1
+
+
 def table_above(lines: list[str], start: int = 0) -> int:
     """The number of ``lines`` from ``start`` on that hold a small table of their own (at most ``_MAX_TABLE``
     lines, then blank ones) above the file's table (Open-Meteo's coordinates above its hourly values): the
@@ -147,9 +158,11 @@ def file_layout(path: Path) -> Layout:
     lines = _top_lines(path, encoding)
     named = _EXCEL_SEP.match(lines[0]) if lines else None
     start = 1 if named else 0
+    block = header_block(lines)
+    start += block
     skip = start + comment_lines(lines, start)
     above = table_above(lines, skip)
     first = lines[skip].strip() if above else ""
     skip += above
     return Layout(encoding, skip, named.group(1) if named else None, lines[skip] if skip < len(lines) else "",
-                  table_above=first, table_lines=above)
+                  table_above=first, table_lines=above, header_block=block)

@@ -40,6 +40,7 @@ from forecast.data.hints import TRAIN, Hints
 from forecast.data.regular import (HOLIDAY_RUN, Gap, add_missing_rows, describe_gaps, find_gaps, holiday_note,
                                    infer_freq, is_business, offset, refuse_gap, refuse_other_step,
                                    resolve_frequency)
+from forecast.data.date_parts import DateParts, find_date_parts
 from forecast.data.year_table import VALUE, YearTable, find_year_table
 from forecast.data.timestamps import (TIMESTAMP_NAMES, find_timestamp_column, interval_starts, is_timestamp_name,
                                      named_like_timestamp, parse_timestamps, typed_timestamps)
@@ -711,6 +712,25 @@ def _fill(frame: pd.DataFrame, fill: FillMethod, path: Path, who: str, hints: Hi
     return frame
 
 
+def _join_date_parts(raw: pd.DataFrame, parts: DateParts, timestamp_col: str, path: Path, first_line: int
+                     ) -> pd.DataFrame:
+    """``raw`` with the date parts' columns replaced by one timestamp column, first (:mod:`forecast.data.date_parts`).
+
+    Raises:
+        DataError: parts that make no date (31 February), naming the first such line.
+    """
+    stamps = parts.timestamps(raw)
+    bad = np.flatnonzero(stamps.isna().to_numpy())
+    if bad.size:
+        r = int(bad[0])
+        cells = "-".join(str(raw[c].iloc[r]) for c in parts.columns.values())
+        raise DataError(f"{path}: line {first_line + r}: columns {', '.join(repr(c) for c in parts.columns.values())} "
+                        f"make no date ({cells}); correct the row")
+    joined = raw.drop(columns=list(parts.columns.values()))
+    joined.insert(0, timestamp_col, stamps.to_numpy())
+    return joined
+
+
 def _melt_years(raw: pd.DataFrame, table: YearTable, timestamp_col: str, id_col: str | None,
                 as_written: Callable[[], pd.DataFrame] | None, path: Path
                 ) -> tuple[pd.DataFrame, np.ndarray, Callable[[], pd.DataFrame] | None, str, np.ndarray]:
@@ -797,7 +817,9 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     detected += [ENCODING_NOTES[layout.encoding]] if layout.encoding in ENCODING_NOTES else []
     detected += [f"Excel's separator line sep={layout.sep} ({SEP_NAMES.get(layout.sep, repr(layout.sep))}-separated "
                  f"columns)"] if layout.sep is not None else []
-    comments = layout.skip - (layout.sep is not None) - layout.table_lines
+    comments = layout.skip - (layout.sep is not None) - layout.table_lines - layout.header_block
+    detected += [f"a header block of {layout.header_block} lines left out (-BEGIN HEADER- .. -END HEADER-)"] \
+        if layout.header_block else []
     detected += [f"{comments} comment line(s) above the header left out"] if comments else []
     above = layout.table_above[:60] + ("..." if len(layout.table_above) > 60 else "")
     detected += [f"a table of its own above a blank line left out ({above})"] if layout.table_lines else []
@@ -834,6 +856,12 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         raw, source_rows, as_written, note, periods = _melt_years(raw, table, timestamp_col, id_col, as_written, path)
         column_of = lambda col, row: periods[row] if col == VALUE else col  # noqa: E731
         detected.append(note)
+    if table is None and isinstance(timestamp_col, str) and timestamp_col not in raw.columns \
+            and not any(named_like_timestamp(str(n)) for n in raw.columns):
+        parts = find_date_parts(raw, (id_col,))
+        if parts is not None:
+            raw = _join_date_parts(raw, parts, timestamp_col, path, first_line)
+            detected.append(parts.note())
     names = list(raw.columns)
     if timestamp_col is not None and not isinstance(timestamp_col, str):
         timestamp_col, time_col = check_pair(timestamp_col)

@@ -15,7 +15,7 @@ CELLS = ["", "x", "1", "2.5", "1,5", "2020-01-01", "Total", "<1", "***", "Jan", 
          "01.01.2023 00:00 - 01.01.2023 01:00", "2020-01-01T00:00:00Z", "02-Jan-2024", "Q1 2020", "Source: x",
          "USW1", "1e5"]
 HEADERS = ["date", "Date", "Year", "Jan", "Feb", "value", "v", "observation_date", "Week", "MTU", "Q1", "", "id",
-           "time", "Datum", "STATION"]
+           "time", "Datum", "STATION", "YEAR", "MO", "DY", "HR"]
 
 
 def random_csv(rng: random.Random) -> str:
