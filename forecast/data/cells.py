@@ -7,6 +7,15 @@ import pandas as pd
 ARROW_TEXT = pd.StringDtype("pyarrow")  # text whose string methods and regular expressions run in Arrow's kernels
 
 
+def is_number(text: str) -> bool:
+    """``text`` is what ``float`` reads: ``1.5``, ``-2e3``, ``nan``, ``inf``."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def typed_number(col: pd.Series) -> bool:
     """A column stored as numbers (int or float, not bool): its values are read as they are."""
     return pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col)

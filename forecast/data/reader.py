@@ -30,7 +30,7 @@ from typing import Callable, Iterable, Literal, Sequence
 import numpy as np
 import pandas as pd
 
-from forecast.data.cells import ARROW_TEXT, as_text, typed_number, typed_time
+from forecast.data.cells import ARROW_TEXT, as_text, is_number, typed_number, typed_time
 from forecast.data.date_time import (DATE_NAMES, TIME_NAMES, check_pair, find_date_time_pair, hours_ending,
                                      join_date_time, named_date_time_pair)
 from forecast.data.dialect import SEP_NAMES, SPACES, Dialect, dot_thousands, number_marks, sniff_sep
@@ -41,6 +41,7 @@ from forecast.data.regular import (HOLIDAY_RUN, Gap, add_missing_rows, describe_
                                    infer_freq, is_business, offset, refuse_gap, refuse_other_step,
                                    resolve_frequency)
 from forecast.data.date_parts import DateParts, find_date_parts
+from forecast.data.surround import label_column, label_rows, one_label_columns, rows_below
 from forecast.data.year_table import VALUE, YearTable, find_year_table
 from forecast.data.timestamps import (TIMESTAMP_NAMES, find_timestamp_column, interval_starts, is_timestamp_name,
                                      named_like_timestamp, parse_timestamps, typed_timestamps)
@@ -104,21 +105,10 @@ class Panel:
         return [s.series_id for s in self.series]
 
 
-_WITH_MARKS = re.compile(r"[-+]?\d[\d.,' ]*")  # digits and marks alone: 5,827 or 1.234,5
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
 def looks_like_data(cells: Sequence[str]) -> bool:
     """True when a would-be header row holds values: numbers, maybe dates, at least one number."""
     cells = [str(c).strip() for c in cells]
-    numbers = [_is_number(c) for c in cells]
+    numbers = [is_number(c) for c in cells]
     return any(numbers) and all(n or bool(_DATE.match(c)) for n, c in zip(numbers, cells))
 
 
@@ -405,78 +395,6 @@ def _could_be_dst_repeat(stamp: pd.Timestamp) -> bool:
     return stamp.month in DST_MONTHS and stamp.hour <= 3
 
 
-def _label_rows(raw: pd.DataFrame, most: int = 5) -> tuple[int, list[str]]:
-    """How many rows at the top label the columns rather than hold data (units under the header: ``,degC,%``;
-    a logger's ``TS,RN`` and ``Smp,Avg`` rows), and their cells: rows of which no cell is a number or a date
-    and some cell is not empty, followed by a row with a number (at most ``most`` rows)."""
-    top: list[str] = []
-    if len(raw) < 2:
-        return 0, []
-    for r in range(min(most, len(raw) - 1)):
-        cells = [c for c in as_text(raw.iloc[r]).str.strip() if c != ""]
-        if not cells or any(_numeric(c) or _is_date(c) for c in cells):
-            break
-        top += cells
-    else:
-        r = min(most, len(raw) - 1)
-    if r == 0 or not any(_numeric(c) or _is_date(c) for c in as_text(raw.iloc[r]).str.strip()):
-        return 0, []
-    return r, top
-
-
-def _rows_below(raw: pd.DataFrame, most: int = 5) -> list[str]:
-    """The first cells of the rows at the end that follow the data rather than hold it (a ``Total`` row, ``Source:``
-    and ``Notes:`` lines): at most ``most`` rows whose first cell is text without a digit, below a first column of
-    cells with digits (dates, ids with numbers); [] when there are none."""
-    if not len(raw.columns) or typed_number(raw.iloc[:, 0]) or typed_time(raw.iloc[:, 0]) or len(raw) < 2 * most:
-        return []
-    text = as_text(raw.iloc[:, 0]).str.strip()
-    digits = text.str.contains(r"\d", regex=True).to_numpy(dtype=bool)
-    k = 0
-    while k < most and not digits[len(raw) - 1 - k] and text.iloc[len(raw) - 1 - k] != "":
-        k += 1
-    if k == 0 or k == most or not digits[: len(raw) - k].all():
-        return []
-    return [str(c) for c in text.iloc[len(raw) - k:]]
-
-
-def _numeric(cell: str) -> bool:
-    """A number, or digits with marks (``5,827``, ``1.234,5``, ``1'234``)."""
-    return _is_number(cell) or _WITH_MARKS.fullmatch(cell) is not None
-
-
-def _is_date(cell: str) -> bool:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return not pd.isna(pd.to_datetime(cell, errors="coerce"))
-
-
-def _one_label(raw: pd.DataFrame, columns: Sequence[str]) -> dict[str, str]:
-    """The ``columns`` whose every cell is the same text that is no number (a station's id and name on every
-    row of a weather export), with that text."""
-    found = {}
-    for col in columns:
-        if typed_number(raw[col]) or not len(raw):
-            continue
-        text = as_text(raw[col]).str.strip()
-        first = str(text.iloc[0])
-        if first and not _numeric(first) and bool((text == first).all()):
-            found[str(col)] = first
-    return found
-
-
-def _labels(raw: pd.DataFrame, besides: Sequence[str | None]) -> str | None:
-    """The first column but ``besides`` that holds labels rather than numbers (most cells not numbers, each
-    label on two rows or more on average): in a file of many series in long format, their names."""
-    for col in raw.columns:
-        if col in besides or typed_number(raw[col]) or not len(raw):
-            continue
-        text = as_text(raw[col]).str.strip()
-        if pd.to_numeric(text, errors="coerce").isna().mean() > 0.5 and text.nunique() <= len(raw) // 2:
-            return str(col)
-    return None
-
-
 def _order(stamps: pd.DatetimeIndex, path: Path, line: np.ndarray, col: str, who: str, *, order_hint: str = "",
            hints: Hints = TRAIN, labels: str | None = None) -> None:
     """Refuse duplicate or decreasing timestamps of one series (``line`` maps its rows to file lines).
@@ -665,7 +583,7 @@ def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndar
 
 def _code_numbers(codes: Sequence[str]) -> list[float]:
     """The missing-value codes that are numbers (``-200``), as numbers."""
-    return [float(c) for c in codes if _is_number(c) and not np.isnan(float(c))]
+    return [float(c) for c in codes if is_number(c) and not np.isnan(float(c))]
 
 
 def _coded(cells: pd.Series, codes: Sequence[str], marks: Dialect) -> np.ndarray:
@@ -799,11 +717,11 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     named = [*([timestamp_col] if isinstance(timestamp_col, str) or timestamp_col is None else timestamp_col),
              dialect.time_col, id_col]
     raw, first_line = _read_raw(path, header, hints, sep, text=named, layout=layout)
-    top, labelled = _label_rows(raw) if header else (0, [])
+    top, labelled = label_rows(raw) if header else (0, [])
     if top:
         raw = raw.iloc[top:].reset_index(drop=True)
         first_line += top
-    below = _rows_below(raw)
+    below = rows_below(raw)
     if below:
         raw = raw.iloc[: len(raw) - len(below)]
     csv_file = not isinstance(path, pd.DataFrame) and path.suffix.lower() not in PARQUET
@@ -878,7 +796,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         raise DataError(f"{path}: {hints.fill_missing_dates} adds empty rows: also pass {hints.fill} to fill them")
     available = [c for c in names if c not in (timestamp_col, time_col, id_col)]
     if columns is None:
-        labels = _one_label(raw, available)
+        labels = one_label_columns(raw, available)
         if labels and len(labels) < len(available):
             available = [c for c in available if c not in labels]
             detected.append(f"column(s) holding one label in every row left out ("
@@ -930,7 +848,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         for name, rows in groups:
             _order(stamps[rows], path, line[rows], timestamp_col, "" if name is None else f" of series {name}",
                    order_hint=order_hint, hints=hints,
-                   labels=_labels(raw, (timestamp_col, time_col)) if id_col is None else None)
+                   labels=label_column(raw, (timestamp_col, time_col)) if id_col is None else None)
     values, marks, coded = _values(raw, columns, path, line, fill, hints, sep=sep, dialect=dialect,
                                    as_written=as_written, column_of=column_of)
     detected += [marks] if marks else []

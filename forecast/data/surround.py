@@ -1,0 +1,87 @@
+"""Rows and columns around a file's data that hold no data: labels under the header (units), a total and notes
+below it, columns holding one label in every row, and the column of labels that names a long file's series."""
+
+from __future__ import annotations
+
+import re
+import warnings
+from typing import Sequence
+
+import pandas as pd
+
+from forecast.data.cells import as_text, is_number, typed_number, typed_time
+
+_WITH_MARKS = re.compile(r"[-+]?\d[\d.,' ]*")  # digits and marks alone: 5,827 or 1.234,5
+
+
+def label_rows(raw: pd.DataFrame, most: int = 5) -> tuple[int, list[str]]:
+    """How many rows at the top label the columns rather than hold data (units under the header: ``,degC,%``;
+    a logger's ``TS,RN`` and ``Smp,Avg`` rows), and their cells: rows of which no cell is a number or a date
+    and some cell is not empty, followed by a row with a number (at most ``most`` rows)."""
+    top: list[str] = []
+    if len(raw) < 2:
+        return 0, []
+    for r in range(min(most, len(raw) - 1)):
+        cells = [c for c in as_text(raw.iloc[r]).str.strip() if c != ""]
+        if not cells or any(numeric(c) or is_date(c) for c in cells):
+            break
+        top += cells
+    else:
+        r = min(most, len(raw) - 1)
+    if r == 0 or not any(numeric(c) or is_date(c) for c in as_text(raw.iloc[r]).str.strip()):
+        return 0, []
+    return r, top
+
+
+def rows_below(raw: pd.DataFrame, most: int = 5) -> list[str]:
+    """The first cells of the rows at the end that follow the data rather than hold it (a ``Total`` row, ``Source:``
+    and ``Notes:`` lines): at most ``most`` rows whose first cell is text without a digit, below a first column of
+    cells with digits (dates, ids with numbers); [] when there are none."""
+    if not len(raw.columns) or typed_number(raw.iloc[:, 0]) or typed_time(raw.iloc[:, 0]) or len(raw) < 2 * most:
+        return []
+    text = as_text(raw.iloc[:, 0]).str.strip()
+    digits = text.str.contains(r"\d", regex=True).to_numpy(dtype=bool)
+    k = 0
+    while k < most and not digits[len(raw) - 1 - k] and text.iloc[len(raw) - 1 - k] != "":
+        k += 1
+    if k == 0 or k == most or not digits[: len(raw) - k].all():
+        return []
+    return [str(c) for c in text.iloc[len(raw) - k:]]
+
+
+def numeric(cell: str) -> bool:
+    """A number, or digits with marks (``5,827``, ``1.234,5``, ``1'234``)."""
+    return is_number(cell) or _WITH_MARKS.fullmatch(cell) is not None
+
+
+def is_date(cell: str) -> bool:
+    """A cell pandas reads as a date or a timestamp."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return not pd.isna(pd.to_datetime(cell, errors="coerce"))
+
+
+def one_label_columns(raw: pd.DataFrame, columns: Sequence[str]) -> dict[str, str]:
+    """The ``columns`` whose every cell is the same text that is no number (a station's id and name on every
+    row of a weather export), with that text."""
+    found = {}
+    for col in columns:
+        if typed_number(raw[col]) or not len(raw):
+            continue
+        text = as_text(raw[col]).str.strip()
+        first = str(text.iloc[0])
+        if first and not numeric(first) and bool((text == first).all()):
+            found[str(col)] = first
+    return found
+
+
+def label_column(raw: pd.DataFrame, besides: Sequence[str | None]) -> str | None:
+    """The first column but ``besides`` that holds labels rather than numbers (most cells not numbers, each
+    label on two rows or more on average): in a file of many series in long format, their names."""
+    for col in raw.columns:
+        if col in besides or typed_number(raw[col]) or not len(raw):
+            continue
+        text = as_text(raw[col]).str.strip()
+        if pd.to_numeric(text, errors="coerce").isna().mean() > 0.5 and text.nunique() <= len(raw) // 2:
+            return str(col)
+    return None
