@@ -396,7 +396,7 @@ def _could_be_dst_repeat(stamp: pd.Timestamp) -> bool:
 
 
 def _order(stamps: pd.DatetimeIndex, path: Path, line: np.ndarray, col: str, who: str, *, order_hint: str = "",
-           hints: Hints = TRAIN, labels: str | None = None) -> None:
+           hints: Hints = TRAIN, labels: Callable[[], str | None] = lambda: None) -> None:
     """Refuse duplicate or decreasing timestamps of one series (``line`` maps its rows to file lines).
 
     ``order_hint`` (the date order read) ends an "unsorted" refusal; a duplicate naive timestamp at a night
@@ -408,8 +408,9 @@ def _order(stamps: pd.DatetimeIndex, path: Path, line: np.ndarray, col: str, who
         first = int(np.flatnonzero(stamps == stamps[r])[0])
         local = "" if stamps.tz is not None or not _could_be_dst_repeat(stamps[r]) else (
             f"; if the file is in local time with daylight saving, pass {hints.set('tz', 'Europe/Berlin')} (its zone)")
-        series = "" if labels is None else (
-            f"; if column {labels!r} names each row's series (long format), pass {hints.set('id_col', labels)}")
+        named = labels()
+        series = "" if named is None else (
+            f"; if column {named!r} names each row's series (long format), pass {hints.set('id_col', named)}")
         raise DataError(f"{path}: line {line[r]}: duplicate timestamp {stamps[r]}{who} (also on line {line[first]}); "
                         f"remove or aggregate duplicates{series}{local}")
     back = np.flatnonzero(np.diff(stamps.asi8) < 0)
@@ -670,7 +671,7 @@ def _melt_years(raw: pd.DataFrame, table: YearTable, timestamp_col: str, id_col:
 
         def written() -> pd.DataFrame:
             return table.melt(text().iloc[:rows_read], kept, timestamp_col=name, id_col=id_col)[0]
-    dropped = int(sum(kept[g].size - kept[g].sum() for g in groups))
+    dropped = int(kept.size - kept.sum())
     return melted, rows, written, table.note(melted, name, dropped, id_col), periods
 
 
@@ -848,7 +849,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         for name, rows in groups:
             _order(stamps[rows], path, line[rows], timestamp_col, "" if name is None else f" of series {name}",
                    order_hint=order_hint, hints=hints,
-                   labels=label_column(raw, (timestamp_col, time_col)) if id_col is None else None)
+                   labels=(lambda: label_column(raw, (timestamp_col, time_col)) if id_col is None else None))
     values, marks, coded = _values(raw, columns, path, line, fill, hints, sep=sep, dialect=dialect,
                                    as_written=as_written, column_of=column_of)
     detected += [marks] if marks else []

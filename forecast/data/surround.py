@@ -12,6 +12,7 @@ import pandas as pd
 from forecast.data.cells import as_text, is_number, typed_number, typed_time
 
 _WITH_MARKS = re.compile(r"[-+]?\d[\d.,' ]*")  # digits and marks alone: 5,827 or 1.234,5
+_DIGIT = re.compile(r"\d")
 
 
 def label_rows(raw: pd.DataFrame, most: int = 5) -> tuple[int, list[str]]:
@@ -39,14 +40,16 @@ def rows_below(raw: pd.DataFrame, most: int = 5) -> list[str]:
     cells with digits (dates, ids with numbers); [] when there are none."""
     if not len(raw.columns) or typed_number(raw.iloc[:, 0]) or typed_time(raw.iloc[:, 0]) or len(raw) < 2 * most:
         return []
-    text = as_text(raw.iloc[:, 0]).str.strip()
-    digits = text.str.contains(r"\d", regex=True).to_numpy(dtype=bool)
+    first = raw.iloc[:, 0]
+    tail = [str(c) for c in as_text(first.iloc[len(raw) - most:]).str.strip()]  # the last rows, a cheap look
     k = 0
-    while k < most and not digits[len(raw) - 1 - k] and text.iloc[len(raw) - 1 - k] != "":
+    while k < most and tail[most - 1 - k] != "" and not _DIGIT.search(tail[most - 1 - k]):
         k += 1
-    if k == 0 or k == most or not digits[: len(raw) - k].all():
+    if k == 0 or k == most:
         return []
-    return [str(c) for c in text.iloc[len(raw) - k:]]
+    if not as_text(first.iloc[: len(raw) - k]).str.contains(_DIGIT).to_numpy(dtype=bool).all():
+        return []
+    return tail[most - k:]
 
 
 def numeric(cell: str) -> bool:

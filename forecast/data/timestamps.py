@@ -37,8 +37,9 @@ from forecast.data.hints import Hints
 TIMESTAMP_NAMES = ("date", "timestamp", "time", "ds", "datetime")  # recognised timestamp columns, any case
 # words that name a timestamp column, alone (Datum) or within a longer name (observation_date), any case
 TIMESTAMP_WORDS = ("date", "datetime", "timestamp", "datum", "fecha", "zeitstempel")
-# a UTC offset after a time of day (not the year of 02-Jan-2024)
-_OFFSET = re.compile(r"\d:\d{2}(?::\d{2}(?:[.,]\d+)?)?\s*(?P<offset>Z|[+-]\d{2}:?\d{2})$")
+# a UTC offset at a cell's end; one that follows a time of day (not the year of 02-Jan-2024 or 01-02-2024)
+_OFFSET = re.compile(r"(?:Z|[+-]\d{2}:?\d{2})$")
+_OFFSET_AFTER_TIME = re.compile(r"\d:\d{2}(?::\d{2}(?:[.,]\d+)?)?\s*(?:Z|[+-]\d{2}:?\d{2})$")
 _YEAR_FIRST = re.compile(r"^\d{4}[-/.]\d")
 _YEAR = re.compile(r"^[12]\d{3}(\.0*)?$")  # a year alone: 1000 .. 2999, maybe written as a float (1700.0)
 # dates told by their shape, each format with how the note names it: one number, year first, 8 digits (20180131)
@@ -203,7 +204,7 @@ def _with_offsets(text: pd.Series, has: np.ndarray, *, col: str, dialect: Dialec
                         f"offset or none")
     stamps = _to_datetime(text, utc=True, format=dialect.date_format or "mixed")
     _refuse_unparsed(stamps, text, col=col, source=source, line=line, how="", hints=hints)
-    offsets = sorted(set(text.str.extract(_OFFSET)["offset"]))
+    offsets = sorted(set(text.str.extract(f"({_OFFSET.pattern})")[0]))
     shown = ", ".join(offsets[:3]) + (" ..." if len(offsets) > 3 else "")
     return Parsed(stamps.tz_convert(dialect.tz or "UTC"), dialect,
                   (f"timestamps with UTC offsets ({shown}), read as {dialect.tz or 'UTC'}",))
@@ -298,6 +299,15 @@ def typed_timestamps(values: pd.Series, groups: Sequence[np.ndarray], *, col: st
     return parsed if dialect.tz is None else _localize(parsed, groups, col=col, source=source, line=line)
 
 
+def _offset_after_time(text: pd.Series) -> np.ndarray:
+    """Which cells end in a UTC offset that follows a time of day, (N,) bool: the cheap end match on every cell,
+    the time before it only on the cells that end so."""
+    has = np.array(text.str.contains(_OFFSET), dtype=bool)  # a copy: the second look writes into it
+    if has.any():
+        has[has] = text[has].str.contains(_OFFSET_AFTER_TIME).to_numpy(dtype=bool)
+    return has
+
+
 def interval_starts(text: pd.Series) -> pd.Series | None:
     """The starts of cells written as intervals, ``start - end`` (stripped), when every cell is one; else None."""
     if not len(text) or not _INTERVAL.match(str(text.iloc[0])):
@@ -351,7 +361,7 @@ def parse_timestamps(text: pd.Series, groups: Sequence[np.ndarray], *, col: str,
     epoch = _epoch(text, col=col, dialect=dialect, source=source, line=line, hints=hints)
     if epoch is not None:
         return epoch
-    has = text.str.extract(_OFFSET)["offset"].notna().to_numpy(dtype=bool)
+    has = _offset_after_time(text)
     if has.any():
         return _with_offsets(text, has, col=col, dialect=dialect, source=source, line=line, hints=hints)
     parsed = _naive(text, groups, col=col, dialect=dialect, source=source, line=line, hints=hints)
