@@ -158,7 +158,7 @@ class WindowedData:
                  id_col: Column | None = None, scaler: Scaler = "series", fill_missing_dates: bool = False,
                  eval_stride: int = 1,
                  future_columns: Annotated[Sequence[str] | str | None, "a list of column names"] = None,
-                 val_max_windows: int | None = 4096, eval_max_windows: int | None = 20_000,
+                 val_max_windows: int | None = 4096, eval_max_windows: int | None = 10_000,
                  fit_max_windows: int | None = 200_000, fit_max_rows: int | None = 2_000_000,
                  sep: str | None = None, decimal: str | None = None,
                  thousands: str | None = None, na_values: Sequence[str] | str | None = None,

@@ -101,7 +101,7 @@ def describe_budget(trainer: L.Trainer, datamodule: Any) -> dict[str, Any]:
 
 
 def windows_line(metrics: dict[str, Any]) -> str:
-    """``2857 test windows`` or, when a cap thinned them, ``20000 test windows at stride 7``."""
+    """``2857 test windows`` or, when a cap thinned them, ``10000 test windows at stride 7``."""
     stride = metrics.get("test_stride", 1)
     return f"{metrics['test_windows']} test windows" + (f" at stride {stride}" if stride > 1 else "")
 
