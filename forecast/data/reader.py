@@ -35,6 +35,7 @@ from forecast.data.date_time import (DATE_NAMES, TIME_NAMES, check_pair, find_da
                                      join_date_time, named_date_time_pair)
 from forecast.data.dialect import SEP_NAMES, SPACES, Dialect, dot_thousands, number_marks, sniff_sep
 from forecast.data.layout import ENCODING_NOTES, Layout, file_layout
+from forecast.data.magnitudes import strip_magnitudes
 from forecast.data.errors import DataError, require_file
 from forecast.data.hints import TRAIN, Hints
 from forecast.data.regular import (HOLIDAY_RUN, Gap, add_missing_rows, describe_gaps, find_gaps, holiday_note,
@@ -519,14 +520,22 @@ def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndar
     """
     typed = [c for c in columns if typed_number(raw[c])]
     raw, signs = _strip_units(raw, columns, dialect)
+    raw, factors, lettered, odd = strip_magnitudes(raw, columns, lambda text: _missing(text, dialect))
+    for col, r in odd.items():
+        cell = raw[col].iloc[r]
+        raise DataError(f"{path}: line {line[r]}: column {column_of(col, r)!r} has {cell!r} where its other cells are "
+                        f"numbers with a K, M or B (34.91M); replace it with a number, or pass "
+                        f"{hints.set_list('na_values', str(cell).strip())} to read it as missing"
+                        f"{', ' + hints.columns if hints.columns else ''}")
     failing = _not_numbers(raw, [c for c in columns if c not in typed], dialect)
     decimal, thousands, detected = number_marks(list(failing.values()), sep=sep, decimal=dialect.decimal,
                                                 thousands=dialect.thousands)
-    detected = ", ".join(filter(None, [*signs, detected]))
+    detected = ", ".join(filter(None, [*signs, *lettered, detected]))
     marks = replace(dialect, decimal=decimal, thousands=thousands)
     plain = decimal in (None, ".") and thousands is None and not dialect.na_values
     if typed and as_written is not None and not plain:
         raw, typed = _strip_units(as_written(), columns, dialect)[0], []
+        raw = strip_magnitudes(raw, columns, lambda text: _missing(text, dialect)).raw
     if decimal == "," and thousands is None:  # a dot can only group thousands
         text_columns = [c for c in columns if c not in typed]
         cells = [raw[c].str.strip() for c in text_columns]
@@ -556,7 +565,7 @@ def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndar
             raise DataError(f"{path}: line {line[r]}: column {column_of(col, r)!r} has non-numeric value {raw[col].iloc[r]!r}; "
                             f"every data column must be numeric{_marks_hint(raw[col].iloc[r], marks, hints)}"
                             f"{_text_hint(raw[col].iloc[r], hints)}")
-        out[:, c] = values
+        out[:, c] = values * factors[col] if col in factors else values
     coded = np.zeros(out.shape, dtype=bool)
     if dialect.na_values:
         numbers = _code_numbers(dialect.na_values)
