@@ -27,7 +27,8 @@ def typed_time(col: pd.Series) -> bool:
 
 
 def as_text(col: pd.Series) -> pd.Series:
-    """A column's cells as text, as a CSV writes them; missing cells empty (a text column as it is)."""
+    """A column's cells as text, as a CSV writes them; missing cells empty (a text column as it is, its missing
+    cells emptied)."""
     if pd.api.types.is_string_dtype(col) and not typed_time(col):
-        return col
+        return col.fillna("") if col.hasnans else col
     return col.astype(object).where(col.notna(), "").astype(str)

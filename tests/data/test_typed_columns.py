@@ -120,3 +120,15 @@ def test_a_missing_stored_timestamp_is_refused_at_its_line(tmp_path: Path) -> No
     pd.DataFrame({"date": stamps, "OT": np.arange(4.0)}).to_parquet(tmp_path / "t.parquet", index=False)
     with pytest.raises(DataError, match=r"t.parquet: line 4: empty timestamp in column 'date'"):
         read_panel(tmp_path / "t.parquet")
+
+
+@pytest.mark.parametrize("cells", [["1.5", None, "2"], ["1,5", np.nan, "2"], ["$1.5", None, "$2"], ["1.5K", None, "2M"]])
+def test_a_dataframes_text_column_with_missing_cells_reads_as_a_csv_with_empty_ones(tmp_path: Path,
+                                                                                   cells: list) -> None:
+    frame = pd.DataFrame({"date": pd.date_range("2023-01-16", periods=3, freq="D"), "v": cells})
+    csv = tmp_path / "same.csv"
+    frame.to_csv(csv, index=False)
+    from_frame = read_panel(frame, fill="ffill").series[0].frame
+    pd.testing.assert_frame_equal(from_frame, read_panel(csv, fill="ffill").series[0].frame)
+    with pytest.raises(DataError, match=r"<DataFrame>: line 3: column 'v' is empty or NaN; fill the gap"):
+        read_panel(frame)
