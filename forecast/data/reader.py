@@ -521,7 +521,8 @@ def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndar
     typed = [c for c in columns if typed_number(raw[c])]
     raw, signs = _strip_units(raw, columns, dialect)
     raw, factors, lettered, odd = strip_magnitudes(raw, columns, lambda text: _missing(text, dialect))
-    for col, r in odd.items():
+    if odd is not None:
+        col, r = odd
         cell = raw[col].iloc[r]
         raise DataError(f"{path}: line {line[r]}: column {column_of(col, r)!r} has {cell!r} where its other cells are "
                         f"numbers with a K, M or B (34.91M); replace it with a number, or pass "
