@@ -70,8 +70,10 @@ except (AttributeError, TypeError):
 def dropout(x: Tensor, p: float, training: bool = True) -> Tensor:
     """``F.dropout(x, p, training)`` with the mask of :func:`keep_mask` on CPU.
 
-    Shapes: x (*) -> (*). The 0/1 mask multiplies in ``x``'s dtype (bf16 under autocast, exact); the
-    scale is a Python float, so it is applied at float precision before the result is rounded.
+    Shapes: x (*) -> (*). In float32 and float64 the scale rides on the mask (0 or the scale, in ``x``'s
+    dtype), so forward and backward are one product each, with the bits of ``x * mask * scale``. In a
+    16-bit dtype (bf16 under autocast) the 0/1 mask multiplies exactly and the scale, a Python float, is
+    applied at float precision before the result is rounded.
     """
     if not training or p == 0.0:
         return x
@@ -82,7 +84,10 @@ def dropout(x: Tensor, p: float, training: bool = True) -> Tensor:
         keep, p_drawn = compiled_keep_mask(x.detach(), p), keep_threshold(p)[1]
     else:
         keep, p_drawn = keep_mask(x.shape, p, x.device)
-    return x * keep.to(x.dtype) * (1.0 / (1.0 - p_drawn))
+    scale = 1.0 / (1.0 - p_drawn)
+    if x.dtype in (torch.float32, torch.float64):
+        return x * torch.where(keep, x.new_tensor(scale), x.new_zeros(()))
+    return x * keep.to(x.dtype) * scale
 
 
 class Dropout(nn.Dropout):

@@ -48,6 +48,26 @@ def test_kept_elements_are_scaled_and_dropped_ones_are_zero_and_the_gradient_is_
     torch.testing.assert_close(x.grad, kept.float() * scale)
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_the_scaled_mask_gives_the_bits_of_the_mask_then_the_scale(dtype: torch.dtype) -> None:
+    """One product each way, with the bits of ``x * mask * scale`` forward and ``grad * scale * mask``
+    backward, signed zeros and a non-finite input included."""
+    x = torch.randn(8, 24, 32, dtype=dtype)
+    x[0, 0, :4] = torch.tensor([float("inf"), -float("inf"), float("nan"), -0.0], dtype=dtype)
+    x.requires_grad_(True)
+    grad = torch.randn(8, 24, 32, dtype=dtype)
+    torch.manual_seed(4)
+    y = dropout(x, 0.2)
+    (dx,) = torch.autograd.grad(y, x, grad)
+    torch.manual_seed(4)
+    keep, p_drawn = keep_mask(x.shape, 0.2, x.device)
+    scale = 1.0 / (1.0 - p_drawn)
+    mask, bits = keep.to(dtype), torch.int64 if dtype == torch.float64 else torch.int32
+    assert y.dtype == dtype
+    assert torch.equal(y.detach().view(bits), (x.detach() * mask * scale).view(bits))
+    assert torch.equal(dx.view(bits), (grad * scale * mask).view(bits))
+
+
 def test_the_same_seed_gives_the_same_masks_at_any_thread_count() -> None:
     x = torch.randn(4, 96, 64)
     masks = []
