@@ -1,13 +1,15 @@
-"""Early stopping replayed on finished runs (docs/results.md §13.5): where would each run have stopped, and
-which round would it have kept, had a round needed to beat the best so far by a share of it?
+"""Early stopping replayed on finished runs (docs/results.md §13.5, §13.7): where would each run have stopped,
+and which round would it have kept, had a round needed to beat the best so far by a share of it, or had the
+run been allowed fewer rounds?
 
-    python studies/patience_replay.py RUN_DIR [RUN_DIR ...] [--min-gain 0 0.0025 0.005 0.01]
+    python studies/patience_replay.py RUN_DIR [RUN_DIR ...] [--min-gain 0 0.0025 0.005 0.01] [--max-rounds 4]
 
 Reads each run's ``metrics.json`` (``start/val_loss``, ``val/loss_per_round``, ``round_steps``) and applies
 the default's rule to the rounds it trained: a round resets the patience (2) when it is below the best so far
 (the start included) by more than ``min_gain`` of it; while none has, the first round to end after 200 steps
 stops the run. A replay can only end a run earlier than it ended, so every round it needs was trained.
-Prints one line a run: the rounds relative to the start, and rounds trained / best round under each share.
+Prints one line a run: the rounds relative to the start, and rounds trained / best round under each share
+(with ``--max-rounds``, under each share and cap: ``0.005 <=4: 4/3``).
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("runs", nargs="+", type=Path)
     parser.add_argument("--min-gain", nargs="+", type=float, default=[0.0, 0.0025, 0.005, 0.01])
+    parser.add_argument("--max-rounds", nargs="+", type=int, default=[],
+                        help="also stop after this many rounds (trainer.max_epochs)")
     args = parser.parse_args()
     for run in args.runs:
         if not (run / "metrics.json").is_file():
@@ -48,8 +52,10 @@ def main() -> None:
         cells = []
         for gain in args.min_gain:
             n = replay(start, losses, gain, int(m["round_steps"]))
-            best = min(range(n), key=lambda i: losses[i]) + 1
-            cells.append(f"{gain:g}: {n}/{best}")
+            for cap in [None, *args.max_rounds]:
+                trained = n if cap is None else min(n, cap)
+                best = min(range(trained), key=lambda i: losses[i]) + 1
+                cells.append(f"{gain:g}{'' if cap is None else f' <={cap}'}: {trained}/{best}")
         ratios = " ".join(f"{loss / start:.4f}" for loss in losses)
         print(f"{run.name}  steps {m['round_steps']}  rounds/start {ratios}  |  " + "  ".join(cells))
 
