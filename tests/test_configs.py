@@ -94,6 +94,17 @@ def test_paper_row_uses_the_reference_windows(tmp_path: Path) -> None:
     assert cfg.model.encoder_attention.factor == 5
 
 
+def test_the_default_trains_at_most_4_rounds_and_the_paper_rows_6_whole_epochs(tmp_path: Path) -> None:
+    default = compose_train([], tmp_path)
+    assert (default.trainer.max_epochs, default.train.schedule) == (4, "budget")
+    for overrides in (["experiment=informer_etth1_24"], ["experiment=informer_etth2_720"],
+                      ["+experiment/paper=etth1_48", "model=linear"], ["experiment=compare_paper_etth1",
+                                                                      "+experiment/paper=etth1_24"]):
+        cfg = compose_train(overrides, tmp_path)
+        assert (cfg.trainer.max_epochs, cfg.train.schedule) == (6, "epochs"), overrides
+    assert compose_train(["experiment=informer_etth1_24", "trainer.max_epochs=2"], tmp_path).trainer.max_epochs == 2
+
+
 def test_a_model_config_brings_its_learning_rate_and_the_command_line_still_wins(tmp_path: Path) -> None:
     assert compose_train(["model=dlinear"], tmp_path).task.optimizer.lr == 5e-3
     assert compose_train(["model=informer_small"], tmp_path).task.optimizer.lr == 1e-4
