@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable, Sequence
 
 import lightning as L
@@ -11,10 +12,24 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 from torchmetrics import MeanAbsoluteError, MeanSquaredError, MetricCollection
 
+from forecast.core.errors import ConfigError
 from forecast.data.batch import Batch
 
 OptimizerFactory = Callable[..., torch.optim.Optimizer]
 SchedulerFactory = Callable[..., torch.optim.lr_scheduler.LRScheduler]
+
+
+def build_optimizer(factory: OptimizerFactory, params: list[nn.Parameter]) -> torch.optim.Optimizer:
+    """``factory(params=params)``; a setting the optimiser does not take (the default Adam's ``fused`` left on
+    ``task.optimizer._target_=torch.optim.RMSprop``) is a :class:`~forecast.core.errors.ConfigError` naming it."""
+    try:
+        return factory(params=params)
+    except TypeError as exc:
+        unknown = re.search(r"unexpected keyword argument '(\w+)'", str(exc))
+        if unknown is None:
+            raise
+        raise ConfigError(f"task.optimizer must be given only settings its optimiser takes ({exc}); remove it: "
+                          f"~task.optimizer.{unknown.group(1)}") from exc
 
 
 class ForecastTask(L.LightningModule):
@@ -41,6 +56,7 @@ class ForecastTask(L.LightningModule):
         target_mean, target_std = [float(v) for v in target_mean], [float(v) for v in target_std]
         self.save_hyperparameters(ignore=["net", "optimizer", "scheduler"], logger=False)
         self.net = net
+        build_optimizer(optimizer, [nn.Parameter(torch.zeros(1))])  # a setting it does not take: refused now
         self.optimizer_factory, self.scheduler_factory = optimizer, scheduler
         self.register_buffer("target_mean", torch.tensor(list(target_mean), dtype=torch.float32))
         self.register_buffer("target_std", torch.tensor(list(target_std), dtype=torch.float32))
@@ -106,7 +122,7 @@ class ForecastTask(L.LightningModule):
 
     def configure_optimizers(self) -> Any:
         params = [p for p in self.parameters() if p.requires_grad]
-        optimizer = self.optimizer_factory(params=params)
+        optimizer = build_optimizer(self.optimizer_factory, params)
         if self.scheduler_factory is None:
             return optimizer
         return {"optimizer": optimizer, "lr_scheduler": {"scheduler": self.scheduler_factory(optimizer),

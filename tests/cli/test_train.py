@@ -92,6 +92,9 @@ IMPOSSIBLE_SETTINGS = [
     ("model.net.net.d_model=wide", "model.net.net.d_model must be an int, got 'wide'"),
     ("trainer.max_epochs=abc", "trainer.max_epochs must be an int or null, got 'abc'"),
     ("model.net.net.embed=weird", "model.net.net.embed must be 'timeF' or 'fixed' or 'learned', got 'weird'"),
+    ("task.optimizer._target_=torch.optim.RMSprop",
+     "task.optimizer must be given only settings its optimiser takes (RMSprop.__init__() got an unexpected keyword "
+     "argument 'fused'); remove it: ~task.optimizer.fused"),
     ("model.net.restore_mean=true",
      "instance norm adds each window's mean back, so its forecast cannot start at zero; set restore_mean: false on "
      "the InstanceNorm inside a FloorResidual"),
