@@ -174,13 +174,13 @@ def compose(cfg: DictConfig, *, frame: pd.DataFrame | None = None,
     dims = datamodule.model_dims()
     net = build_forecaster(cfg.model, dims)  # before the floors: a setting it refuses costs no fit
     maybe_compile(net, bool(cfg.get("compile")))
+    task = instantiate(cfg.task, net=net, target_mean=spec.target_mean, target_std=spec.target_scale,
+                       pred_len=spec.pred_len)  # its optimiser's settings too
     floors = evaluate_floors(datamodule, dims, spec.freq)  # closed-form floors on the model's own windows
     log.info("floors (%s) in %.2f s", ", ".join(floors.metrics), floors.seconds)
     for module in net.modules():  # the model's own floors, where they are these, are not fitted twice
         if isinstance(module, BestFloor):
             module.adopt(floors.fitted)
-    task = instantiate(cfg.task, net=net, target_mean=spec.target_mean, target_std=spec.target_scale,
-                       pred_len=spec.pred_len)
     run_dir.mkdir(parents=True, exist_ok=True)
     with atomic_path(run_dir / "config.yaml") as tmp:
         tmp.write_text(OmegaConf.to_yaml(OmegaConf.create(resolved)))
