@@ -19,11 +19,12 @@ OptimizerFactory = Callable[..., torch.optim.Optimizer]
 SchedulerFactory = Callable[..., torch.optim.lr_scheduler.LRScheduler]
 
 
-def build_optimizer(factory: OptimizerFactory, params: list[nn.Parameter]) -> torch.optim.Optimizer:
-    """``factory(params=params)``; a setting the optimiser does not take (the default Adam's ``fused`` left on
-    ``task.optimizer._target_=torch.optim.RMSprop``) is a :class:`~forecast.core.errors.ConfigError` naming it."""
+def check_optimizer(factory: OptimizerFactory) -> None:
+    """Build the optimiser once on a placeholder parameter: a setting it does not take (the default Adam's
+    ``fused`` left on ``task.optimizer._target_=torch.optim.RMSprop``) is a
+    :class:`~forecast.core.errors.ConfigError` naming it, before any fit."""
     try:
-        return factory(params=params)
+        factory(params=[nn.Parameter(torch.zeros(1))])
     except TypeError as exc:
         unknown = re.search(r"unexpected keyword argument '(\w+)'", str(exc))
         if unknown is None:
@@ -56,7 +57,7 @@ class ForecastTask(L.LightningModule):
         target_mean, target_std = [float(v) for v in target_mean], [float(v) for v in target_std]
         self.save_hyperparameters(ignore=["net", "optimizer", "scheduler"], logger=False)
         self.net = net
-        build_optimizer(optimizer, [nn.Parameter(torch.zeros(1))])  # a setting it does not take: refused now
+        check_optimizer(optimizer)
         self.optimizer_factory, self.scheduler_factory = optimizer, scheduler
         self.register_buffer("target_mean", torch.tensor(list(target_mean), dtype=torch.float32))
         self.register_buffer("target_std", torch.tensor(list(target_std), dtype=torch.float32))
@@ -122,7 +123,7 @@ class ForecastTask(L.LightningModule):
 
     def configure_optimizers(self) -> Any:
         params = [p for p in self.parameters() if p.requires_grad]
-        optimizer = build_optimizer(self.optimizer_factory, params)
+        optimizer = self.optimizer_factory(params=params)
         if self.scheduler_factory is None:
             return optimizer
         return {"optimizer": optimizer, "lr_scheduler": {"scheduler": self.scheduler_factory(optimizer),
