@@ -102,6 +102,7 @@ def test_the_default_trains_at_most_4_rounds_and_the_paper_rows_6_whole_epochs(t
                                                                       "+experiment/paper=etth1_24"]):
         cfg = compose_train(overrides, tmp_path)
         assert (cfg.trainer.max_epochs, cfg.train.schedule) == (6, "epochs"), overrides
+        assert (cfg.callbacks.early_stopping.patience, cfg.callbacks.early_stopping.min_gain) == (3, 0.0), overrides
     assert compose_train(["experiment=informer_etth1_24", "trainer.max_epochs=2"], tmp_path).trainer.max_epochs == 2
 
 
