@@ -63,6 +63,8 @@ class Forecaster(nn.Module):
       (``BestFloor`` picks its floor), after :meth:`fit_closed_form` and before training.
     * :meth:`zero_output_`: make the forecast exactly zero until training moves it, so a residual
       added to a floor starts at the floor; :meth:`output_is_zero` says whether it still is.
+    * :meth:`takes_prior`: whether ``forward`` also takes ``prior=``, a forecast of the horizon made by
+      something else (a floor), to read as an input; a ``FloorResidual`` gives its net the floor's forecast so.
     """
 
     def fit_closed_form(self, batches: Iterable[Any]) -> int | None:
@@ -88,6 +90,11 @@ class Forecaster(nn.Module):
     def output_is_zero(self) -> bool:
         """Whether ``forward`` returns exactly zeros for every finite input, as after :meth:`zero_output_`
         (its output layer is all zeros); False where that is not known."""
+        return False
+
+    def takes_prior(self) -> bool:
+        """Whether ``forward(x_enc, x_mark_enc, x_mark_dec, prior=...)`` reads ``prior``: a forecast of the
+        horizon (B, P, C_out) in the units of ``x_enc``'s target channels; False by default."""
         return False
 
 

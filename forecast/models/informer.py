@@ -72,6 +72,8 @@ class Informer(Forecaster):
         if label_len > seq_len:
             raise ConfigError(f"label_len ({label_len}) cannot exceed seq_len ({seq_len})")
         self.seq_len, self.label_len, self.pred_len = seq_len, label_len, pred_len
+        self.enc_in = enc_in
+        self.target_index = [int(i) for i in dims["target_index"]]
         if patch_len is None and patch_stride is not None:
             raise ConfigError("patch_stride needs patch_len: set both, or patch_len alone for patches without overlap")
         self.enc_embedding: DataEmbedding | PatchEmbedding = (
@@ -130,14 +132,35 @@ class Informer(Forecaster):
         projection = self.decoder.projection
         return not (projection.weight.any() or projection.bias.any())
 
-    def forward(self, x_enc: Tensor, x_mark_enc: Tensor, x_mark_dec: Tensor) -> Tensor:
+    def _in_input_channels(self, prior: Tensor) -> Tensor:
+        """The target channels' forecast placed among all input channels, zeros elsewhere.
+
+        Shapes: (B, P, C_out) -> (B, P, C_in).
+        """
+        if self.target_index == list(range(self.enc_in)):
+            return prior
+        full = prior.new_zeros(*prior.shape[:-1], self.enc_in)  # (B, P, C_in)
+        full[..., self.target_index] = prior
+        return full
+
+    def takes_prior(self) -> bool:
+        """True: a prior forecast fills the decoder's horizon placeholders (:meth:`forward`)."""
+        return True
+
+    def forward(self, x_enc: Tensor, x_mark_enc: Tensor, x_mark_dec: Tensor, prior: Tensor | None = None) -> Tensor:
         """Forecast the horizon.
 
+        The decoder reads the start token and ``pred_len`` placeholders: zeros as in the paper, or, given
+        ``prior`` (another forecaster's forecast of the target channels, e.g. a floor's), that forecast in the
+        target channels and zeros in the others, so that the decoder sees what it is to correct.
+
         Shapes:
-            x_enc: (B, seq_len, C_in); x_mark_enc: (B, seq_len, M); x_mark_dec: (B, T + P, M)
-            -> (B, P, C_out).
+            x_enc: (B, seq_len, C_in); x_mark_enc: (B, seq_len, M); x_mark_dec: (B, T + P, M);
+            prior: (B, P, C_out) or None -> (B, P, C_out).
         """
-        x_dec = decoder_input(x_enc, label_len=self.label_len, pred_len=self.pred_len)  # (B, T+P, C)
+        placeholder = None if prior is None else self._in_input_channels(prior)  # (B, P, C_in)
+        x_dec = decoder_input(x_enc, label_len=self.label_len, pred_len=self.pred_len,
+                              placeholder=placeholder)  # (B, T+P, C_in)
         memory = self.encoder(self.enc_embedding(x_enc, x_mark_enc))  # (B, S, d_model)
         dec = self.dec_embedding(x_dec, x_mark_dec)  # (B, T+P, d_model)
         # times relative to the first encoder token: memory j at j * k_stride, decoder step i at q_offset + i

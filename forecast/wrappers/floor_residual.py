@@ -24,14 +24,18 @@ class FloorResidual(Wrapper):
             ``forecast.baselines.ridge.RidgeFloor`` with its own options).
         net: factory of the residual forecaster; it must be able to start from a zero forecast (an
             Informer, or an ``InstanceNorm(restore_mean=False)`` around one).
+        show_floor: give the net the floor's forecast as its prior, where the net reads one
+            (``takes_prior``: the Informer, in its decoder's horizon placeholders); see :meth:`forward`.
         dims: the data's sizes, given to both.
     """
 
-    def __init__(self, *, floor: ForecasterFactory, net: ForecasterFactory, dims: DataDims) -> None:
+    def __init__(self, *, floor: ForecasterFactory, net: ForecasterFactory, show_floor: bool = False,
+                 dims: DataDims) -> None:
         super().__init__()
         self.floor = floor(dims=dims)
         self.net = net(dims=dims)
         self.net.zero_output_()
+        self.show_floor = show_floor
 
     def fit_closed_form(self, batches: Iterable[Any]) -> int | None:
         """Fit the floor, then any closed-form part of the net; returns the rows of the last fit."""
@@ -50,12 +54,18 @@ class FloorResidual(Wrapper):
         The floor runs outside any autocast (bf16-mixed): its forecast is the bulk of the output and
         its closed-form weights were fitted for float32, so it stays in float32; the net autocasts.
         Without gradients, a net whose output is exactly zero (the start, before any step) is not run: the
-        forecast is the floor's, the same bits either way.
+        forecast is the floor's, the same bits either way. With ``show_floor``, a net that reads a prior
+        forecast (``takes_prior``) is given the floor's: it learns what to add to a forecast it sees. Without
+        it the net has to work out the floor's forecast from the window before it can correct it, and when the
+        floor is the best linear fit (a ridge) what it leaves is uncorrelated with every linear feature of the
+        window, so early gradients barely move the net.
         """
         with torch.autocast(device_type=x_enc.device.type, enabled=False):
-            floor = self.floor(x_enc.float(), x_mark_enc.float(), x_mark_dec.float())
+            floor = self.floor(x_enc.float(), x_mark_enc.float(), x_mark_dec.float())  # (B, P, C_out)
         if not torch.is_grad_enabled() and self.net.output_is_zero():
             return floor
+        if self.show_floor and self.net.takes_prior():
+            return floor + self.net(x_enc, x_mark_enc, x_mark_dec, prior=floor.detach())
         return floor + self.net(x_enc, x_mark_enc, x_mark_dec)
 
     def zero_output_(self) -> None:

@@ -61,10 +61,29 @@ class InstanceNorm(Wrapper):
     def select_on_validation(self, batches: Iterable[Any]) -> None:
         """Nothing: the wrapped net sees transformed windows, so a choice on raw ones would not be its own."""
 
-    def forward(self, x_enc: Tensor, x_mark_enc: Tensor, x_mark_dec: Tensor) -> Tensor:
-        """Shapes: x_enc (B, seq_len, C_in), x_mark_enc (B, seq_len, M), x_mark_dec (B, T + P, M) -> (B, P, C_out)."""
+    def normalize_prior(self, prior: Tensor, stats: tuple[Tensor, Tensor]) -> Tensor:
+        """A forecast of the target channels in the units :meth:`normalize` gives the window.
+
+        Shapes: prior (B, P, C_out), stats ((B, 1, C_in), (B, 1, C_in)) -> (B, P, C_out).
+        """
+        mean, std = stats[0][..., self.target_index], stats[1][..., self.target_index]  # (B, 1, C_out) each
+        y = (prior - mean) / std
+        if self.affine:
+            y = y * self.weight[self.target_index] + self.bias[self.target_index]
+        return y
+
+    def takes_prior(self) -> bool:
+        """Whether the wrapped net reads a prior forecast (it gets it in normalised units)."""
+        return self.net.takes_prior()
+
+    def forward(self, x_enc: Tensor, x_mark_enc: Tensor, x_mark_dec: Tensor, prior: Tensor | None = None) -> Tensor:
+        """Shapes: x_enc (B, seq_len, C_in), x_mark_enc (B, seq_len, M), x_mark_dec (B, T + P, M),
+        prior (B, P, C_out) or None (read only where :meth:`takes_prior`) -> (B, P, C_out)."""
         x, stats = self.normalize(x_enc)  # (B, seq_len, C_in)
-        return self.denormalize(self.net(x, x_mark_enc, x_mark_dec), stats)  # (B, P, C_out)
+        if prior is None or not self.net.takes_prior():
+            return self.denormalize(self.net(x, x_mark_enc, x_mark_dec), stats)  # (B, P, C_out)
+        prior = self.normalize_prior(prior, stats)  # (B, P, C_out)
+        return self.denormalize(self.net(x, x_mark_enc, x_mark_dec, prior=prior), stats)  # (B, P, C_out)
 
     def zero_output_(self) -> None:
         """Zero start of the wrapped net; only a residual (``restore_mean=False``) can start at zero."""

@@ -70,6 +70,36 @@ def test_decoder_input_is_start_token_plus_zero_placeholders() -> None:
     assert torch.equal(dec[:, :4], x[:, 6:]) and torch.all(dec[:, 4:] == 0)
 
 
+def test_decoder_input_takes_a_placeholder_of_the_horizons_shape_only() -> None:
+    x, prior = torch.randn(2, 10, 3), torch.randn(2, 5, 3)
+    dec = decoder_input(x, label_len=4, pred_len=5, placeholder=prior)
+    assert torch.equal(dec[:, :4], x[:, 6:]) and torch.equal(dec[:, 4:], prior)
+    with pytest.raises(ValueError, match=r"placeholder must be of shape \(2, 5, 3\), got \(2, 4, 3\)"):
+        decoder_input(x, label_len=4, pred_len=5, placeholder=prior[:, :4])
+
+
+@pytest.mark.parametrize("enc_in,c_out,target", [(7, 7, None), (7, 1, [6]), (3, 2, [0, 2])])
+def test_a_prior_fills_the_target_channels_of_the_decoder_placeholders(enc_in: int, c_out: int, target) -> None:
+    torch.manual_seed(0)
+    model = make(enc_in=enc_in, c_out=c_out, target_index=target, encoder_attention=FULL,
+                 decoder_attention=FULL).eval()
+    assert model.takes_prior()
+    x, me, md = inputs(c=enc_in)
+    with torch.no_grad():
+        plain = model(x, me, md)
+        assert torch.equal(model(x, me, md, prior=torch.zeros(3, 24, c_out)), plain)  # zeros: the paper's input
+        prior = torch.randn(3, 24, c_out)
+        seen = []
+        hook = model.dec_embedding.register_forward_hook(lambda _m, args, _out: seen.append(args[0]))
+        guided = model(x, me, md, prior=prior)
+        hook.remove()
+    target = list(range(c_out)) if target is None else target
+    others = [c for c in range(enc_in) if c not in target]
+    assert torch.equal(seen[0][:, 48:, target], prior) and torch.all(seen[0][:, 48:, others] == 0)
+    assert torch.equal(seen[0][:, :48], x[:, 48:])
+    assert guided.shape == plain.shape and not torch.equal(guided, plain)
+
+
 @pytest.mark.parametrize("n_layers", [1, 2])
 def test_decoder_outputs_up_to_t_ignore_inputs_after_t(n_layers: int) -> None:
     torch.manual_seed(1)

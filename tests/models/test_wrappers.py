@@ -117,6 +117,67 @@ def test_a_floor_residual_at_its_start_forecasts_the_floor_without_running_the_n
     assert not torch.equal(moved, start)
 
 
+class PriorRecorder(torch.nn.Module):
+    """A residual net that records the prior it is given and forecasts zeros."""
+
+    def __init__(self, *, dims: dict, reads: bool = True) -> None:
+        super().__init__()
+        self.reads, self.pred_len, self.c_out, self.priors = reads, dims["pred_len"], dims["c_out"], []
+        self.scale = torch.nn.Parameter(torch.zeros(()))
+
+    def takes_prior(self) -> bool:
+        return self.reads
+
+    def zero_output_(self) -> None:
+        pass
+
+    def output_is_zero(self) -> bool:
+        return False
+
+    def fit_closed_form(self, batches) -> None:
+        return None
+
+    def select_on_validation(self, batches) -> None:
+        pass
+
+    def forward(self, x_enc, x_mark_enc, x_mark_dec, prior=None):
+        self.priors.append(prior)
+        return self.scale * x_enc.new_ones(x_enc.shape[0], self.pred_len, self.c_out)
+
+
+@pytest.mark.parametrize("reads", [True, False], ids=["reads-a-prior", "does-not"])
+def test_a_floor_residual_gives_its_net_the_floors_forecast_where_the_net_reads_one(reads: bool) -> None:
+    x, me, md = inputs(b=16)
+    for show in (True, False):
+        model = FloorResidual(floor=RidgeFloor, net=functools.partial(PriorRecorder, reads=reads), show_floor=show,
+                              dims=dims(3, [0, 2]))
+        model.fit_closed_form([Batch(x, me, md, x[:, -8:, [0, 2]])])
+        model(x, me, md)
+        if reads and show:
+            torch.testing.assert_close(model.net.priors[0], model.floor(x, me, md), rtol=0, atol=0)
+        else:
+            assert model.net.priors == [None]
+
+
+def test_instance_norm_gives_its_net_the_prior_in_the_windows_normalised_units() -> None:
+    x, me, md = inputs()
+    prior = torch.randn(4, 8, 2) * 3 + 5
+    mean, std = x.mean(1, keepdim=True), (x.var(1, keepdim=True, unbiased=False) + 1e-5).sqrt()
+    for affine in (False, True):
+        model = InstanceNorm(net=PriorRecorder, affine=affine, restore_mean=False, dims=dims(3, [0, 2]))
+        if affine:
+            with torch.no_grad():
+                model.weight.copy_(torch.tensor([2.0, 0.5, 1.5]))
+                model.bias.copy_(torch.tensor([0.1, -0.2, 0.3]))
+        assert model.takes_prior()
+        model(x, me, md, prior=prior)
+        expected = (prior - mean[..., [0, 2]]) / std[..., [0, 2]]
+        if affine:
+            expected = expected * model.weight[[0, 2]] + model.bias[[0, 2]]
+        torch.testing.assert_close(model.net.priors[0], expected)
+    assert not InstanceNorm(net=functools.partial(PriorRecorder, reads=False), dims=dims()).takes_prior()
+
+
 def test_only_a_residual_instance_norm_says_its_output_is_zero() -> None:
     assert InstanceNorm(net=INFORMER, restore_mean=False, dims=dims()).output_is_zero() is False  # not zeroed
     assert InstanceNorm(net=INFORMER, restore_mean=True, dims=dims()).output_is_zero() is False
