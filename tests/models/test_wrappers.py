@@ -14,6 +14,7 @@ from forecast.baselines.dlinear import DLinear
 from forecast.baselines.ridge import RidgeFloor
 from forecast.baselines.naive import Naive
 from forecast.core.errors import ConfigError
+from forecast.core.forecaster import Forecaster
 from forecast.data.batch import Batch
 from forecast.models.informer import Informer
 from forecast.wrappers.channel_independent import ChannelIndependent
@@ -117,7 +118,7 @@ def test_a_floor_residual_at_its_start_forecasts_the_floor_without_running_the_n
     assert not torch.equal(moved, start)
 
 
-class PriorRecorder(torch.nn.Module):
+class PriorRecorder(Forecaster):
     """A residual net that records the prior it is given and forecasts zeros."""
 
     def __init__(self, *, dims: dict, reads: bool = True) -> None:
@@ -129,15 +130,6 @@ class PriorRecorder(torch.nn.Module):
         return self.reads
 
     def zero_output_(self) -> None:
-        pass
-
-    def output_is_zero(self) -> bool:
-        return False
-
-    def fit_closed_form(self, batches) -> None:
-        return None
-
-    def select_on_validation(self, batches) -> None:
         pass
 
     def forward(self, x_enc, x_mark_enc, x_mark_dec, prior=None):
