@@ -10,6 +10,9 @@ would. ``trainer.max_epochs`` counts the rounds, so the budget is ``max_epochs x
 of the data (``train.max_steps`` sets it in steps instead, met in whole rounds of equal length, so every step
 of the budget is validated: ``ceil(max_steps / rounds)`` steps in each of the fewest rounds that fit it, at most
 ``rounds - 1`` steps above it). ``schedule: epochs`` makes every round a whole pass (the papers' protocol).
+Under ``budget`` with rounds, ``extra_rounds`` more rounds may follow the last one, one at a time, while each
+round still lowers the validation loss by ``extra_gain`` of the best round before it
+(:class:`~forecast.training.extra_rounds.ExtraRounds`).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from typing import Any, Literal
 import lightning as L
 
 from forecast.data.errors import DataError
+from forecast.training.extra_rounds import ExtraRounds
 
 log = logging.getLogger("forecast")
 
@@ -38,6 +42,9 @@ class TrainPlan:
         max_steps: the budget in optimiser steps (overrides ``trainer.max_epochs`` rounds); None: rounds.
         ckpt_every_steps: steps between the ``last.ckpt`` written inside a round (None: only after each
             round's validation and on SIGTERM/Ctrl-C).
+        extra_rounds: rounds that may follow ``trainer.max_epochs`` rounds under ``budget`` (without
+            ``max_steps``) while training still learns fast; 0: none.
+        extra_gain: the share of the best earlier round's validation loss that a round must gain for one more.
     """
 
     schedule: Literal["budget", "epochs"] = "budget"
@@ -46,23 +53,40 @@ class TrainPlan:
     round_passes: int = 4
     max_steps: int | None = None
     ckpt_every_steps: int | None = 500
+    extra_rounds: int = 0
+    extra_gain: float = 0.05
 
     def __post_init__(self) -> None:
         for key in ("round_cap", "round_min", "round_passes", "max_steps", "ckpt_every_steps"):
             value = getattr(self, key)
             if value is not None and value < 1:
                 raise DataError(f"train.{key} must be at least 1, got {value}; set train.{key}=<a positive integer>")
+        if self.extra_rounds < 0:
+            raise DataError(f"train.extra_rounds must be 0 or more, got {self.extra_rounds}; set train.extra_rounds=0 "
+                            "for none")
+        if not 0.0 <= self.extra_gain < 1.0:
+            raise DataError(f"train.extra_gain must be in [0, 1), got {self.extra_gain}; set train.extra_gain=0.05")
+
+    def extension(self, rounds: int | None) -> ExtraRounds | None:
+        """The callback that may add rounds after ``rounds`` (``trainer.max_epochs``), or None where the plan
+        adds none: ``epochs``, a budget in ``max_steps``, no ``extra_rounds``, or unbounded rounds."""
+        if self.schedule != "budget" or self.max_steps is not None or self.extra_rounds == 0:
+            return None
+        if rounds is None or rounds < 1:
+            return None
+        return ExtraRounds(rounds=rounds, min_gain=self.extra_gain)
 
 
-def apply_plan(plan: TrainPlan, datamodule: Any) -> dict[str, Any]:
+def apply_plan(plan: TrainPlan, datamodule: Any, rounds: int | None = None) -> dict[str, Any]:
     """Give the data module its round length; the trainer settings the plan overrides (``max_epochs`` for
-    ``train.max_steps``). Needs the data set up (the length of a pass)."""
+    ``train.max_steps``, or ``rounds`` plus ``extra_rounds`` where the plan may extend them). Needs the data
+    set up (the length of a pass)."""
     if plan.schedule != "budget":
         datamodule.set_round(None)
     else:
         datamodule.set_round(plan.round_cap, plan.round_min, plan.round_passes)
     if plan.max_steps is None:
-        return {}
+        return {} if plan.extension(rounds) is None else {"max_epochs": int(rounds) + plan.extra_rounds}
     per_round = len(datamodule.train_stream(1))  # the round's steps at one process
     rounds = math.ceil(plan.max_steps / per_round)
     if plan.schedule == "budget":
@@ -71,23 +95,32 @@ def apply_plan(plan: TrainPlan, datamodule: Any) -> dict[str, Any]:
     return {"max_epochs": rounds, "max_steps": plan.max_steps}  # whole passes; the last one cut at max_steps
 
 
+def planned_rounds(trainer: L.Trainer) -> int | None:
+    """The rounds the fit plans now: those :class:`ExtraRounds` allows where the plan may extend them, else
+    ``max_epochs`` (None or below 1: unbounded)."""
+    extension = next((c for c in getattr(trainer, "callbacks", ()) if isinstance(c, ExtraRounds)), None)
+    return extension.allowed if extension is not None else trainer.max_epochs
+
+
 def planned_steps(trainer: L.Trainer, round_steps: float) -> int | None:
     """Optimiser steps a fit takes at most: ``max_steps``, or rounds x ``round_steps``; 0 when either is 0 (no
     training); None if unbounded."""
-    if trainer.max_steps == 0 or trainer.max_epochs == 0:
+    rounds = planned_rounds(trainer)
+    if trainer.max_steps == 0 or rounds == 0:
         return 0
     bounds = []
     if trainer.max_steps is not None and trainer.max_steps > 0:
         bounds.append(trainer.max_steps)
-    if trainer.max_epochs is not None and trainer.max_epochs > 0 and math.isfinite(round_steps):
-        bounds.append(trainer.max_epochs * int(round_steps))
+    if rounds is not None and rounds > 0 and math.isfinite(round_steps):
+        bounds.append(rounds * int(round_steps))
     return min(bounds) if bounds else None
 
 
 def round_name(trainer: L.Trainer, number: int) -> str:
     """``round 2/6``, or ``round 2`` when the rounds are unbounded."""
-    bounded = trainer.max_epochs is not None and trainer.max_epochs > 0
-    return f"round {number}" + (f"/{trainer.max_epochs}" if bounded else "")
+    rounds = planned_rounds(trainer)
+    bounded = rounds is not None and rounds > 0
+    return f"round {number}" + (f"/{rounds}" if bounded else "")
 
 
 def describe_budget(trainer: L.Trainer, datamodule: Any) -> dict[str, Any]:

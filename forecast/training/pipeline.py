@@ -164,7 +164,9 @@ def compose(cfg: DictConfig, *, frame: pd.DataFrame | None = None,
     datamodule.setup("fit")
     read_seconds = datamodule.read_seconds
     log.info("read %s in %.2f s", datamodule.path, read_seconds)
-    trainer_plan = apply_plan(instantiate(cfg.train), datamodule)  # rounds of at most train.round_cap steps
+    plan = instantiate(cfg.train)
+    rounds = cfg.trainer.get("max_epochs")
+    trainer_plan = apply_plan(plan, datamodule, rounds)  # rounds of at most train.round_cap steps
     spec = datamodule.spec
     if cfg.data.get("freq") is None and spec.freq is not None:  # record the inferred frequency, so what
         with open_dict(cfg):  # derives from it (a floor's season, ${period_for:${data.freq}}) sees it
@@ -195,6 +197,9 @@ def compose(cfg: DictConfig, *, frame: pd.DataFrame | None = None,
     callbacks += [closed_form, monitor, RecipeCheckpoint(config=resolved, spec=spec, model_dims=dims,
                                                          floors=floors.checkpoint_state()),
                   ResumeState(run_dir=run_dir, command=resume_command(run_dir))]
+    extension = plan.extension(rounds)  # rounds after trainer.max_epochs while a round gains train.extra_gain
+    if extension is not None:
+        callbacks.append(extension)
     if cfg.trainer.get("enable_progress_bar", True):
         callbacks.append(step_progress())  # progress over the whole budget of steps
     trainer: L.Trainer = instantiate(cfg.trainer, callbacks=callbacks, logger=loggers or False,

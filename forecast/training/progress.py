@@ -39,6 +39,10 @@ class StepProgressBar(TQDMProgressBar):
         _update_n(self.train_progress_bar, trainer.global_step)
 
     def on_train_epoch_start(self, trainer: L.Trainer, *_: Any) -> None:
+        total = budget_steps(trainer)  # grows when a round is added (ExtraRounds)
+        if total != self.train_progress_bar.total:
+            self.train_progress_bar.total = total
+            self.train_progress_bar.refresh()
         self.train_progress_bar.set_description(f"{round_name(trainer, trainer.current_epoch + 1)}, steps")
 
     def on_train_batch_end(self, trainer: L.Trainer, pl_module: L.LightningModule, outputs: Any, batch: Any,
@@ -98,6 +102,9 @@ class StepProgressLines(ProgressBar):
         self._total = budget_steps(trainer)
         self._started = self._last = time.monotonic()
         self._first_step = trainer.global_step
+
+    def on_train_epoch_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        self._total = budget_steps(trainer)  # grows when a round is added (ExtraRounds)
 
     def on_train_batch_end(self, trainer: L.Trainer, pl_module: L.LightningModule, outputs: Any, batch: Any,
                            batch_idx: int) -> None:
