@@ -71,9 +71,10 @@ class ExtraRounds(Callback):
             return
         if gain >= self.min_gain and done < int(trainer.max_epochs):
             self.allowed = done + 1
-            log.info("round %d is %.1f%% under the best %s before it (%.0f%% or more trains one more round): "
-                     "round %d of at most %d", done, gain * 100, self.monitor, self.min_gain * 100, done + 1,
-                     trainer.max_epochs)
+            if trainer.is_global_zero:  # every process decides the same (val/loss is synced); one line
+                log.info("round %d is %.1f%% under the best %s before it (%.0f%% or more trains one more round): "
+                         "round %d of at most %d", done, gain * 100, self.monitor, self.min_gain * 100, done + 1,
+                         trainer.max_epochs)
         else:
             trainer.should_stop = True
 

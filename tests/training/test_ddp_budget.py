@@ -33,3 +33,12 @@ def test_two_processes_at_half_the_batch_learn_what_one_process_learns(small_csv
     # the same windows in every step; only the order of float sums differs (DLinear has no dropout)
     for key in ("val/mse", "test/mse", "test/mae"):
         assert two[key] == pytest.approx(one[key], rel=1e-4), key
+
+
+@pytest.mark.slow
+def test_two_processes_add_the_same_extra_rounds_as_one(small_csv: Path, tmp_path: Path) -> None:
+    extra = ["+train.extra_rounds=2", "train.extra_gain=0.0"]  # one more round whenever a round is not worse
+    one = run(small_csv, tmp_path / "one", "data.batch_size=16", *extra)
+    two = run(small_csv, tmp_path / "two", "data.batch_size=8", "trainer=ddp_sim", *extra)
+    assert one["epochs"] == two["epochs"] > 2 and one["steps"] == two["steps"] == 10 * one["epochs"]
+    assert two["test/mse"] == pytest.approx(one["test/mse"], rel=1e-4)
