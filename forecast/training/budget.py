@@ -67,14 +67,15 @@ class TrainPlan:
         if not 0.0 <= self.extra_gain < 1.0:
             raise DataError(f"train.extra_gain must be in [0, 1), got {self.extra_gain}; set train.extra_gain=0.05")
 
+    def extends(self, rounds: int | None) -> bool:
+        """Whether rounds may follow ``rounds`` (``trainer.max_epochs``): not under ``epochs``, a budget in
+        ``max_steps``, no ``extra_rounds`` or unbounded rounds."""
+        return (self.schedule == "budget" and self.max_steps is None and self.extra_rounds > 0
+                and rounds is not None and rounds >= 1)
+
     def extension(self, rounds: int | None) -> ExtraRounds | None:
-        """The callback that may add rounds after ``rounds`` (``trainer.max_epochs``), or None where the plan
-        adds none: ``epochs``, a budget in ``max_steps``, no ``extra_rounds``, or unbounded rounds."""
-        if self.schedule != "budget" or self.max_steps is not None or self.extra_rounds == 0:
-            return None
-        if rounds is None or rounds < 1:
-            return None
-        return ExtraRounds(rounds=rounds, min_gain=self.extra_gain)
+        """The callback that may add rounds after ``rounds``, or None where the plan adds none (:meth:`extends`)."""
+        return ExtraRounds(rounds=rounds, min_gain=self.extra_gain) if self.extends(rounds) else None
 
 
 def apply_plan(plan: TrainPlan, datamodule: Any, rounds: int | None = None) -> dict[str, Any]:
@@ -86,7 +87,7 @@ def apply_plan(plan: TrainPlan, datamodule: Any, rounds: int | None = None) -> d
     else:
         datamodule.set_round(plan.round_cap, plan.round_min, plan.round_passes)
     if plan.max_steps is None:
-        return {} if plan.extension(rounds) is None else {"max_epochs": int(rounds) + plan.extra_rounds}
+        return {"max_epochs": int(rounds) + plan.extra_rounds} if plan.extends(rounds) else {}
     per_round = len(datamodule.train_stream(1))  # the round's steps at one process
     rounds = math.ceil(plan.max_steps / per_round)
     if plan.schedule == "budget":

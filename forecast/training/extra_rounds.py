@@ -38,9 +38,9 @@ class ExtraRounds(Callback):
             raise ValueError(f"rounds must be at least 1, got {rounds}")
         if not 0.0 <= float(min_gain) < 1.0:
             raise ValueError(f"min_gain must be in [0, 1), got {min_gain}")
-        self.rounds, self.min_gain, self.monitor = int(rounds), float(min_gain), monitor
+        self.min_gain, self.monitor = float(min_gain), monitor
         self.best = math.inf
-        self.allowed = self.rounds
+        self.allowed = int(rounds)
 
     def gain(self, value: float) -> float:
         """``1 - value / best``; 0 with nothing before to compare with (no round, no closed-form start)."""

@@ -96,7 +96,7 @@ def test_the_plan_extends_max_epochs_only_for_a_budget_of_rounds(plan: TrainPlan
                                                                  max_epochs: int | None) -> None:
     overrides = apply_plan(plan, FakeData(), rounds)
     assert overrides.get("max_epochs") == max_epochs
-    assert (plan.extension(rounds) is not None) == (max_epochs is not None)
+    assert plan.extends(rounds) == (plan.extension(rounds) is not None) == (max_epochs is not None)
 
 
 def test_the_progress_plans_the_rounds_allowed_now() -> None:
