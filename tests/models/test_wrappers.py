@@ -49,6 +49,20 @@ def test_instance_norm_feeds_the_net_each_window_normalised_and_undoes_it_on_the
     torch.testing.assert_close(residual(x, me, md), inner * std[..., [0, 2]])
 
 
+def test_instance_norm_stats_are_the_windows_mean_and_population_std_far_from_zero() -> None:
+    torch.manual_seed(0)
+    model = InstanceNorm(net=INFORMER, dims=dims(5)).eval()
+    x = (torch.randn(3, 24, 5, dtype=torch.float64) * 0.01 + 1e4).float().requires_grad_()  # (B, L, C)
+    y, (mean, std) = model.normalize(x)
+    exact = x.detach().double()
+    torch.testing.assert_close(mean, exact.mean(1, keepdim=True).float())
+    torch.testing.assert_close(std, (exact.var(1, keepdim=True, unbiased=False) + 1e-5).sqrt().float(), rtol=1e-5,
+                               atol=0.0)
+    assert not mean.requires_grad and not std.requires_grad
+    y.sum().backward()  # the stats are constants: d y / d x = 1 / std
+    torch.testing.assert_close(x.grad, (1 / std).expand_as(x))
+
+
 def test_instance_norm_with_affine_undoes_its_scale_and_bias() -> None:
     model = InstanceNorm(net=INFORMER, affine=True, dims=dims()).eval()
     with torch.no_grad():
