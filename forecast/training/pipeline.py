@@ -155,6 +155,7 @@ def compose(cfg: DictConfig, *, frame: pd.DataFrame | None = None,
         torch.set_num_threads(int(cfg.threads))
     L.seed_everything(cfg.seed, workers=True, verbose=False)
     run_dir = Path(cfg.paths.output_dir)
+    requested_precision = OmegaConf.select(cfg, "trainer.precision")
     apply_precision(cfg)  # trainer.precision=auto -> bf16-mixed or 32-true, once, before config.yaml
     check_types(cfg.trainer, "trainer")
     check_types(cfg.train, "train")
@@ -171,10 +172,12 @@ def compose(cfg: DictConfig, *, frame: pd.DataFrame | None = None,
     if cfg.data.get("freq") is None and spec.freq is not None:  # record the inferred frequency, so what
         with open_dict(cfg):  # derives from it (a floor's season, ${period_for:${data.freq}}) sees it
             cfg.data.freq = spec.freq
-    resolved = OmegaConf.to_container(cfg, resolve=True)
-    resume_from = resume_point(cfg, run_dir, resolved)  # before config.yaml is rewritten
     dims = datamodule.model_dims()
     net = build_forecaster(cfg.model, dims)  # before the floors: a setting it refuses costs no fit
+    if not any(p.requires_grad for p in net.parameters()):  # a closed-form floor: auto gives it 32-true
+        apply_precision(cfg, trains=False, requested=requested_precision)
+    resolved = OmegaConf.to_container(cfg, resolve=True)
+    resume_from = resume_point(cfg, run_dir, resolved)  # before config.yaml is rewritten
     maybe_compile(net, bool(cfg.get("compile")))
     task = instantiate(cfg.task, net=net, target_mean=spec.target_mean, target_std=spec.target_scale,
                        pred_len=spec.pred_len)  # its optimiser's settings too

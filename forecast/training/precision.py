@@ -6,8 +6,10 @@ gives ``32-true``: at this project's model sizes a step is bound by kernel launc
 and bf16-mixed measured slower there (docs/performance.md); ``trainer.precision=bf16`` asks for it. A few short names are accepted
 beside Lightning's own: ``fp32``/``32`` -> ``32-true``, ``bf16`` -> ``bf16-mixed``.
 
-The pipeline resolves the value once, before the trainer is built, so ``config.yaml`` and
-``metrics.json`` (``precision``) record what ran.
+A model with nothing to train (a closed-form floor: naive, ridge, a calendar profile, the best floor) runs in
+``32-true`` under ``auto``: its forecast gains no speed from bf16, only rounding. The pipeline resolves the
+value once, after the model is built and before the trainer is, so ``config.yaml`` and ``metrics.json``
+(``precision``) record what ran.
 """
 
 from __future__ import annotations
@@ -62,12 +64,23 @@ def resolve_precision(value: object, accelerator: object = "auto") -> str:
     return auto_precision(str(accelerator)) if name == "auto" else name
 
 
-def apply_precision(cfg: DictConfig) -> str:
-    """Write the resolved ``trainer.precision`` into ``cfg`` (in place) and return it."""
+def apply_precision(cfg: DictConfig, *, trains: bool = True, requested: object = None) -> str:
+    """Write the resolved ``trainer.precision`` into ``cfg`` (in place) and return it.
+
+    Args:
+        cfg: the composed config.
+        trains: whether the model has parameters that train; ``auto`` gives ``32-true`` to one that has none
+            (a closed-form floor), whose forecast bf16 would only round.
+        requested: the value to resolve, where ``cfg`` already holds a resolved one; None: ``cfg``'s.
+    """
     trainer = cfg.get("trainer")
     if trainer is None or "precision" not in trainer:
         return "32-true"
-    precision = resolve_precision(trainer.precision, trainer.get("accelerator", "auto"))
+    value = trainer.precision if requested is None else requested
+    automatic = ALIASES.get(str(value).strip().lower()) == "auto"
+    precision = resolve_precision(value, trainer.get("accelerator", "auto"))
+    if automatic and not trains:
+        precision = "32-true"
     with open_dict(cfg):
         cfg.trainer.precision = precision
     return precision

@@ -72,6 +72,29 @@ def test_apply_writes_the_resolved_value_into_the_config(monkeypatch: pytest.Mon
     assert prec.apply_precision(cfg) == "bf16-mixed" and cfg.trainer.precision == "bf16-mixed"
 
 
+@pytest.mark.parametrize(("value", "expected"), [("auto", "32-true"), ("bf16", "bf16-mixed"), ("fp32", "32-true")])
+def test_auto_gives_a_model_with_nothing_to_train_fp32(value: str, expected: str,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(prec, "cpu_has_bf16", lambda flags=None: True)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    cfg = OmegaConf.create({"trainer": {"accelerator": "cpu", "precision": value}})
+    assert prec.apply_precision(cfg, trains=False) == expected and cfg.trainer.precision == expected
+
+
+def test_a_closed_form_floor_runs_in_fp32_under_auto_on_a_bf16_cpu(small_csv: Path, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(prec, "cpu_has_bf16", lambda flags=None: True)
+    prec.auto_precision.cache_clear()
+    try:
+        floor = train(compose_train(tiny_run_overrides(small_csv, model="linear"), tmp_path / "floor"))
+        net = train(compose_train(tiny_run_overrides(small_csv, "trainer.max_epochs=1"), tmp_path / "net"))
+    finally:
+        prec.auto_precision.cache_clear()
+    assert (floor["precision"], net["precision"]) == ("32-true", "bf16-mixed")
+    assert yaml.safe_load((tmp_path / "floor" / "config.yaml").read_text())["trainer"]["precision"] == "32-true"
+    assert floor["test/mse"] == pytest.approx(floor["floors"]["ridge"]["test/mse"], rel=1e-6)  # the report's fp32 fit
+
+
 def test_a_bf16_run_records_its_precision(small_csv: Path, tmp_path: Path) -> None:
     overrides = tiny_run_overrides(small_csv, "trainer.precision=bf16", "trainer.fast_dev_run=true", model="informer")
     metrics = train(compose_train(overrides, tmp_path))
