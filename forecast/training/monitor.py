@@ -97,8 +97,9 @@ class RunMonitor(L.Callback):
         if not self._validated or loss is None:
             return
         self.round_losses.append(float(loss))
-        log.info("%s, step %d: val/loss %.4f (%.0f s)", round_name(trainer, len(self.round_losses)),
-                 trainer.global_step, self.round_losses[-1], time.perf_counter() - self._epoch_t0)
+        if trainer.is_global_zero:  # every process holds the same synced val/loss; one line
+            log.info("%s, step %d: val/loss %.4f (%.0f s)", round_name(trainer, len(self.round_losses)),
+                     trainer.global_step, self.round_losses[-1], time.perf_counter() - self._epoch_t0)
 
     def on_train_epoch_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         self.epoch_seconds.append(time.perf_counter() - self._epoch_t0)

@@ -143,6 +143,7 @@ def test_ddp_on_two_cpu_processes_counts_every_test_window_once(small_csv: Path,
     assert proc.returncode == 0, proc.stderr[-2000:]
     metrics = json.loads((run_dir / "metrics.json").read_text())
     assert metrics["epochs"] == 1 and len(metrics["test/mse_per_step"]) == 6
+    assert (proc.stdout + proc.stderr).count("round 1/1, step ") == 1  # one line, not one a process
     backtest = subprocess.run([sys.executable, "-m", "forecast.cli.predict", str(run_dir), str(small_csv),
                                "--rolling", "--span", "test", "--output", str(tmp_path / "bt.csv")],
                               capture_output=True, text=True, timeout=120)
