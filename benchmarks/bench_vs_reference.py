@@ -3,12 +3,14 @@
 
 For each configuration (the paper default and the small one), ``--rounds`` times: the reference's
 own step timer (``ref_bench.py``, from the shared reference folder) and then ``bench_train.py``,
-each a fresh process on the same thread count and allocator setting. Prints a Markdown table of the
-medians over rounds and their ratios, and writes every reading to ``--out``.
+each a fresh process on the same thread count and allocator setting; with ``--precisions fp32 bf16`` ours
+runs once in each precision after the reference in every round. Prints a Markdown table of the medians over
+rounds, their ratios and the ratio in each round, and writes every reading to ``--out``.
 
     MALLOC_MMAP_THRESHOLD_=17179869184 MALLOC_TRIM_THRESHOLD_=17179869184 \\
     INFORMER_REPO=/tmp/Informer2020 python benchmarks/bench_vs_reference.py \\
         --ref-bench ../shared/reference/ref_bench.py --rounds 3 --threads 2 --out vs_reference.json
+    ... --precisions fp32 bf16      # ours in both precisions (default: trainer.precision=auto alone)
 
 ``INFORMER_REPO`` is a writable copy of ``../shared/reference/Informer2020`` with ``data/ETT/ETTh1.csv``
 in it (the reference's README: ``../shared/reference/README.md``).
@@ -69,28 +71,38 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--configs", nargs="+", default=list(CONFIGS), choices=list(CONFIGS))
+    p.add_argument("--precisions", nargs="+", default=None, choices=["fp32", "bf16"],
+                   help="run ours in each of these trainer.precision values every round (default: auto alone)")
     p.add_argument("--out", type=Path, default=None)
     args = p.parse_args(argv)
     if "INFORMER_REPO" not in os.environ:
         print("bench_vs_reference.py: set INFORMER_REPO to a writable copy of the reference (see --help)",
               file=sys.stderr)
         return 2
+    sides = {"ours": []} if args.precisions is None else {
+        f"ours {precision}": [f"trainer.precision={precision}"] for precision in args.precisions}
     readings: dict[str, dict[str, list[dict[str, Any]]]] = {}
     for name in args.configs:
         ref_flags, ours = CONFIGS[name]
-        readings[name] = {"reference": [], "ours": []}
+        readings[name] = {"reference": [], **{side: [] for side in sides}}
         for i in range(args.rounds):
             readings[name]["reference"].append(run_reference(args.ref_bench, ref_flags, args))
-            readings[name]["ours"].append(run_ours(ours, args))
-            print(f"{name} round {i + 1}: reference {readings[name]['reference'][-1]}, "
-                  f"ours {readings[name]['ours'][-1]}", file=sys.stderr, flush=True)
-    print("| config | reference step | ours step | ratio | reference infer/batch | ours infer/batch | ratio |")
-    print("|---|---|---|---|---|---|---|")
+            for side, extra in sides.items():
+                readings[name][side].append(run_ours([*ours, *extra], args))
+            print(f"{name} round {i + 1}: " + ", ".join(f"{who} {r[-1]}" for who, r in readings[name].items()),
+                  file=sys.stderr, flush=True)
+    print("| config | side | step, median (min-max) | step / reference, of the medians (per round) | "
+          "inference per batch, median | / reference |")
+    print("|---|---|---|---|---|---|")
     for name, r in readings.items():
-        med = {who: {k: statistics.median(x[k] for x in r[who]) for k in ("step_s", "infer_s")} for who in r}
-        ref, ours = med["reference"], med["ours"]
-        print(f"| {name} | {ref['step_s']:.3f} s | {ours['step_s']:.3f} s | {ours['step_s'] / ref['step_s']:.2f} | "
-              f"{ref['infer_s']:.3f} s | {ours['infer_s']:.3f} s | {ours['infer_s'] / ref['infer_s']:.2f} |")
+        ref = {k: statistics.median(x[k] for x in r["reference"]) for k in ("step_s", "infer_s")}
+        for who, runs in r.items():
+            steps = [x["step_s"] for x in runs]
+            med = {k: statistics.median(x[k] for x in runs) for k in ("step_s", "infer_s")}
+            per_round = ", ".join(f"{x['step_s'] / y['step_s']:.2f}" for x, y in zip(runs, r["reference"]))
+            print(f"| {name} | {who} | {med['step_s']:.3f} s ({min(steps):.3f}-{max(steps):.3f}) | "
+                  f"{med['step_s'] / ref['step_s']:.2f} ({per_round}) | {med['infer_s']:.3f} s | "
+                  f"{med['infer_s'] / ref['infer_s']:.2f} |")
     if args.out is not None:
         args.out.write_text(json.dumps({"threads": args.threads, "rounds": args.rounds, "steps": args.steps,
                                         "readings": readings}, indent=2) + "\n")
