@@ -197,7 +197,8 @@ def compose(cfg: DictConfig, *, frame: pd.DataFrame | None = None,
     callbacks = [instantiate(c) for c in (cfg.get("callbacks") or {}).values() if c is not None]
     if not loggers:  # the learning-rate monitor has nowhere to write
         callbacks = [c for c in callbacks if not isinstance(c, LearningRateMonitor)]
-    callbacks += [closed_form, monitor, RecipeCheckpoint(config=resolved, spec=spec, model_dims=dims,
+    # the monitor first: a round's val/loss line comes before the line of a stop the start decides on it
+    callbacks += [monitor, closed_form, RecipeCheckpoint(config=resolved, spec=spec, model_dims=dims,
                                                          floors=floors.checkpoint_state()),
                   ResumeState(run_dir=run_dir, command=resume_command(run_dir))]
     extension = plan.extension(rounds)  # rounds after trainer.max_epochs while a round gains train.extra_gain

@@ -54,6 +54,12 @@ def test_a_default_run_prints_its_own_lines_and_the_bar(small_csv: Path, tmp_pat
         assert chatter not in output
 
 
+def test_a_round_that_stops_training_is_said_before_the_stop(small_csv: Path, tmp_path: Path) -> None:
+    lines = console_lines(train(small_csv, tmp_path, "task.optimizer.lr=50.0", "start_patience_steps=1"))
+    at = {line.split(":")[0]: i for i, line in enumerate(lines)}
+    assert at["round 1/2, step 5"] < at["training stops after round 1"], "\n".join(lines)
+
+
 def test_progress_lines_give_the_step_the_budget_and_the_time_left() -> None:
     lines = StepProgressLines()
     trainer = SimpleNamespace(global_step=400, current_epoch=1, max_epochs=6)
