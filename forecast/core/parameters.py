@@ -27,6 +27,11 @@ def count_parameters(net: nn.Module) -> int:
     return sum(p.numel() for p in net.parameters()) - unused
 
 
+def trains(net: nn.Module) -> bool:
+    """Whether ``net`` has parameters that train (a closed-form floor has none: it is fitted, not trained)."""
+    return any(p.requires_grad for p in net.parameters())
+
+
 def module_device(net: nn.Module) -> torch.device:
     """The device of ``net``'s weights (the CPU for a module without parameters): where its inputs go.
 

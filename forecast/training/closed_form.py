@@ -14,7 +14,7 @@ import torch
 import numpy as np
 from torch import Tensor
 
-from forecast.core.parameters import module_device
+from forecast.core.parameters import module_device, trains
 from forecast.training.evidence import Verdict, hac_lag, weigh, window_losses
 
 log = logging.getLogger("forecast")
@@ -89,8 +89,7 @@ class ClosedFormStart(L.Callback):
                                   for m in pl_module.net.modules() if getattr(m, "verdicts", None)), None)
         self.fit_seconds = time.perf_counter() - started
         log.info("closed-form fit on %s rows in %.2f s", rows, self.fit_seconds)
-        trains = any(p.requires_grad for p in pl_module.parameters())
-        if stage == "fit" and self.keep_start and trains:
+        if stage == "fit" and self.keep_start and trains(pl_module):
             self._start_losses = validation_losses(pl_module, datamodule)
             self.start_loss = float(self._start_losses.mean())
             self._start_state = copy.deepcopy(pl_module.state_dict())

@@ -27,7 +27,7 @@ from omegaconf import DictConfig, OmegaConf, open_dict
 
 from forecast.attention.base import AttentionBackend
 from forecast.baselines.best_floor import BestFloor
-from forecast.core.parameters import count_parameters
+from forecast.core.parameters import count_parameters, trains
 from forecast.core.forecaster import build_forecaster, check_types, describe_composition
 from forecast.data.errors import DataError
 from forecast.data.windowed import WindowedData
@@ -114,7 +114,7 @@ class ComposedRun:
     @property
     def trainable(self) -> bool:
         """Whether the model has parameters to fit (else it is validated, tested and saved as it is)."""
-        return any(p.requires_grad for p in self.net.parameters())
+        return trains(self.net)
 
 
 @dataclass
@@ -174,7 +174,7 @@ def compose(cfg: DictConfig, *, frame: pd.DataFrame | None = None,
             cfg.data.freq = spec.freq
     dims = datamodule.model_dims()
     net = build_forecaster(cfg.model, dims)  # before the floors: a setting it refuses costs no fit
-    if not any(p.requires_grad for p in net.parameters()):  # a closed-form floor: auto gives it 32-true
+    if not trains(net):  # a closed-form floor: auto gives it 32-true
         apply_precision(cfg, trains=False, requested=requested_precision)
     resolved = OmegaConf.to_container(cfg, resolve=True)
     resume_from = resume_point(cfg, run_dir, resolved)  # before config.yaml is rewritten
