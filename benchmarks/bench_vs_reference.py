@@ -10,7 +10,7 @@ rounds, their ratios and the ratio in each round, and writes every reading to ``
     MALLOC_MMAP_THRESHOLD_=17179869184 MALLOC_TRIM_THRESHOLD_=17179869184 \\
     INFORMER_REPO=/tmp/Informer2020 python benchmarks/bench_vs_reference.py \\
         --ref-bench ../shared/reference/ref_bench.py --rounds 3 --threads 2 --out vs_reference.json
-    ... --precisions fp32 bf16      # ours in both precisions (default: trainer.precision=auto alone)
+    ... --precisions fp32 bf16      # ours in both precisions (default: trainer.precision=auto alone, fp32)
 
 ``INFORMER_REPO`` is a writable copy of ``../shared/reference/Informer2020`` with ``data/ETT/ETTh1.csv``
 in it (the reference's README: ``../shared/reference/README.md``).
@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--configs", nargs="+", default=list(CONFIGS), choices=list(CONFIGS))
     p.add_argument("--precisions", nargs="+", default=None, choices=["fp32", "bf16"],
-                   help="run ours in each of these trainer.precision values every round (default: auto alone)")
+                   help="run ours in each of these trainer.precision values every round (default: auto alone, fp32)")
     p.add_argument("--out", type=Path, default=None)
     args = p.parse_args(argv)
     if "INFORMER_REPO" not in os.environ:

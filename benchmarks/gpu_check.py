@@ -249,9 +249,9 @@ def device_info(device: str) -> dict[str, Any]:
     if device.startswith("cuda"):
         info.update(gpu=torch.cuda.get_device_name(0), bf16_supported=torch.cuda.is_bf16_supported(),
                     gpu_memory_gb=round(torch.cuda.get_device_properties(0).total_memory / 2**30, 1))
-    from forecast.training.precision import auto_precision
+    from forecast.training.precision import resolve_precision
 
-    info["auto_precision"] = auto_precision("gpu" if device.startswith("cuda") else "cpu")
+    info["auto_precision"] = resolve_precision("auto")
     return info
 
 

@@ -137,8 +137,7 @@ def measure(cfg: DictConfig, *, steps: int, warmup: int, infer_batches: int = 20
     train_batches = cycle(datamodule.train_dataloader())
     model.train()
 
-    # trainer.precision=auto resolves for the device measured here (docs/performance.md)
-    precision = resolve_precision(cfg.trainer.get("precision", "32-true"), "cuda" if dev.type == "cuda" else "cpu")
+    precision = resolve_precision(cfg.trainer.get("precision", "32-true"))
 
     def step(batch: Batch) -> None:
         optimizer.zero_grad(set_to_none=True)

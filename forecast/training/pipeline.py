@@ -155,8 +155,7 @@ def compose(cfg: DictConfig, *, frame: pd.DataFrame | None = None,
         torch.set_num_threads(int(cfg.threads))
     L.seed_everything(cfg.seed, workers=True, verbose=False)
     run_dir = Path(cfg.paths.output_dir)
-    requested_precision = OmegaConf.select(cfg, "trainer.precision")
-    apply_precision(cfg)  # trainer.precision=auto -> bf16-mixed or 32-true, once, before config.yaml
+    apply_precision(cfg)  # trainer.precision=auto -> 32-true, once, before config.yaml
     check_types(cfg.trainer, "trainer")
     check_types(cfg.train, "train")
     datamodule = instantiate(cfg.data, **({} if frame is None else {"path": frame}))
@@ -174,8 +173,6 @@ def compose(cfg: DictConfig, *, frame: pd.DataFrame | None = None,
             cfg.data.freq = spec.freq
     dims = datamodule.model_dims()
     net = build_forecaster(cfg.model, dims)  # before the floors: a setting it refuses costs no fit
-    if not trains(net):  # a closed-form floor: auto gives it 32-true
-        apply_precision(cfg, trains=False, requested=requested_precision)
     resolved = OmegaConf.to_container(cfg, resolve=True)
     resume_from = resume_point(cfg, run_dir, resolved)  # before config.yaml is rewritten
     maybe_compile(net, bool(cfg.get("compile")))

@@ -1,25 +1,26 @@
-"""``trainer.precision``: ``auto`` resolves to ``bf16-mixed`` on a CPU that multiplies bf16 natively.
+"""``trainer.precision``: ``auto`` (the default) trains in ``32-true``; bf16 only on request.
 
-Native bf16 on a CPU means flags that list ``avx512_bf16`` or ``amx_bf16`` (x86, ``/proc/cpuinfo``) or
-``bf16`` (ARM's ``Features``); elsewhere bf16 is emulated and slower than fp32. On a CUDA GPU ``auto``
-gives ``32-true``: at this project's model sizes a step is bound by kernel launches, not arithmetic,
-and bf16-mixed measured slower there (docs/performance.md); ``trainer.precision=bf16`` asks for it. A few short names are accepted
-beside Lightning's own: ``fp32``/``32`` -> ``32-true``, ``bf16`` -> ``bf16-mixed``.
-
-A model with nothing to train (a closed-form floor: naive, ridge, a calendar profile, the best floor) runs in
-``32-true`` under ``auto``: its forecast gains no speed from bf16, only rounding. The pipeline resolves the
-value once, after the model is built and before the trainer is, so ``config.yaml`` and ``metrics.json``
-(``precision``) record what ran.
+``auto`` gives ``32-true`` on every device. On a CPU that multiplies bf16 natively (Zen 4, a Xeon with AMX)
+``bf16-mixed`` takes a quarter to a half off a training step, but where a learned residual carries the
+forecast it tested 1.5-19.8% above fp32 on the same CPU and code (docs/results.md §13.9); on a CUDA GPU at
+this project's sizes a step is bound by kernel launches, and bf16-mixed measured slower (docs/performance.md
+§8). ``trainer.precision=bf16`` asks for it; on a CPU without native bf16 (flags without ``avx512_bf16``,
+``amx_bf16`` or ARM's ``bf16``) autocast emulates it, slower than fp32, and the run says so. A few short names
+are accepted beside Lightning's own: ``fp32``/``32`` -> ``32-true``, ``bf16`` -> ``bf16-mixed``. The pipeline
+resolves the value once, before the trainer is built, so ``config.yaml`` and ``metrics.json`` (``precision``)
+record what ran.
 """
 
 from __future__ import annotations
 
-import functools
+import logging
 from pathlib import Path
 
 from omegaconf import DictConfig, open_dict
 
-ALIASES = {"auto": "auto", "fp32": "32-true", "32": "32-true", "bf16": "bf16-mixed", "fp16": "16-mixed"}
+log = logging.getLogger("forecast")
+
+ALIASES = {"auto": "32-true", "fp32": "32-true", "32": "32-true", "bf16": "bf16-mixed", "fp16": "16-mixed"}
 CPU_BF16_FLAGS = frozenset({"avx512_bf16", "amx_bf16", "bf16"})
 
 
@@ -41,46 +42,31 @@ def cpu_has_bf16(flags: frozenset[str] | None = None) -> bool:
     return bool((cpu_flags() if flags is None else flags) & CPU_BF16_FLAGS)
 
 
-@functools.lru_cache(maxsize=None)
-def auto_precision(accelerator: str) -> str:
-    """``bf16-mixed`` where ``accelerator`` (Lightning's name: auto, cpu, gpu, cuda) is a CPU with native
-    bf16, else ``32-true`` (a CUDA GPU included)."""
-    accelerator = accelerator.lower()
-    if accelerator in ("gpu", "cuda"):
-        return "32-true"
-    if accelerator == "auto":
+def resolve_precision(value: object) -> str:
+    """Lightning's precision name for a ``trainer.precision`` value (``auto`` and the short names resolved)."""
+    return ALIASES.get(str(value).strip().lower(), str(value))
+
+
+def runs_on_cpu(accelerator: object) -> bool:
+    """Whether Lightning's ``accelerator`` setting trains on the CPU (``auto`` where no CUDA GPU is seen)."""
+    name = str(accelerator).lower()
+    if name == "auto":
         import torch
 
-        if torch.cuda.is_available():  # Lightning's auto picks the GPU
-            return "32-true"
-    if accelerator in ("auto", "cpu"):
-        return "bf16-mixed" if cpu_has_bf16() else "32-true"
-    return "32-true"
+        return not torch.cuda.is_available()
+    return name == "cpu"
 
 
-def resolve_precision(value: object, accelerator: object = "auto") -> str:
-    """Lightning's precision name for a ``trainer.precision`` value (``auto`` and the short names resolved)."""
-    name = ALIASES.get(str(value).strip().lower(), str(value))
-    return auto_precision(str(accelerator)) if name == "auto" else name
-
-
-def apply_precision(cfg: DictConfig, *, trains: bool = True, requested: object = None) -> str:
-    """Write the resolved ``trainer.precision`` into ``cfg`` (in place) and return it.
-
-    Args:
-        cfg: the composed config.
-        trains: whether the model has parameters that train; ``auto`` gives ``32-true`` to one that has none
-            (a closed-form floor), whose forecast bf16 would only round.
-        requested: the value to resolve, where ``cfg`` already holds a resolved one; None: ``cfg``'s.
-    """
+def apply_precision(cfg: DictConfig) -> str:
+    """Write the resolved ``trainer.precision`` into ``cfg`` (in place) and return it; warn where bf16 is asked
+    of a CPU that would emulate it."""
     trainer = cfg.get("trainer")
     if trainer is None or "precision" not in trainer:
         return "32-true"
-    value = trainer.precision if requested is None else requested
-    automatic = ALIASES.get(str(value).strip().lower()) == "auto"
-    precision = resolve_precision(value, trainer.get("accelerator", "auto"))
-    if automatic and not trains:
-        precision = "32-true"
+    precision = resolve_precision(trainer.precision)
+    if precision.startswith("bf16") and runs_on_cpu(trainer.get("accelerator", "auto")) and not cpu_has_bf16():
+        log.warning("trainer.precision=%s on a CPU without native bf16 (no avx512_bf16, amx_bf16 or bf16 flag): "
+                    "autocast emulates it, slower than fp32; trainer.precision=fp32 is faster here", precision)
     with open_dict(cfg):
         cfg.trainer.precision = precision
     return precision

@@ -24,9 +24,7 @@ def test_one_config_writes_the_step_inference_memory_and_parameter_count(tmp_pat
     assert r["status"] == "ok" and r["seq_len"] == 48 and r["batch"] == 32 and r["threads"] == 1
     assert r["steps_timed"] == 2 and r["step_s_min"] <= r["step_s_median"] <= r["step_s_max"]
     assert r["infer_s_per_batch"] > 0 and r["infer_s_per_window"] > 0 and r["peak_memory_mb"] > 0
-    from forecast.training.precision import resolve_precision
-    # trainer.precision=auto as this CPU resolves it (bf16-mixed where it multiplies bf16 natively)
-    assert r["overrides"] == TINY and r["precision"] == resolve_precision("auto", "cpu") and r["compiled"] is False
+    assert r["overrides"] == TINY and r["precision"] == "32-true" and r["compiled"] is False
     from forecast.core.parameters import count_parameters
     from forecast.models.informer import Informer
     from tests.dims import with_dims

@@ -1,4 +1,4 @@
-"""trainer.precision: auto-detection of native bf16, the short names, and a bf16 run beside an fp32 one."""
+"""trainer.precision: auto is fp32, bf16 on request (warned where emulated), the short names, bf16 beside fp32."""
 
 from __future__ import annotations
 
@@ -19,13 +19,6 @@ ZEN3 = "processor\t: 0\nvendor_id\t: AuthenticAMD\nflags\t\t: fpu sse2 avx2 fma\
 NEOVERSE = "processor\t: 0\nBogoMIPS\t: 50.00\nFeatures\t: fp asimd sve bf16 i8mm\n\n"
 
 
-@pytest.fixture(autouse=True)
-def _fresh_detection():
-    prec.auto_precision.cache_clear()
-    yield
-    prec.auto_precision.cache_clear()
-
-
 @pytest.mark.parametrize(("text", "native"), [(ZEN4, True), (ZEN3, False), (NEOVERSE, True), ("", False)])
 def test_native_bf16_is_read_from_the_cpu_flags(tmp_path: Path, text: str, native: bool) -> None:
     cpuinfo = tmp_path / "cpuinfo"
@@ -37,61 +30,47 @@ def test_an_unreadable_cpuinfo_means_no_native_bf16(tmp_path: Path) -> None:
     assert prec.cpu_flags(tmp_path / "missing") == frozenset()
 
 
-@pytest.mark.parametrize("native", [True, False])
-def test_auto_resolves_on_the_cpu_by_its_flags(monkeypatch: pytest.MonkeyPatch, native: bool) -> None:
+@pytest.mark.parametrize(("native", "cuda"), [(True, False), (False, False), (True, True)])
+def test_auto_is_fp32_on_every_device_and_bf16_only_on_request(monkeypatch: pytest.MonkeyPatch, native: bool,
+                                                                cuda: bool) -> None:
     monkeypatch.setattr(prec, "cpu_has_bf16", lambda flags=None: native)
-    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
-    expected = "bf16-mixed" if native else "32-true"
-    assert prec.resolve_precision("auto", "cpu") == expected
-    assert prec.resolve_precision("auto", "auto") == expected
-    assert prec.resolve_precision("auto", "gpu") == "32-true"  # no GPU: Lightning refuses it, not this
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: cuda)
+    for accelerator in ("auto", "cpu", "gpu"):
+        cfg = OmegaConf.create({"trainer": {"accelerator": accelerator, "precision": "auto"}})
+        assert prec.apply_precision(cfg) == "32-true" and cfg.trainer.precision == "32-true"
+        cfg = OmegaConf.create({"trainer": {"accelerator": accelerator, "precision": "bf16"}})
+        assert prec.apply_precision(cfg) == "bf16-mixed" and cfg.trainer.precision == "bf16-mixed"
 
 
-@pytest.mark.parametrize("native_cpu", [True, False])
-def test_auto_gives_fp32_on_a_cuda_gpu_and_asks_the_cpu_only_for_cpu(monkeypatch: pytest.MonkeyPatch,
-                                                                   native_cpu: bool) -> None:
-    monkeypatch.setattr(prec, "cpu_has_bf16", lambda flags=None: native_cpu)
-    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
-    assert prec.resolve_precision("auto", "auto") == "32-true"
-    assert prec.resolve_precision("auto", "gpu") == "32-true"
-    assert prec.resolve_precision("auto", "cpu") == ("bf16-mixed" if native_cpu else "32-true")
-
-
-@pytest.mark.parametrize(("value", "expected"), [("fp32", "32-true"), (32, "32-true"), ("32", "32-true"),
-                                                  ("bf16", "bf16-mixed"), ("BF16", "bf16-mixed"),
+@pytest.mark.parametrize(("value", "expected"), [("auto", "32-true"), ("fp32", "32-true"), (32, "32-true"),
+                                                  ("32", "32-true"), ("bf16", "bf16-mixed"), ("BF16", "bf16-mixed"),
                                                   ("bf16-mixed", "bf16-mixed"), ("32-true", "32-true"),
                                                   ("16-mixed", "16-mixed")])
 def test_short_names_map_to_lightnings(value: object, expected: str) -> None:
-    assert prec.resolve_precision(value, "cpu") == expected
+    assert prec.resolve_precision(value) == expected
 
 
-def test_apply_writes_the_resolved_value_into_the_config(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(prec, "cpu_has_bf16", lambda flags=None: True)
+@pytest.mark.parametrize(("native", "accelerator", "warned"), [(False, "cpu", True), (False, "auto", True),
+                                                               (True, "cpu", False), (False, "gpu", False)])
+def test_bf16_asked_of_a_cpu_that_would_emulate_it_is_warned(monkeypatch: pytest.MonkeyPatch,
+                                                             caplog: pytest.LogCaptureFixture, native: bool,
+                                                             accelerator: str, warned: bool) -> None:
+    monkeypatch.setattr(prec, "cpu_has_bf16", lambda flags=None: native)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
-    cfg = OmegaConf.create({"trainer": {"accelerator": "cpu", "precision": "auto"}})
-    assert prec.apply_precision(cfg) == "bf16-mixed" and cfg.trainer.precision == "bf16-mixed"
+    cfg = OmegaConf.create({"trainer": {"accelerator": accelerator, "precision": "bf16"}})
+    with caplog.at_level("WARNING", logger="forecast"):
+        prec.apply_precision(cfg)
+    expected = ["trainer.precision=bf16-mixed on a CPU without native bf16 (no avx512_bf16, amx_bf16 or bf16 flag): "
+                "autocast emulates it, slower than fp32; trainer.precision=fp32 is faster here"] if warned else []
+    assert [r.getMessage() for r in caplog.records] == expected
 
 
-@pytest.mark.parametrize(("value", "expected"), [("auto", "32-true"), ("bf16", "bf16-mixed"), ("fp32", "32-true")])
-def test_auto_gives_a_model_with_nothing_to_train_fp32(value: str, expected: str,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_auto_trains_in_fp32_on_a_bf16_cpu(small_csv: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(prec, "cpu_has_bf16", lambda flags=None: True)
-    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
-    cfg = OmegaConf.create({"trainer": {"accelerator": "cpu", "precision": value}})
-    assert prec.apply_precision(cfg, trains=False) == expected and cfg.trainer.precision == expected
-
-
-def test_a_closed_form_floor_runs_in_fp32_under_auto_on_a_bf16_cpu(small_csv: Path, tmp_path: Path,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(prec, "cpu_has_bf16", lambda flags=None: True)
-    prec.auto_precision.cache_clear()
-    try:
-        floor = train(compose_train(tiny_run_overrides(small_csv, model="linear"), tmp_path / "floor"))
-        net = train(compose_train(tiny_run_overrides(small_csv, "trainer.max_epochs=1"), tmp_path / "net"))
-    finally:
-        prec.auto_precision.cache_clear()
-    assert (floor["precision"], net["precision"]) == ("32-true", "bf16-mixed")
-    assert yaml.safe_load((tmp_path / "floor" / "config.yaml").read_text())["trainer"]["precision"] == "32-true"
+    floor = train(compose_train(tiny_run_overrides(small_csv, model="linear"), tmp_path / "floor"))
+    net = train(compose_train(tiny_run_overrides(small_csv, "trainer.max_epochs=1"), tmp_path / "net"))
+    assert (floor["precision"], net["precision"]) == ("32-true", "32-true")
+    assert yaml.safe_load((tmp_path / "net" / "config.yaml").read_text())["trainer"]["precision"] == "32-true"
     assert floor["test/mse"] == pytest.approx(floor["floors"]["ridge"]["test/mse"], rel=1e-6)  # the report's fp32 fit
 
 
