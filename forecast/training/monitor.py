@@ -10,6 +10,7 @@ from typing import Any
 
 import lightning as L
 import torch
+from lightning.pytorch.callbacks import Timer
 from lightning.pytorch.trainer.states import TrainerFn
 
 from forecast.training.budget import round_name
@@ -104,6 +105,13 @@ class RunMonitor(L.Callback):
     def on_train_epoch_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         self.epoch_seconds.append(time.perf_counter() - self._epoch_t0)
         self._in_epoch = False
+
+    def on_fit_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        timer = next((c for c in trainer.callbacks if isinstance(c, Timer)), None)  # trainer.max_time's
+        remaining = None if timer is None else timer.time_remaining("train")
+        if remaining is not None and remaining <= 0 and trainer.is_global_zero:
+            log.info("training stops at step %d: trainer.max_time reached (%.0f s of training)", trainer.global_step,
+                     timer.time_elapsed("train"))
 
     def on_test_batch_start(self, trainer: L.Trainer, pl_module: L.LightningModule, batch: Any, batch_idx: int,
                             dataloader_idx: int = 0) -> None:
