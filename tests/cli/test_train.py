@@ -91,6 +91,10 @@ IMPOSSIBLE_SETTINGS = [
     ("model.net.net.n_heads=5", "d_model (128) must be divisible by n_heads (5)"),
     ("model.net.net.d_model=wide", "model.net.net.d_model must be an int, got 'wide'"),
     ("trainer.max_epochs=abc", "trainer.max_epochs must be an int or null, got 'abc'"),
+    ("trainer.max_time=2min", "trainer.max_time must be days:hours:minutes:seconds (00:00:02:00 for two minutes), "
+     "got '2min'"),
+    ("trainer.max_time=120", "trainer.max_time must be days:hours:minutes:seconds (00:00:02:00 for two minutes), "
+     "got 120"),
     ("model.net.net.embed=weird", "model.net.net.embed must be 'timeF' or 'fixed' or 'learned', got 'weird'"),
     ("task.optimizer._target_=torch.optim.RMSprop",
      "task.optimizer must be given only settings its optimiser takes (RMSprop.__init__() got an unexpected keyword "
