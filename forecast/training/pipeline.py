@@ -40,8 +40,8 @@ from forecast.training.conformal import calibrate, store_in_checkpoint, validati
 from forecast.training.floors import Floors, evaluate_floors, standing
 from forecast.training.monitor import RunMonitor
 from forecast.training.per_series import panel_metrics
-from forecast.training.max_time import check_max_time
 from forecast.training.precision import apply_precision
+from forecast.training.trainer_checks import check_trainer
 from forecast.training.progress import step_progress
 from forecast.training.recipe import RECIPE_KEY
 from forecast.training.recipe_checkpoint import RecipeCheckpoint
@@ -158,7 +158,7 @@ def compose(cfg: DictConfig, *, frame: pd.DataFrame | None = None,
     run_dir = Path(cfg.paths.output_dir)
     apply_precision(cfg)  # trainer.precision=auto -> 32-true, once, before config.yaml
     check_types(cfg.trainer, "trainer")
-    check_max_time(cfg.trainer)
+    check_trainer(cfg.trainer)
     check_types(cfg.train, "train")
     datamodule = instantiate(cfg.data, **({} if frame is None else {"path": frame}))
     if prepared is not None:
