@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import Any
 
+from hydra.utils import instantiate
 from omegaconf import DictConfig
 
 from forecast.core.errors import ConfigError
@@ -50,7 +52,30 @@ def check_gpus(trainer: DictConfig) -> None:
                       f"run where a CUDA build of torch sees the GPUs")
 
 
+def check_lightning(trainer: DictConfig) -> None:
+    """Build Lightning's ``Trainer`` from ``trainer`` alone (no callbacks, logger or checkpoints; milliseconds, its
+    own lines silenced) and refuse the settings it refuses, with its message.
+
+    Raises:
+        ConfigError: e.g. ``trainer must be given settings Lightning's Trainer takes (`Trainer(devices=0)` value is
+            not a valid input using cpu accelerator.)``.
+    """
+    lightning_log = logging.getLogger("lightning.pytorch")
+    level = lightning_log.level
+    lightning_log.setLevel(logging.ERROR)
+    try:
+        instantiate(trainer, callbacks=[], logger=False, enable_checkpointing=False, enable_progress_bar=False,
+                    enable_model_summary=False, _convert_="partial")
+    except Exception as exc:  # Lightning's MisconfigurationException, a missing accelerator package, a bad value
+        cause = exc.__cause__ or exc
+        first = (str(cause).strip().splitlines() or [type(cause).__name__])[0]
+        raise ConfigError(f"trainer must be given settings Lightning's Trainer takes ({first})") from exc
+    finally:
+        lightning_log.setLevel(level)
+
+
 def check_trainer(trainer: DictConfig) -> None:
-    """:func:`check_max_time` and :func:`check_gpus`."""
+    """:func:`check_max_time`, :func:`check_gpus`, then :func:`check_lightning` for the rest."""
     check_max_time(trainer)
     check_gpus(trainer)
+    check_lightning(trainer)

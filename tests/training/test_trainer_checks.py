@@ -11,7 +11,9 @@ from omegaconf import OmegaConf
 from forecast.api import train as api_train
 from forecast.core.errors import ConfigError
 from forecast.data.errors import DataError
+from forecast.training.precision import apply_precision
 from forecast.training.trainer_checks import check_trainer
+from tests.conftest import compose_train
 
 
 def gpus(monkeypatch: pytest.MonkeyPatch, count: int) -> None:
@@ -46,3 +48,25 @@ def test_trainer_gpu_without_one_is_one_line_and_no_run_dir(small_csv: Path, tmp
     assert str(caught.value).startswith("trainer.accelerator must be cpu or auto here: 1 CUDA GPU(s) asked for")
     assert str(caught.value).endswith("; change that setting and run again")
     assert not run_dir.exists()
+
+
+@pytest.mark.parametrize(("setting", "message"), [
+    ({"devices": 0}, "`Trainer(devices=0)` value is not a valid input using cpu accelerator."),
+    ({"num_nodes": 0}, None), ({"accelerator": "tpu"}, None)])
+def test_what_lightning_refuses_is_refused_with_its_message(setting: dict, message: str | None) -> None:
+    trainer = OmegaConf.create({"_target_": "lightning.Trainer", "accelerator": "cpu", "devices": 1, **setting})
+    with pytest.raises(ConfigError) as caught:
+        check_trainer(trainer)
+    text = str(caught.value)
+    assert text.startswith("trainer must be given settings Lightning's Trainer takes (") and text.endswith(")")
+    if message is not None:
+        assert text == f"trainer must be given settings Lightning's Trainer takes ({message})"
+
+
+def test_the_default_trainer_passes_and_its_check_prints_nothing(tmp_path: Path, capsys: pytest.CaptureFixture,
+                                                                  caplog: pytest.LogCaptureFixture) -> None:
+    cfg = compose_train([], tmp_path)
+    apply_precision(cfg)  # as the pipeline does before the check
+    with caplog.at_level("INFO"):
+        check_trainer(cfg.trainer)
+    assert capsys.readouterr().out == "" and [r for r in caplog.records if r.name.startswith("lightning")] == []
