@@ -193,12 +193,13 @@ def compose(cfg: DictConfig, *, frame: pd.DataFrame | None = None,
     closed_form = ClosedFormStart(keep_start=bool(cfg.get("keep_start")), checkpoint_dir=run_dir / "checkpoints",
                                   start_patience_steps=cfg.get("start_patience_steps"))
     loggers = [instantiate(c) for c in (cfg.get("logger") or {}).values() if c is not None]
-    callbacks = [instantiate(c) for c in (cfg.get("callbacks") or {}).values() if c is not None]
+    # the monitor first: a round's val/loss line comes before the line of a stop early stopping or the start
+    # decides on it
+    callbacks = [monitor, *(instantiate(c) for c in (cfg.get("callbacks") or {}).values() if c is not None)]
     if not loggers:  # the learning-rate monitor has nowhere to write
         callbacks = [c for c in callbacks if not isinstance(c, LearningRateMonitor)]
-    # the monitor first: a round's val/loss line comes before the line of a stop the start decides on it
-    callbacks += [monitor, closed_form, RecipeCheckpoint(config=resolved, spec=spec, model_dims=dims,
-                                                         floors=floors.checkpoint_state()),
+    callbacks += [closed_form, RecipeCheckpoint(config=resolved, spec=spec, model_dims=dims,
+                                                floors=floors.checkpoint_state()),
                   ResumeState(run_dir=run_dir, command=resume_command(run_dir))]
     extension = plan.extension(rounds)  # rounds after trainer.max_epochs while a round gains train.extra_gain
     if extension is not None:

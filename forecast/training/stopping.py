@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import logging
 import math
 from typing import Any
 
 import lightning as L
 from lightning.pytorch.callbacks import EarlyStopping
+from lightning.pytorch.callbacks.early_stopping import EarlyStoppingReason
 import torch
+
+log = logging.getLogger("forecast")
 
 
 class RelativeEarlyStopping(EarlyStopping):
@@ -18,7 +22,9 @@ class RelativeEarlyStopping(EarlyStopping):
     |best score|`` (signed as its constructor signs it), so the threshold follows the scale of the monitored
     loss, which an absolute one cannot for series scaled differently. A round below the best by less than that does not reset
     the patience and does not become the best score; the checkpoint callback still keeps the lowest round.
-    Nothing new is stored: ``min_delta`` comes again from the restored best score on resume.
+    Nothing new is stored: ``min_delta`` comes again from the restored best score on resume. When the patience
+    runs out it says so in one line: ``training stops after round 2: 1 round without beating the best val/loss
+    so far (0.1158) by 0.5% of it (callbacks.early_stopping.patience=1)``.
 
     Args:
         min_gain: the share of the best score a round must gain; 0 is Lightning's behaviour at
@@ -42,6 +48,16 @@ class RelativeEarlyStopping(EarlyStopping):
         relative = self.min_gain * abs(best) if math.isfinite(best) else 0.0
         sign = 1.0 if self.monitor_op == torch.gt else -1.0
         self.min_delta = sign * max(self.least_delta, relative)
+
+    def _run_early_stopping_check(self, trainer: L.Trainer) -> None:
+        stopped = trainer.should_stop
+        super()._run_early_stopping_check(trainer)
+        if (trainer.should_stop and not stopped and self.stopping_reason == EarlyStoppingReason.PATIENCE_EXHAUSTED
+                and trainer.is_global_zero):  # every process decides the same (val/loss is synced); one line
+            rounds = f"{self.wait_count} round{'s' if self.wait_count != 1 else ''}"
+            log.info("training stops after round %d: %s without beating the best %s so far (%.4f) by %g%% of it "
+                     "(callbacks.early_stopping.patience=%d)", trainer.current_epoch + 1, rounds, self.monitor,
+                     float(self.best_score), self.min_gain * 100, self.patience)
 
     def on_validation_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         self._set_threshold()

@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
+
 from forecast.training.progress import StepProgressLines, duration
 from tests.conftest import tiny_run_overrides
 
@@ -54,8 +56,10 @@ def test_a_default_run_prints_its_own_lines_and_the_bar(small_csv: Path, tmp_pat
         assert chatter not in output
 
 
-def test_a_round_that_stops_training_is_said_before_the_stop(small_csv: Path, tmp_path: Path) -> None:
-    lines = console_lines(train(small_csv, tmp_path, "task.optimizer.lr=50.0", "start_patience_steps=1"))
+@pytest.mark.parametrize("patience", ["callbacks.early_stopping.patience=1",  # early stopping stops the run
+                                      "callbacks.early_stopping.patience=2"])  # the start's patience does
+def test_a_round_that_stops_training_is_said_before_the_stop(small_csv: Path, tmp_path: Path, patience: str) -> None:
+    lines = console_lines(train(small_csv, tmp_path, "task.optimizer.lr=50.0", "start_patience_steps=1", patience))
     at = {line.split(":")[0]: i for i, line in enumerate(lines)}
     assert at["round 1/2, step 5"] < at["training stops after round 1"], "\n".join(lines)
 
@@ -73,7 +77,7 @@ def test_progress_lines_give_the_step_the_budget_and_the_time_left() -> None:
 
 
 def test_verbose_brings_back_lightnings_lines_once(small_csv: Path, tmp_path: Path) -> None:
-    output = train(small_csv, tmp_path, "-v")
+    output = train(small_csv, tmp_path, "-v", "callbacks.early_stopping.patience=2")  # to Lightning's max_epochs line
     # once: not also through Lightning's own handler
     assert len(re.findall(r"GPU available: (True|False)", output)) == 1
     assert "Trainable params" in output  # the model summary

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import lightning as L
 import pytest
 import torch
@@ -28,9 +30,9 @@ class ScriptedLoss(L.LightningModule):
         return torch.optim.SGD(self.parameters(), lr=0.0)
 
 
-def rounds(losses: list[float], **kwargs) -> tuple[int, float]:
+def rounds(losses: list[float], patience: int = 2, **kwargs) -> tuple[int, float]:
     """The rounds trained before early stopping and its best score."""
-    stopping = RelativeEarlyStopping(monitor="val/loss", mode="min", patience=2, **kwargs)
+    stopping = RelativeEarlyStopping(monitor="val/loss", mode="min", patience=patience, **kwargs)
     data = DataLoader(TensorDataset(torch.ones(2, 1)), batch_size=2)
     trainer = L.Trainer(max_epochs=len(losses), callbacks=[stopping], logger=False, enable_checkpointing=False,
                         enable_progress_bar=False, enable_model_summary=False, num_sanity_val_steps=0,
@@ -59,3 +61,17 @@ def test_the_absolute_threshold_still_applies() -> None:
 def test_min_gain_outside_zero_to_one_is_refused() -> None:
     with pytest.raises(ValueError, match=r"min_gain must be in \[0, 1\), got 1.5"):
         RelativeEarlyStopping(monitor="val/loss", min_gain=1.5)
+
+
+def test_running_out_of_patience_is_said_in_one_line(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.INFO, logger="forecast"):
+        assert rounds([1.0, 0.9, 0.897, 0.8], patience=1, min_gain=0.005) == (3, pytest.approx(0.9))
+    assert [r.getMessage() for r in caplog.records if r.name == "forecast"] == [
+        "training stops after round 3: 1 round without beating the best val/loss so far (0.9000) by 0.5% of it "
+        "(callbacks.early_stopping.patience=1)"]
+
+
+def test_a_run_that_ends_with_patience_left_says_nothing(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.INFO, logger="forecast"):
+        assert rounds([1.0, 0.9, 0.897], patience=2, min_gain=0.005) == (3, pytest.approx(0.9))
+    assert [r for r in caplog.records if r.name == "forecast"] == []
