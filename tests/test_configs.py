@@ -106,6 +106,17 @@ def test_the_default_trains_at_most_4_rounds_and_the_paper_rows_6_whole_epochs(t
     assert compose_train(["experiment=informer_etth1_24", "trainer.max_epochs=2"], tmp_path).trainer.max_epochs == 2
 
 
+def test_the_default_model_stops_after_one_round_without_a_new_best_and_others_after_two(tmp_path: Path) -> None:
+    def patience(*overrides: str) -> int:
+        return compose_train(list(overrides), tmp_path).callbacks.early_stopping.patience
+
+    assert patience() == 1
+    assert patience("model=informer_small") == patience("model=dlinear") == 2
+    assert patience("experiment=informer_etth1_24") == 3
+    assert patience("callbacks.early_stopping.patience=3") == 3
+    assert patience("round_patience=2") == 2
+
+
 def test_a_model_config_brings_its_learning_rate_and_the_command_line_still_wins(tmp_path: Path) -> None:
     assert compose_train(["model=dlinear"], tmp_path).task.optimizer.lr == 5e-3
     assert compose_train(["model=informer_small"], tmp_path).task.optimizer.lr == 1e-4
