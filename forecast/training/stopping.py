@@ -55,9 +55,10 @@ class RelativeEarlyStopping(EarlyStopping):
         if (trainer.should_stop and not stopped and self.stopping_reason == EarlyStoppingReason.PATIENCE_EXHAUSTED
                 and trainer.is_global_zero):  # every process decides the same (val/loss is synced); one line
             rounds = f"{self.wait_count} round{'s' if self.wait_count != 1 else ''}"
-            log.info("training stops after round %d: %s without beating the best %s so far (%.4f) by %g%% of it "
+            share = f" by {self.min_gain * 100:g}% of it" if self.min_gain > 0 else ""
+            log.info("training stops after round %d: %s without beating the best %s so far (%.4f)%s "
                      "(callbacks.early_stopping.patience=%d)", trainer.current_epoch + 1, rounds, self.monitor,
-                     float(self.best_score), self.min_gain * 100, self.patience)
+                     float(self.best_score), share, self.patience)
 
     def on_validation_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         self._set_threshold()

@@ -71,6 +71,14 @@ def test_running_out_of_patience_is_said_in_one_line(caplog: pytest.LogCaptureFi
         "(callbacks.early_stopping.patience=1)"]
 
 
+def test_the_stop_line_names_no_share_where_any_gain_counts(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.INFO, logger="forecast"):
+        assert rounds([1.0, 0.9, 0.95, 0.91], patience=2) == (4, pytest.approx(0.9))
+    assert [r.getMessage() for r in caplog.records if r.name == "forecast"] == [
+        "training stops after round 4: 2 rounds without beating the best val/loss so far (0.9000) "
+        "(callbacks.early_stopping.patience=2)"]
+
+
 def test_a_run_that_ends_with_patience_left_says_nothing(caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.INFO, logger="forecast"):
         assert rounds([1.0, 0.9, 0.897], patience=2, min_gain=0.005) == (3, pytest.approx(0.9))
