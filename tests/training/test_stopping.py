@@ -30,11 +30,22 @@ class ScriptedLoss(L.LightningModule):
         return torch.optim.SGD(self.parameters(), lr=0.0)
 
 
-def rounds(losses: list[float], patience: int = 2, **kwargs) -> tuple[int, float]:
-    """The rounds trained before early stopping and its best score."""
+class StartAt(L.Callback):
+    """Gives early stopping a start to beat before the first round, as the closed-form start does."""
+
+    def __init__(self, stopping: RelativeEarlyStopping, score: float) -> None:
+        self.stopping, self.score = stopping, score
+
+    def on_train_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        self.stopping.start_at(self.score)
+
+
+def rounds(losses: list[float], patience: int = 2, start: float | None = None, **kwargs) -> tuple[int, float]:
+    """The rounds trained before early stopping and its best score (``start``: the score to beat first)."""
     stopping = RelativeEarlyStopping(monitor="val/loss", mode="min", patience=patience, **kwargs)
     data = DataLoader(TensorDataset(torch.ones(2, 1)), batch_size=2)
-    trainer = L.Trainer(max_epochs=len(losses), callbacks=[stopping], logger=False, enable_checkpointing=False,
+    callbacks = [stopping] if start is None else [stopping, StartAt(stopping, start)]
+    trainer = L.Trainer(max_epochs=len(losses), callbacks=callbacks, logger=False, enable_checkpointing=False,
                         enable_progress_bar=False, enable_model_summary=False, num_sanity_val_steps=0,
                         accelerator="cpu", devices=1)
     trainer.fit(ScriptedLoss(losses), data, data)
@@ -77,6 +88,25 @@ def test_the_stop_line_names_no_share_where_any_gain_counts(caplog: pytest.LogCa
     assert [r.getMessage() for r in caplog.records if r.name == "forecast"] == [
         "training stops after round 4: 2 rounds without beating the best val/loss so far (0.9000) "
         "(callbacks.early_stopping.patience=2)"]
+
+
+def test_the_stop_line_names_the_start_while_no_round_has_beaten_it(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.INFO, logger="forecast"):
+        assert rounds([1.0, 0.7], patience=1, start=0.8, min_gain=0.005) == (1, pytest.approx(0.8))
+        assert rounds([0.7, 0.71], patience=1, start=0.8, min_gain=0.005) == (2, pytest.approx(0.7))
+    assert [r.getMessage() for r in caplog.records if r.name == "forecast"] == [
+        "training stops after round 1: 1 round without beating the best val/loss so far (0.8000, the closed-form "
+        "start) by 0.5% of it (callbacks.early_stopping.patience=1)",
+        "training stops after round 2: 1 round without beating the best val/loss so far (0.7000) by 0.5% of it "
+        "(callbacks.early_stopping.patience=1)"]
+
+
+def test_the_start_is_kept_in_the_state_a_resumed_run_restores() -> None:
+    stopping = RelativeEarlyStopping(monitor="val/loss", mode="min", patience=1)
+    stopping.start_at(0.8)
+    restored = RelativeEarlyStopping(monitor="val/loss", mode="min", patience=1)
+    restored.load_state_dict(stopping.state_dict())
+    assert (restored.start_score, float(restored.best_score)) == (pytest.approx(0.8), pytest.approx(0.8))
 
 
 def test_a_run_that_ends_with_patience_left_says_nothing(caplog: pytest.LogCaptureFixture) -> None:
