@@ -16,7 +16,6 @@ from torch import Tensor
 
 from forecast.core.parameters import module_device, trains
 from forecast.training.evidence import Verdict, hac_lag, weigh, window_losses
-from forecast.training.stopping import RelativeEarlyStopping
 
 log = logging.getLogger("forecast")
 
@@ -100,10 +99,7 @@ class ClosedFormStart(L.Callback):
         stopping = trainer.early_stopping_callback
         fresh = stopping is not None and not torch.isfinite(stopping.best_score) and trainer.global_step == 0
         if self.start_loss is not None and fresh and stopping.monitor == "val/loss" and stopping.mode == "min":
-            if isinstance(stopping, RelativeEarlyStopping):  # a resumed run restores its own
-                stopping.start_at(self.start_loss)
-            else:
-                stopping.best_score = torch.tensor(self.start_loss)
+            stopping.best_score = torch.tensor(self.start_loss)  # a resumed run restores its own
 
     def on_validation_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         """After early stopping has weighed the round (it runs first): stop while no round has beaten the start

@@ -24,8 +24,9 @@ class RelativeEarlyStopping(EarlyStopping):
     the patience and does not become the best score; the checkpoint callback still keeps the lowest round.
     ``min_delta`` comes again from the restored best score on resume. When the patience runs out it says so in
     one line: ``training stops after round 2: 1 round without beating the best val/loss so far (0.1158) by 0.5%
-    of it (callbacks.early_stopping.patience=1)``; where the best is still a start given by :meth:`start_at` (the
-    closed-form start), the line names it: ``(0.3934, the closed-form start)``.
+    of it (callbacks.early_stopping.patience=1)``; where no round has beaten the score early stopping held before
+    the first round (the closed-form start puts its own there), the line names it: ``(0.3934, the closed-form
+    start)``. Both come from Lightning's own restored counters, so a resumed run says the same.
 
     Args:
         min_gain: the share of the best score a round must gain; 0 is Lightning's behaviour at
@@ -43,12 +44,6 @@ class RelativeEarlyStopping(EarlyStopping):
         super().__init__(min_delta=min_delta, **kwargs)
         self.min_gain = float(min_gain)
         self.least_delta = abs(float(min_delta))
-        self.start_score: float | None = None
-
-    def start_at(self, score: float) -> None:
-        """Make ``score`` (the closed-form start's) the best so far, before the first round."""
-        self.best_score = torch.tensor(score)
-        self.start_score = float(self.best_score)
 
     def _set_threshold(self) -> None:
         best = float(self.best_score)
@@ -63,17 +58,11 @@ class RelativeEarlyStopping(EarlyStopping):
                 and trainer.is_global_zero):  # every process decides the same (val/loss is synced); one line
             rounds = f"{self.wait_count} round{'s' if self.wait_count != 1 else ''}"
             share = f" by {self.min_gain * 100:g}% of it" if self.min_gain > 0 else ""
-            start = ", the closed-form start" if float(self.best_score) == self.start_score else ""
+            # every round so far without a new best: the best is the score held before round 1, the start's
+            start = ", the closed-form start" if self.wait_count == trainer.current_epoch + 1 else ""
             log.info("training stops after round %d: %s without beating the best %s so far (%.4f%s)%s "
                      "(callbacks.early_stopping.patience=%d)", trainer.current_epoch + 1, rounds, self.monitor,
                      float(self.best_score), start, share, self.patience)
-
-    def state_dict(self) -> dict[str, Any]:
-        return {**super().state_dict(), "start_score": self.start_score}
-
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        super().load_state_dict(state_dict)
-        self.start_score = state_dict.get("start_score")
 
     def on_validation_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         self._set_threshold()

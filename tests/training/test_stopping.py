@@ -37,18 +37,23 @@ class StartAt(L.Callback):
         self.stopping, self.score = stopping, score
 
     def on_train_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
-        self.stopping.start_at(self.score)
+        if trainer.global_step == 0:  # a resumed run restores its own
+            self.stopping.best_score = torch.tensor(self.score)
 
 
-def rounds(losses: list[float], patience: int = 2, start: float | None = None, **kwargs) -> tuple[int, float]:
-    """The rounds trained before early stopping and its best score (``start``: the score to beat first)."""
+def rounds(losses: list[float], patience: int = 2, start: float | None = None, max_epochs: int | None = None,
+           ckpt_path: str | None = None, save_to: str | None = None, **kwargs) -> tuple[int, float]:
+    """The rounds trained before early stopping and its best score (``start``: the score to beat first;
+    ``save_to``: write a checkpoint there at the end; ``ckpt_path``: resume from one)."""
     stopping = RelativeEarlyStopping(monitor="val/loss", mode="min", patience=patience, **kwargs)
     data = DataLoader(TensorDataset(torch.ones(2, 1)), batch_size=2)
     callbacks = [stopping] if start is None else [stopping, StartAt(stopping, start)]
-    trainer = L.Trainer(max_epochs=len(losses), callbacks=callbacks, logger=False, enable_checkpointing=False,
-                        enable_progress_bar=False, enable_model_summary=False, num_sanity_val_steps=0,
-                        accelerator="cpu", devices=1)
-    trainer.fit(ScriptedLoss(losses), data, data)
+    trainer = L.Trainer(max_epochs=max_epochs or len(losses), callbacks=callbacks, logger=False,
+                        enable_checkpointing=False, enable_progress_bar=False, enable_model_summary=False,
+                        num_sanity_val_steps=0, accelerator="cpu", devices=1)
+    trainer.fit(ScriptedLoss(losses), data, data, ckpt_path=ckpt_path)
+    if save_to is not None:
+        trainer.save_checkpoint(save_to)
     return trainer.current_epoch, float(stopping.best_score)
 
 
@@ -101,12 +106,14 @@ def test_the_stop_line_names_the_start_while_no_round_has_beaten_it(caplog: pyte
         "(callbacks.early_stopping.patience=1)"]
 
 
-def test_the_start_is_kept_in_the_state_a_resumed_run_restores() -> None:
-    stopping = RelativeEarlyStopping(monitor="val/loss", mode="min", patience=1)
-    stopping.start_at(0.8)
-    restored = RelativeEarlyStopping(monitor="val/loss", mode="min", patience=1)
-    restored.load_state_dict(stopping.state_dict())
-    assert (restored.start_score, float(restored.best_score)) == (pytest.approx(0.8), pytest.approx(0.8))
+def test_a_resumed_run_still_names_the_start(tmp_path, caplog: pytest.LogCaptureFixture) -> None:
+    ckpt = str(tmp_path / "round1.ckpt")
+    assert rounds([0.9, 0.95], patience=2, start=0.8, max_epochs=1, save_to=ckpt, min_gain=0.005) == (1, pytest.approx(0.8))
+    with caplog.at_level(logging.INFO, logger="forecast"):
+        assert rounds([0.9, 0.95], patience=2, start=0.8, ckpt_path=ckpt, min_gain=0.005) == (2, pytest.approx(0.8))
+    assert [r.getMessage() for r in caplog.records if r.name == "forecast"] == [
+        "training stops after round 2: 2 rounds without beating the best val/loss so far (0.8000, the closed-form "
+        "start) by 0.5% of it (callbacks.early_stopping.patience=2)"]
 
 
 def test_a_run_that_ends_with_patience_left_says_nothing(caplog: pytest.LogCaptureFixture) -> None:
