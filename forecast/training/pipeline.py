@@ -160,6 +160,9 @@ def compose(cfg: DictConfig, *, frame: pd.DataFrame | None = None,
     check_types(cfg.trainer, "trainer")
     check_trainer(cfg.trainer)
     check_types(cfg.train, "train")
+    for name, callback in (cfg.get("callbacks") or {}).items():
+        if callback is not None and "_target_" in callback:
+            check_types(callback, f"callbacks.{name}")
     datamodule = instantiate(cfg.data, **({} if frame is None else {"path": frame}))
     if prepared is not None:
         datamodule.take_setup(prepared)

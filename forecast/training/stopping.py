@@ -32,16 +32,18 @@ class RelativeEarlyStopping(EarlyStopping):
         min_gain: the share of the best score a round must gain; 0 is Lightning's behaviour at
             ``min_delta=0``.
         min_delta: the least absolute gain, as Lightning's.
-        **kwargs: ``EarlyStopping``'s other arguments (``monitor``, ``mode``, ``patience`` ...).
+        patience: rounds without a new best that end training, as Lightning's (named here so that its type is
+            checked before a run starts: :func:`~forecast.core.forecaster.check_types`).
+        **kwargs: ``EarlyStopping``'s other arguments (``monitor``, ``mode``, ``check_finite`` ...).
 
     Raises:
         ValueError: ``min_gain`` outside [0, 1).
     """
 
-    def __init__(self, *, min_gain: float = 0.0, min_delta: float = 0.0, **kwargs: Any) -> None:
+    def __init__(self, *, min_gain: float = 0.0, min_delta: float = 0.0, patience: int = 3, **kwargs: Any) -> None:
         if not 0.0 <= float(min_gain) < 1.0:
             raise ValueError(f"min_gain must be in [0, 1), got {min_gain}")
-        super().__init__(min_delta=min_delta, **kwargs)
+        super().__init__(min_delta=min_delta, patience=patience, **kwargs)
         self.min_gain = float(min_gain)
         self.least_delta = abs(float(min_delta))
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import lightning as L
 import pytest
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 
+from forecast.api import train as api_train
+from forecast.data.errors import DataError
 from forecast.training.stopping import RelativeEarlyStopping
 
 
@@ -120,3 +123,16 @@ def test_a_run_that_ends_with_patience_left_says_nothing(caplog: pytest.LogCaptu
     with caplog.at_level(logging.INFO, logger="forecast"):
         assert rounds([1.0, 0.9, 0.897], patience=2, min_gain=0.005) == (3, pytest.approx(0.9))
     assert [r for r in caplog.records if r.name == "forecast"] == []
+
+
+@pytest.mark.parametrize(("override", "message"), [
+    ("round_patience=null", "callbacks.early_stopping.patience must be an int, got None"),
+    ("callbacks.early_stopping.patience=two", "callbacks.early_stopping.patience must be an int, got 'two'"),
+    ("callbacks.early_stopping.min_gain=big", "callbacks.early_stopping.min_gain must be a number, got 'big'")])
+def test_a_bad_early_stopping_setting_is_one_line_and_no_run_dir(small_csv: Path, tmp_path: Path, override: str,
+                                                                 message: str) -> None:
+    run_dir = tmp_path / "run"
+    with pytest.raises(DataError) as caught:
+        api_train(small_csv, ["data.target=OT", override], run_dir=run_dir)
+    assert str(caught.value) == f"{message}; change that setting and run again"
+    assert not run_dir.exists()
