@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import types
 import typing
-from typing import Any, Callable, Iterable, Literal, Mapping, Sequence, TypedDict
+from typing import Any, Callable, Iterable, Literal, Mapping, NotRequired, Sequence, TypedDict
 
 from hydra.utils import get_object, instantiate
 from omegaconf import DictConfig, OmegaConf
@@ -40,6 +40,9 @@ class DataDims(TypedDict):
         pred_len: horizon (P).
         target_index: positions of the predicted channels among the inputs (all of them for ``M``;
             a forecaster that emits ``c_out`` channels directly, as the Informer, does not read it).
+        calendar_step: minutes in one slot of a day or week calendar profile (the data's step where it divides
+            a day: :func:`forecast.data.season.calendar_step`); 1 where absent (the dims of a recipe stored
+            without it).
     """
 
     enc_in: int
@@ -50,6 +53,7 @@ class DataDims(TypedDict):
     label_len: int
     pred_len: int
     target_index: Sequence[int]
+    calendar_step: NotRequired[int]
 
 
 class Forecaster(nn.Module):

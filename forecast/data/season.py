@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from pandas.tseries import offsets
 from pandas.tseries.frequencies import to_offset
 
@@ -15,6 +17,7 @@ _COARSE = ((offsets.Day, 7), (offsets.BusinessDay, 5), (offsets.Week, 52),
            (_MONTHS, 12), (_QUARTERS, 4))
 # The calendar profiles there are (forecast.wrappers.calendar): the slots of a day, of a week, of a year.
 PROFILE_PERIODS = ("day", "week", "year")
+MINUTES_PER_DAY = 24 * 60
 
 
 def period_for(freq: str | None) -> int | None:
@@ -53,3 +56,25 @@ def profiles_for(freq: str | None) -> list[str]:
     if isinstance(off, _MONTHLY):
         return ["year"]
     return ["week"] if isinstance(off, (offsets.Day, offsets.BusinessDay)) else []
+
+
+def calendar_step(freq: str | None) -> int:
+    """Minutes in one slot of a day or week calendar profile (``forecast.wrappers.calendar``) for data at
+    ``freq``: the step in minutes where it divides a day (``h`` -> 60, ``15min`` -> 15), else its greatest common
+    divisor with a day (``7min`` -> 1, ``90min`` -> 90 ... ``D``, ``W`` and business days -> 1440); 1 (minutes)
+    where the frequency is not given, is under a minute or has no fixed length (months, quarters: their profile's
+    slots are months)."""
+    if freq is None:
+        return 1
+    try:
+        off = to_offset(str(freq))
+    except (ValueError, TypeError):
+        return 1
+    if isinstance(off, offsets.BusinessDay):
+        return MINUTES_PER_DAY
+    try:
+        nanos = off.nanos
+    except ValueError:  # months, quarters, years
+        return 1
+    minutes, rest = divmod(int(nanos), 60 * 10**9)
+    return math.gcd(minutes, MINUTES_PER_DAY) if minutes >= 1 and rest == 0 else 1

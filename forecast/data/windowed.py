@@ -24,7 +24,7 @@ from forecast.data.spec import DataSpec, Features, Scaler
 from forecast.data.splits import SPLITS, RowRange, fits_every_split, n_windows, split_ranges
 from forecast.data.time_features import n_continuous_features, time_marks
 from forecast.data.index import WindowIndex, fixed_sample, stride_under_cap
-from forecast.data.season import period_for
+from forecast.data.season import calendar_step, period_for
 from forecast.data.sampler import OrderedIds, StreamLoader, WindowStream
 from forecast.data.settings import check_settings
 from forecast.data.windows import as_tensor, eval_batch_windows
@@ -413,7 +413,8 @@ class WindowedData:
         spec = self._spec()
         return {"enc_in": self.n_inputs, "c_out": self.n_targets, "n_time_features": self.n_time_features,
                 "n_future": self.n_future, "seq_len": spec.seq_len, "label_len": spec.label_len,
-                "pred_len": spec.pred_len, "target_index": spec.target_index}
+                "pred_len": spec.pred_len, "target_index": spec.target_index,
+                "calendar_step": calendar_step(spec.freq)}
 
     # ---------------------------------------------------------------------------------------- loaders
     def set_round(self, round_cap: int | None, round_min: int = 1, round_passes: int = 1) -> None:

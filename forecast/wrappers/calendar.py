@@ -14,6 +14,7 @@ from typing import Any, Iterable, Iterator, Literal, Sequence
 import torch
 from torch import Tensor, nn
 
+from forecast.data.season import MINUTES_PER_DAY
 from forecast.data.time_features import CALENDAR_FIELDS
 from forecast.core.errors import ConfigError
 
@@ -21,35 +22,43 @@ Period = Literal["day", "week", "year"]
 # positions of the calendar fields, counted from the end of a mark row (they come last)
 _MONTH, _WEEKDAY, _HOUR, _MINUTE = (CALENDAR_FIELDS.index(f) - len(CALENDAR_FIELDS)
                                     for f in ("month", "weekday", "hour", "minute"))
-MINUTES_PER_DAY = 24 * 60
-_SLOTS = {"day": MINUTES_PER_DAY, "week": 7 * MINUTES_PER_DAY, "year": 13}  # year: months 1..12 (0 unused)
+_DAYS = {"day": 1, "week": 7}  # days a day or week profile spans; a year profile's slots are months 1..12 (0 unused)
 
 
 class CalendarProfile(nn.Module):
     """Per-channel mean of each calendar slot over the training windows, fitted in closed form.
 
-    Slots are minutes of the day (``day``) or of the week (``week``), so hourly data uses 24 (or 168)
-    of them and 15-minute data 96 (or 672), or months of the year (``year``: monthly data uses 12,
-    quarterly data the 4 months its quarters start on). The profile is a frozen parameter (saved in the
-    checkpoint, never touched by an optimiser); ``seen`` marks the slots training filled, and only those count in
-    ``n_params`` (:meth:`unused_parameters`). A slot that training never saw keeps 0, the training
-    mean on the scaled data.
+    Slots are ``step``-minute spans of the day (``day``) or of the week (``week``): hourly data at ``step``
+    60 has 24 (or 168) of them, 15-minute data at ``step`` 15 has 96 (or 672), and at ``step`` 1 every minute
+    is a slot, of which hourly data fills 24 (or 168). A ``year`` profile's slots are months of the year
+    (monthly data fills 12, quarterly data the 4 months its quarters start on). The profile is a frozen
+    parameter (saved in the checkpoint, never touched by an optimiser); ``seen`` marks the slots training
+    filled, and only those count in ``n_params`` (:meth:`unused_parameters`). A slot that training never
+    saw keeps 0, the training mean on the scaled data.
 
     Args:
         n_channels: input channels (C_in).
         period: ``day``, ``week`` or ``year``.
+        step: minutes per slot of a day or week profile, a divisor of a day (the data's step:
+            :func:`forecast.data.season.calendar_step`); a year profile ignores it.
 
     Raises:
-        ConfigError: an unknown period.
+        ConfigError: an unknown period, or a step that does not divide a day.
     """
 
-    def __init__(self, n_channels: int, period: Period) -> None:
+    def __init__(self, n_channels: int, period: Period, step: int = 1) -> None:
         super().__init__()
-        if period not in _SLOTS:
+        if period not in (*_DAYS, "year"):
             raise ConfigError(f"period must be day, week or year, got {period!r}")
+        if not (isinstance(step, int) and step >= 1 and MINUTES_PER_DAY % step == 0):
+            raise ConfigError(f"a calendar profile's step must be a whole number of minutes that divides a day "
+                              f"(1, 15, 60, ...), got {step!r}")
         self.period = period
-        self.profile = nn.Parameter(torch.zeros(_SLOTS[period], n_channels), requires_grad=False)
-        self.register_buffer("seen", torch.zeros(_SLOTS[period], dtype=torch.bool))
+        self.step = step
+        self.slots_per_day = MINUTES_PER_DAY // step
+        n_slots = 13 if period == "year" else _DAYS[period] * self.slots_per_day
+        self.profile = nn.Parameter(torch.zeros(n_slots, n_channels), requires_grad=False)
+        self.register_buffer("seen", torch.zeros(n_slots, dtype=torch.bool))
 
     def n_fitted(self) -> int:
         """Values the profile holds for the slots training saw (slots seen x channels)."""
@@ -68,11 +77,10 @@ class CalendarProfile(nn.Module):
         """
         if self.period == "year":
             return marks[..., _MONTH].round().long()
-        weekday, hour, minute = marks[..., _WEEKDAY], marks[..., _HOUR], marks[..., _MINUTE]
-        slot = hour * 60 + minute
+        slot = (marks[..., _HOUR] * 60 + marks[..., _MINUTE]).round().long() // self.step  # (...,) of the day
         if self.period == "week":
-            slot = slot + weekday * MINUTES_PER_DAY
-        return slot.round().long()
+            slot = slot + marks[..., _WEEKDAY].round().long() * self.slots_per_day
+        return slot
 
     def forward(self, marks: Tensor) -> Tensor:
         """The profile at each step. Shapes: marks (B, L, M) -> (B, L, C_in)."""
@@ -113,7 +121,8 @@ class CalendarProfile(nn.Module):
         return Residuals(self, batches, target_index)
 
     def extra_repr(self) -> str:
-        return f"period={self.period}, slots={self.profile.shape[0]}, channels={self.profile.shape[1]}"
+        step = "" if self.period == "year" else f", step={self.step}min"
+        return f"period={self.period}{step}, slots={self.profile.shape[0]}, channels={self.profile.shape[1]}"
 
 
 class Residuals:

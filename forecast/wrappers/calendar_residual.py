@@ -35,7 +35,8 @@ class CalendarResidual(Wrapper):
             raise ConfigError("the calendar profile reads each step's time of day from its timestamp, and this "
                               "data has none (data.timestamp_col=null); drop the profile (model.period=null, or "
                               "model=linear instead of linear_profile)")
-        self.profile = CalendarProfile(dims["enc_in"], period) if period is not None else None
+        self.profile = (CalendarProfile(dims["enc_in"], period, int(dims.get("calendar_step", 1)))
+                        if period is not None else None)
         self.target_index = [int(i) for i in dims["target_index"]]
         self.pred_len = dims["pred_len"]
         self.net = net(dims=dims)

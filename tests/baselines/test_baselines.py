@@ -13,7 +13,7 @@ from forecast.baselines.ridge.stats import RidgeStats
 from forecast.baselines.mean import WindowMean
 from forecast.baselines.naive import Naive
 from forecast.baselines.seasonal_naive import SeasonalNaive
-from forecast.data.season import period_for
+from forecast.data.season import calendar_step, period_for
 from forecast.data.batch import Batch
 
 
@@ -59,6 +59,13 @@ def test_seasonal_naive_needs_a_period_that_fits_the_window() -> None:
                                               ("W-SUN", 52), ("MS", 12), ("2h", 12), (None, None), ("nonsense", None)])
 def test_period_for_frequency(freq: str | None, period: int | None) -> None:
     assert period_for(freq) == period
+
+
+@pytest.mark.parametrize(("freq", "step"), [("h", 60), ("15min", 15), ("2h", 120), ("90min", 90), ("7min", 1),
+                                            ("min", 1), ("30s", 1), ("D", 1440), ("3D", 1440), ("B", 1440),
+                                            ("W", 1), ("MS", 1), ("QS", 1), (None, 1), ("bogus", 1)])
+def test_calendar_step_is_the_step_in_minutes_where_it_divides_a_day(freq: str | None, step: int) -> None:
+    assert calendar_step(freq) == step
 
 
 def test_baselines_take_no_attention_arguments() -> None:

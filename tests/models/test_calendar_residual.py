@@ -45,6 +45,44 @@ def test_slots_are_the_minute_of_the_day_and_of_the_week(freq: str) -> None:
     assert torch.equal(CalendarProfile(2, "week").slots(m), torch.as_tensor(index.dayofweek * 1440) + minute_of_day)
 
 
+@pytest.mark.parametrize(("freq", "step"), [("h", 60), ("15min", 15), ("2h", 120)])
+def test_slots_at_the_data_step_are_its_steps_of_the_day_and_of_the_week(freq: str, step: int) -> None:
+    index = pd.date_range("2016-07-01 00:00", periods=24 * 9, freq=freq)
+    m = as_tensor(time_marks(index, freq))
+    of_day = torch.as_tensor((index.hour * 60 + index.minute) // step)
+    per_day = 1440 // step
+    day, week = CalendarProfile(2, "day", step), CalendarProfile(2, "week", step)
+    assert torch.equal(day.slots(m), of_day)
+    assert torch.equal(week.slots(m), torch.as_tensor(index.dayofweek * per_day) + of_day)
+    assert (day.profile.shape, week.profile.shape) == ((per_day, 2), (7 * per_day, 2))
+
+
+@pytest.mark.parametrize("step", [0, 7, 2000, 60.0])
+def test_a_step_that_does_not_divide_a_day_is_refused(step: object) -> None:
+    with pytest.raises(ConfigError) as info:
+        CalendarProfile(2, "day", step)  # type: ignore[arg-type]
+    assert str(info.value) == ("a calendar profile's step must be a whole number of minutes that divides a day "
+                               f"(1, 15, 60, ...), got {step!r}")
+
+
+def test_a_profile_at_the_data_step_forecasts_as_one_by_the_minute() -> None:
+    """Hourly data fills 24 of 1,440 minute slots; at its own step the profile holds those 24 and nothing else."""
+    values, index = seasonal_series(24 * 30)
+    data = loader(values, index, start=0, end=24 * 30, seq_len=24, pred_len=8)
+    sizes = dict(enc_in=2, c_out=2, n_time_features=4, n_future=0, seq_len=24, label_len=0, pred_len=8,
+                 target_index=[0, 1])
+    by_minute = CalendarResidual(net=RidgeFloor, period="week", dims=sizes)  # no calendar_step: minutes
+    by_hour = CalendarResidual(net=RidgeFloor, period="week", dims={**sizes, "calendar_step": 60})
+    assert by_minute.fit_closed_form(data) == by_hour.fit_closed_form(data)
+    assert (by_minute.profile.profile.shape, by_hour.profile.profile.shape) == ((7 * 1440, 2), (168, 2))
+    assert torch.equal(by_hour.profile.profile, by_minute.profile.profile[torch.arange(168) * 60])
+    assert torch.equal(by_hour.profile.seen, by_minute.profile.seen[torch.arange(168) * 60])
+    assert int(by_hour.profile.seen.sum()) == 168 and by_hour.profile.unused_parameters() == 0
+    batch = next(iter(data))
+    torch.testing.assert_close(by_hour(batch.x_enc, batch.x_mark_enc, batch.x_mark_dec),
+                               by_minute(batch.x_enc, batch.x_mark_enc, batch.x_mark_dec), rtol=0, atol=0)
+
+
 @pytest.mark.parametrize("freq", ["MS", "ME", "QS", "QE"])
 def test_year_slots_are_the_month(freq: str) -> None:
     index = pd.date_range("2015-01-01", periods=30, freq=freq)
@@ -213,5 +251,32 @@ def test_linear_profile_through_train_keeps_its_profile_in_the_checkpoint(tmp_pa
                                           "plot=false", "trainer.enable_progress_bar=false"], out))
     assert runs["linear_profile"]["n_params"] == runs["linear"]["n_params"] + 24 * 7  # hourly: 24 slots a day
     assert runs["linear_profile"]["test/mse"] != runs["linear"]["test/mse"]
-    model, _ = load_model(load_checkpoint(tmp_path / "linear_profile" / "checkpoints" / "best.ckpt"))
-    assert model.profile.period == "day" and model.profile.profile[::60].abs().sum() > 0
+    checkpoint = load_checkpoint(tmp_path / "linear_profile" / "checkpoints" / "best.ckpt")
+    assert checkpoint["forecast_recipe"]["model_dims"]["calendar_step"] == 60
+    model, _ = load_model(checkpoint)
+    assert model.profile.period == "day" and model.profile.profile.shape == (24, 7)  # hourly: at its step
+    assert bool(model.profile.seen.all()) and model.profile.profile.abs().sum() > 0
+
+
+def test_a_checkpoint_with_a_profile_by_the_minute_still_loads_and_forecasts_the_same(tmp_path: Path) -> None:
+    """A recipe stored without ``calendar_step`` (profiles of 1,440 minute slots) builds its profile by the minute."""
+    csv = etth1_slice(tmp_path / "etth1.csv", 1500)
+    train(compose_train(["data=csv", f"data.path={csv}", "data.target=OT", "data.seq_len=24", "data.label_len=0",
+                         "data.pred_len=24", "model=linear_profile", "logger=none", "plot=false",
+                         "trainer.enable_progress_bar=false"], tmp_path / "run"))
+    path = tmp_path / "run" / "checkpoints" / "best.ckpt"
+    checkpoint = load_checkpoint(path)
+    model, _ = load_model(checkpoint)
+    old = torch.load(path, map_location="cpu", weights_only=False)
+    del old["forecast_recipe"]["model_dims"]["calendar_step"]
+    hours = torch.arange(24) * 60
+    for key, fill in (("net.profile.profile", 0.0), ("net.profile.seen", False)):
+        table = torch.full((1440, *old["state_dict"][key].shape[1:]), fill, dtype=old["state_dict"][key].dtype)
+        table[hours] = old["state_dict"][key]
+        old["state_dict"][key] = table
+    torch.save(old, tmp_path / "old.ckpt")
+    by_minute, _ = load_model(load_checkpoint(tmp_path / "old.ckpt"))
+    assert by_minute.profile.profile.shape == (1440, 7)
+    x = torch.randn(4, 24, 7)
+    m = marks("2021-03-05 07:00", 48, "h")[None].repeat(4, 1, 1)
+    torch.testing.assert_close(by_minute(x, m[:, :24], m[:, 24:]), model(x, m[:, :24], m[:, 24:]), rtol=0, atol=0)
