@@ -27,6 +27,8 @@ from lightning.pytorch.callbacks import WeightAveraging
 from lightning.pytorch.trainer.states import TrainerFn
 from torch import Tensor
 
+from forecast.core.errors import ConfigError
+
 
 class WeightAverage(WeightAveraging):
     """Exponential moving average of the parameters over the training steps, in force until training ends.
@@ -38,7 +40,7 @@ class WeightAverage(WeightAveraging):
 
     def __init__(self, *, span: float = 0.5) -> None:
         if not span > 0:
-            raise ValueError(f"WeightAverage: span must be positive; got {span}")
+            raise ConfigError(f"span must be positive, got {span}")
         self.span = span
         self.rate = 1.0  # set from the round's steps when training starts
 

@@ -21,12 +21,14 @@ import numpy as np
 import pandas as pd
 import torch
 from hydra.core.hydra_config import HydraConfig
+from hydra.errors import InstantiationException
 from hydra.utils import instantiate
 from lightning.pytorch.callbacks import LearningRateMonitor
 from omegaconf import DictConfig, OmegaConf, open_dict
 
 from forecast.attention.base import AttentionBackend
 from forecast.baselines.best_floor import BestFloor
+from forecast.core.errors import ConfigError
 from forecast.core.parameters import count_parameters, trains
 from forecast.core.forecaster import build_forecaster, check_types, describe_composition
 from forecast.data.errors import DataError
@@ -78,6 +80,29 @@ def resume_point(cfg: DictConfig, run_dir: Path, resolved: dict[str, Any]) -> Pa
         raise DataError(f"resume={cfg.resume}: this run writes to {run_dir} instead; resume one run at a time, "
                         f"without -m or hydra.run.dir")
     return check_resumable(run_dir, resolved)
+
+
+def configured_callbacks(cfg: DictConfig) -> list[Any]:
+    """The callbacks of ``cfg.callbacks``, in order, their settings checked: a type that does not fit
+    (:func:`~forecast.core.forecaster.check_types`), ``round_patience`` (the default model's early-stopping
+    patience) or a value a constructor refuses with a :class:`~forecast.core.errors.ConfigError` naming its
+    argument is a ConfigError naming the key, e.g. ``callbacks.early_stopping.min_gain must be in [0, 1), got 1.5``."""
+    patience = cfg.get("round_patience")
+    if "round_patience" in cfg and not (type(patience) is int and patience >= 0):
+        raise ConfigError(f"round_patience must be an int of 0 or more, got {patience!r}")
+    callbacks = []
+    for name, node in (cfg.get("callbacks") or {}).items():
+        if node is None:
+            continue
+        if "_target_" in node:
+            check_types(node, f"callbacks.{name}")
+        try:
+            callbacks.append(instantiate(node))
+        except InstantiationException as exc:
+            if isinstance(exc.__cause__, ConfigError):
+                raise ConfigError(f"callbacks.{name}.{exc.__cause__}") from exc
+            raise
+    return callbacks
 
 
 @dataclass
@@ -160,9 +185,7 @@ def compose(cfg: DictConfig, *, frame: pd.DataFrame | None = None,
     check_types(cfg.trainer, "trainer")
     check_trainer(cfg.trainer)
     check_types(cfg.train, "train")
-    for name, callback in (cfg.get("callbacks") or {}).items():
-        if callback is not None and "_target_" in callback:
-            check_types(callback, f"callbacks.{name}")
+    configured = configured_callbacks(cfg)  # a setting they refuse is one line before anything is read or written
     datamodule = instantiate(cfg.data, **({} if frame is None else {"path": frame}))
     if prepared is not None:
         datamodule.take_setup(prepared)
@@ -198,7 +221,7 @@ def compose(cfg: DictConfig, *, frame: pd.DataFrame | None = None,
     loggers = [instantiate(c) for c in (cfg.get("logger") or {}).values() if c is not None]
     # the monitor first: a round's val/loss line comes before the line of a stop early stopping or the start
     # decides on it
-    callbacks = [monitor, *(instantiate(c) for c in (cfg.get("callbacks") or {}).values() if c is not None)]
+    callbacks = [monitor, *configured]
     if not loggers:  # the learning-rate monitor has nowhere to write
         callbacks = [c for c in callbacks if not isinstance(c, LearningRateMonitor)]
     callbacks += [closed_form, RecipeCheckpoint(config=resolved, spec=spec, model_dims=dims,

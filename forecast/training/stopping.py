@@ -11,6 +11,8 @@ from lightning.pytorch.callbacks import EarlyStopping
 from lightning.pytorch.callbacks.early_stopping import EarlyStoppingReason
 import torch
 
+from forecast.core.errors import ConfigError
+
 log = logging.getLogger("forecast")
 
 
@@ -37,12 +39,14 @@ class RelativeEarlyStopping(EarlyStopping):
         **kwargs: ``EarlyStopping``'s other arguments (``monitor``, ``mode``, ``check_finite`` ...).
 
     Raises:
-        ValueError: ``min_gain`` outside [0, 1).
+        ConfigError: ``min_gain`` outside [0, 1) or a negative ``patience``.
     """
 
     def __init__(self, *, min_gain: float = 0.0, min_delta: float = 0.0, patience: int = 3, **kwargs: Any) -> None:
         if not 0.0 <= float(min_gain) < 1.0:
-            raise ValueError(f"min_gain must be in [0, 1), got {min_gain}")
+            raise ConfigError(f"min_gain must be in [0, 1), got {min_gain}")
+        if patience < 0:
+            raise ConfigError(f"patience must be 0 or more, got {patience}")
         super().__init__(min_delta=min_delta, patience=patience, **kwargs)
         self.min_gain = float(min_gain)
         self.least_delta = abs(float(min_delta))

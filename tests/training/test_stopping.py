@@ -11,6 +11,7 @@ import torch
 from torch.utils.data import DataLoader, TensorDataset
 
 from forecast.api import train as api_train
+from forecast.core.errors import ConfigError
 from forecast.data.errors import DataError
 from forecast.training.stopping import RelativeEarlyStopping
 
@@ -78,8 +79,10 @@ def test_the_absolute_threshold_still_applies() -> None:
 
 
 def test_min_gain_outside_zero_to_one_is_refused() -> None:
-    with pytest.raises(ValueError, match=r"min_gain must be in \[0, 1\), got 1.5"):
+    with pytest.raises(ConfigError, match=r"^min_gain must be in \[0, 1\), got 1.5$"):
         RelativeEarlyStopping(monitor="val/loss", min_gain=1.5)
+    with pytest.raises(ConfigError, match=r"^patience must be 0 or more, got -1$"):
+        RelativeEarlyStopping(monitor="val/loss", patience=-1)
 
 
 def test_running_out_of_patience_is_said_in_one_line(caplog: pytest.LogCaptureFixture) -> None:
@@ -125,10 +128,18 @@ def test_a_run_that_ends_with_patience_left_says_nothing(caplog: pytest.LogCaptu
     assert [r for r in caplog.records if r.name == "forecast"] == []
 
 
-@pytest.mark.parametrize(("override", "message"), [
-    ("round_patience=null", "callbacks.early_stopping.patience must be an int, got None"),
+BAD_STOPPING_SETTINGS = [
+    ("round_patience=null", "round_patience must be an int of 0 or more, got None"),
+    ("round_patience=-1", "round_patience must be an int of 0 or more, got -1"),
+    ("round_patience=1.5", "round_patience must be an int of 0 or more, got 1.5"),
     ("callbacks.early_stopping.patience=two", "callbacks.early_stopping.patience must be an int, got 'two'"),
-    ("callbacks.early_stopping.min_gain=big", "callbacks.early_stopping.min_gain must be a number, got 'big'")])
+    ("callbacks.early_stopping.patience=-1", "callbacks.early_stopping.patience must be 0 or more, got -1"),
+    ("callbacks.early_stopping.min_gain=big", "callbacks.early_stopping.min_gain must be a number, got 'big'"),
+    ("callbacks.early_stopping.min_gain=1.5", "callbacks.early_stopping.min_gain must be in [0, 1), got 1.5"),
+    ("callbacks.weight_average.span=0", "callbacks.weight_average.span must be positive, got 0")]
+
+
+@pytest.mark.parametrize(("override", "message"), BAD_STOPPING_SETTINGS)
 def test_a_bad_early_stopping_setting_is_one_line_and_no_run_dir(small_csv: Path, tmp_path: Path, override: str,
                                                                  message: str) -> None:
     run_dir = tmp_path / "run"

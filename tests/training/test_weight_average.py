@@ -11,6 +11,7 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
+from forecast.core.errors import ConfigError
 from forecast.training.averaging import WeightAverage
 
 ROUND = 8  # steps a round
@@ -109,5 +110,5 @@ def test_a_checkpoint_while_training_holds_the_average_and_the_last_weights(tmp_
 
 
 def test_span_must_be_positive() -> None:
-    with pytest.raises(ValueError, match="WeightAverage: span must be positive; got 0"):
+    with pytest.raises(ConfigError, match="^span must be positive, got 0$"):
         WeightAverage(span=0)
