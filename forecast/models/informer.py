@@ -71,6 +71,12 @@ class Informer(Forecaster):
         n_future = dims["n_future"]
         if label_len > seq_len:
             raise ConfigError(f"label_len ({label_len}) cannot exceed seq_len ({seq_len})")
+        sizes = {"d_model": d_model, "n_heads": n_heads, "e_layers": e_layers, "d_layers": d_layers, "d_ff": d_ff}
+        small = next((f"{key} ({value})" for key, value in sizes.items() if value < 1), None)
+        if small is not None:
+            raise ConfigError(f"the Informer's {small} must be at least 1")
+        if not 0.0 <= dropout < 1.0:
+            raise ConfigError(f"the Informer's dropout ({dropout}) must be in [0, 1)")
         self.seq_len, self.label_len, self.pred_len = seq_len, label_len, pred_len
         self.enc_in = enc_in
         self.target_index = [int(i) for i in dims["target_index"]]

@@ -14,7 +14,7 @@ import shlex
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import lightning as L
 import numpy as np
@@ -82,14 +82,32 @@ def resume_point(cfg: DictConfig, run_dir: Path, resolved: dict[str, Any]) -> Pa
     return check_resumable(run_dir, resolved)
 
 
+def _count(least: int, *, null: bool) -> tuple[Callable[[Any], bool], str]:
+    """A check that a value is an int of at least ``least`` (or None, with ``null``), and its wording."""
+    return ((lambda v: (null and v is None) or (type(v) is int and v >= least)),
+            f"an int of {least} or more" + (", or null" if null else ""))
+
+
+_FLAG = ((lambda v: type(v) is bool), "true or false")
+#: the root settings a run reads itself: ``key: (fits, what it must be)``
+RUN_SETTINGS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "threads": _count(1, null=True), "round_patience": _count(0, null=False),
+    "start_patience_steps": _count(0, null=True),
+    "keep_start": _FLAG, "compile": _FLAG, "plot": _FLAG, "verbose": _FLAG}
+
+
+def check_run_settings(cfg: DictConfig) -> None:
+    """Refuse a root setting of :data:`RUN_SETTINGS` that does not fit, e.g. ``threads must be an int of 1 or
+    more, or null, got 'abc'`` (a :class:`~forecast.core.errors.ConfigError`)."""
+    for key, (fits, what) in RUN_SETTINGS.items():
+        if key in cfg and not fits(cfg[key]):
+            raise ConfigError(f"{key} must be {what}, got {cfg[key]!r}")
+
+
 def configured_callbacks(cfg: DictConfig) -> list[Any]:
     """The callbacks of ``cfg.callbacks``, in order, their settings checked: a type that does not fit
-    (:func:`~forecast.core.forecaster.check_types`), ``round_patience`` (the default model's early-stopping
-    patience) or a value a constructor refuses with a :class:`~forecast.core.errors.ConfigError` naming its
+    (:func:`~forecast.core.forecaster.check_types`) or a value a constructor refuses with a :class:`~forecast.core.errors.ConfigError` naming its
     argument is a ConfigError naming the key, e.g. ``callbacks.early_stopping.min_gain must be in [0, 1), got 1.5``."""
-    patience = cfg.get("round_patience")
-    if "round_patience" in cfg and not (type(patience) is int and patience >= 0):
-        raise ConfigError(f"round_patience must be an int of 0 or more, got {patience!r}")
     callbacks = []
     for name, node in (cfg.get("callbacks") or {}).items():
         if node is None:
@@ -176,6 +194,7 @@ def compose(cfg: DictConfig, *, frame: pd.DataFrame | None = None,
         prepared: ``cfg.data`` already read and set up (:func:`~forecast.training.read_first.read_first`),
             taken instead of reading the file again.
     """
+    check_run_settings(cfg)
     console(bool(cfg.get("verbose")))
     if cfg.get("threads"):
         torch.set_num_threads(int(cfg.threads))

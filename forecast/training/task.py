@@ -21,8 +21,8 @@ SchedulerFactory = Callable[..., torch.optim.lr_scheduler.LRScheduler]
 
 def check_optimizer(factory: OptimizerFactory) -> None:
     """Build the optimiser once on a placeholder parameter: a setting it does not take (the default Adam's
-    ``fused`` left on ``task.optimizer._target_=torch.optim.RMSprop``) is a
-    :class:`~forecast.core.errors.ConfigError` naming it, before any fit."""
+    ``fused`` left on ``task.optimizer._target_=torch.optim.RMSprop``) or a value it refuses (a negative
+    learning rate) is a :class:`~forecast.core.errors.ConfigError` naming it, before any fit."""
     try:
         factory(params=[nn.Parameter(torch.zeros(1))])
     except TypeError as exc:
@@ -31,6 +31,8 @@ def check_optimizer(factory: OptimizerFactory) -> None:
             raise
         raise ConfigError(f"task.optimizer must be given only settings its optimiser takes ({exc}); remove it: "
                           f"~task.optimizer.{unknown.group(1)}") from exc
+    except ValueError as exc:  # a value it refuses: torch.optim's "Invalid learning rate: -1.0"
+        raise ConfigError(f"task.optimizer must be given values its optimiser takes ({exc})") from exc
 
 
 class ForecastTask(L.LightningModule):

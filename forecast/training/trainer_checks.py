@@ -30,6 +30,18 @@ def check_max_time(trainer: DictConfig) -> None:
                       f"got {shown!r}")
 
 
+def check_gradient_clip(trainer: DictConfig) -> None:
+    """Refuse a negative ``trainer.gradient_clip_val``: Lightning takes it, and torch's norm clipping then
+    multiplies every gradient by a negative factor, so training climbs the loss.
+
+    Raises:
+        ConfigError: ``trainer.gradient_clip_val must be 0 or more (0 or null: no clipping), got -1``.
+    """
+    value: Any = trainer.get("gradient_clip_val")
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
+        raise ConfigError(f"trainer.gradient_clip_val must be 0 or more (0 or null: no clipping), got {value}")
+
+
 def check_gpus(trainer: DictConfig) -> None:
     """Refuse ``trainer.accelerator=gpu`` (or ``cuda``) where torch sees fewer CUDA GPUs than ``trainer.devices``.
 
@@ -75,7 +87,9 @@ def check_lightning(trainer: DictConfig) -> None:
 
 
 def check_trainer(trainer: DictConfig) -> None:
-    """:func:`check_max_time`, :func:`check_gpus`, then :func:`check_lightning` for the rest."""
+    """:func:`check_max_time`, :func:`check_gradient_clip`, :func:`check_gpus`, then :func:`check_lightning` for
+    the rest."""
     check_max_time(trainer)
+    check_gradient_clip(trainer)
     check_gpus(trainer)
     check_lightning(trainer)

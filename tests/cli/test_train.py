@@ -102,6 +102,16 @@ IMPOSSIBLE_SETTINGS = [
     ("model.net.restore_mean=true",
      "instance norm adds each window's mean back, so its forecast cannot start at zero; set restore_mean: false on "
      "the InstanceNorm inside a FloorResidual"),
+    ("task.optimizer.lr=-1", "task.optimizer must be given values its optimiser takes (Invalid learning rate: -1)"),
+    ("model.floor.ridge.alpha=-1", "a ridge's alpha (-1) must be 0 or more"),
+    ("model.net.net.dropout=2", "the Informer's dropout (2) must be in [0, 1)"),
+    ("model.net.net.d_model=0", "the Informer's d_model (0) must be at least 1"),
+    ("model.net.net.e_layers=0", "the Informer's e_layers (0) must be at least 1"),
+    ("trainer.gradient_clip_val=-1", "trainer.gradient_clip_val must be 0 or more (0 or null: no clipping), got -1"),
+    ("threads=abc", "threads must be an int of 1 or more, or null, got 'abc'"),
+    ("threads=0", "threads must be an int of 1 or more, or null, got 0"),
+    ("start_patience_steps=-3", "start_patience_steps must be an int of 0 or more, or null, got -3"),
+    ("keep_start=maybe", "keep_start must be true or false, got 'maybe'"),
 ]
 
 

@@ -12,6 +12,7 @@ from forecast.baselines.ridge.ensemble import LookbackEnsemble
 from forecast.baselines.ridge.features import RandomFeatures
 from forecast.baselines.ridge.huber import Huber
 from forecast.baselines.ridge.stats import RidgeStats
+from forecast.core.errors import ConfigError
 from forecast.core.forecaster import DataDims
 
 FeatureFactory = Callable[..., RandomFeatures]
@@ -45,13 +46,15 @@ class RidgeFloor(Baseline):
         huber: the Huber reweighting; None for plain least squares.
 
     Raises:
-        ConfigError: a look-back outside 1..seq_len, or a feature map the window cannot feed.
+        ConfigError: a negative alpha, a look-back outside 1..seq_len, or a feature map the window cannot feed.
     """
 
     def __init__(self, *, dims: DataDims, alpha: float = 1.0, fit_intercept: bool = True,
                  lookbacks: Sequence[int] | None = None, features: FeatureFactory | None = None,
                  huber: Huber | None = None) -> None:
         super().__init__(dims=dims)
+        if not alpha >= 0:
+            raise ConfigError(f"a ridge's alpha ({alpha}) must be 0 or more")
         self.alpha, self.fit_intercept = float(alpha), fit_intercept
         self.ensemble = LookbackEnsemble(lookbacks, seq_len=self.seq_len)
         self.features = None if features is None else features(seq_len=self.seq_len)
