@@ -28,7 +28,12 @@ def _row(value: str, index: pd.Index, *, option: str, end: bool) -> int:
         stamp = pd.Timestamp(text)
     except (ValueError, TypeError) as exc:
         raise DataError(f"{option} {value!r}: neither a row number nor a timestamp like 2018-01-01 00:00:00") from exc
-    return int(index.searchsorted(_in_zone(stamp, index, option), side="right" if end else "left"))
+    stamp = _in_zone(stamp, index, option)
+    if len(index) and not end and stamp > index[-1]:
+        raise DataError(f"{option} {value}: after the file's last timestamp, {index[-1]}; give a time within the file")
+    if len(index) and end and stamp < index[0]:
+        raise DataError(f"{option} {value}: before the file's first timestamp, {index[0]}; give a time within the file")
+    return int(index.searchsorted(stamp, side="right" if end else "left"))
 
 
 def _in_zone(stamp: pd.Timestamp, index: pd.DatetimeIndex, option: str) -> pd.Timestamp:
@@ -61,7 +66,8 @@ def resolve_span(index: pd.Index, config: dict[str, Any], *, seq_len: int, span:
             (inclusive).
 
     Raises:
-        DataError: an unknown span, an unparsable bound, or both a span and bounds.
+        DataError: an unknown span, an unparsable bound, a timestamp outside the file (a start after its last,
+            an end before its first), an end not after the start, or both a span and bounds.
     """
     if span is not None and (start is not None or end is not None):
         raise DataError("pass either --span or --start/--end, not both")
@@ -73,6 +79,9 @@ def resolve_span(index: pd.Index, config: dict[str, Any], *, seq_len: int, span:
         return split_ranges(len(index), seq_len=seq_len, borders=data.get("borders"), ratios=ratios)[span]
     first = _row(start, index, option="--start", end=False) if start is not None else seq_len
     last = _row(end, index, option="--end", end=True) if end is not None else len(index)
+    if start is not None and end is not None and last <= first:
+        raise DataError(f"--start {start} and --end {end} leave no row to forecast (rows {first} to {last}, the end "
+                        f"exclusive); give an --end after the --start")
     return RowRange(max(0, first - seq_len), last)
 
 

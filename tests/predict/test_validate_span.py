@@ -63,6 +63,24 @@ def test_span_bounds_rows_and_timestamps() -> None:
         resolve_span(index, {}, seq_len=10, end="500")
 
 
+
+@pytest.mark.parametrize(("bounds", "message"), [
+    ({"start": "2099-01-01"}, "--start 2099-01-01: after the file's last timestamp, 2020-01-05 03:00:00; give a time "
+                              "within the file"),
+    ({"end": "2019-12-31"}, "--end 2019-12-31: before the file's first timestamp, 2020-01-01 00:00:00; give a time "
+                            "within the file"),
+    ({"start": "80", "end": "50"}, "--start 80 and --end 50 leave no row to forecast (rows 80 to 50, the end "
+                                   "exclusive); give an --end after the --start"),
+    ({"start": "2020-01-03 02:00", "end": "2020-01-03 01:00"},
+     "--start 2020-01-03 02:00 and --end 2020-01-03 01:00 leave no row to forecast (rows 50 to 50, the end exclusive); "
+     "give an --end after the --start")])
+def test_bounds_outside_the_file_or_out_of_order_name_the_bound(bounds: dict[str, str], message: str) -> None:
+    index = pd.date_range("2020-01-01", periods=100, freq="h")
+    with pytest.raises(DataError) as caught:
+        resolve_span(index, {}, seq_len=10, **bounds)
+    assert str(caught.value) == message
+
+
 def test_run_dir_resolution(tmp_path: Path) -> None:
     ckpts = tmp_path / "run" / "checkpoints"
     ckpts.mkdir(parents=True)
