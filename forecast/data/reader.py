@@ -582,6 +582,9 @@ def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndar
         if bad.any():
             r, c = (int(x[0]) for x in np.nonzero(bad))
             cell = str(raw[columns[c]].iloc[r]).strip()
+            if not np.isfinite(out[:, c]).any():  # nothing to fill from
+                remedy = f"; {hints.columns.removeprefix('or ')}" if hints.columns else "; the model needs its values"
+                raise DataError(f"{path}: column {columns[c]!r} is empty or NaN on every row{remedy}")
             if np.isnan(out[r, c]):
                 raise DataError(f"{path}: line {line[r]}: column {column_of(columns[c], r)!r} is empty or NaN; fill the gap or pass "
                                 f"{hints.fill}")

@@ -249,6 +249,8 @@ BAD_CSV = {
     "missing_columns": (lambda: _base().drop(columns=["OT", "LULL"]), "missing column(s) LULL, OT that the model needs"),
     "non_numeric": (_nonnumeric, "line 9: column 'HUFL' has non-numeric value 'abc'"),
     "nan_cell": (_nan, "line 11: column 'OT' is empty or NaN; fill the gap or pass --fill ffill|interpolate"),
+    "empty_column": (lambda: _base().assign(OT=float("nan")),
+                     "column 'OT' is empty or NaN on every row; the model needs its values"),
     "duplicate_timestamp": (lambda: _set_date(6, _base().loc[5, "date"]), "line 8: duplicate timestamp"),
     "unsorted": (_swap, "line 7: timestamp 2016-07-23 16:00:00 comes before the previous row's 2016-07-23 17:00:00"),
     "irregular": (_gap, "line 22: timestamp 2016-07-24 09:00:00 follows 2016-07-24 07:00:00, but the model's "

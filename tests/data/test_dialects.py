@@ -258,6 +258,12 @@ def test_missing_value_code(tmp_path: Path) -> None:
         read_panel(csv, dialect=Dialect(na_values=("-200",)))
     assert str(err.value) == (f"{csv}: line 10: column 'OT' is empty or NaN; fill the gap or pass "
                               f"data.fill=ffill|interpolate")
+    frame["OT"] = None  # nothing to fill from: the remedy is to leave the column out
+    frame.to_csv(csv, index=False)
+    with pytest.raises(DataError) as err:
+        read_panel(csv, dialect=Dialect(na_values=("-200",)))
+    assert str(err.value) == (f"{csv}: column 'OT' is empty or NaN on every row; leave the column out: "
+                              f"data.columns=[the columns to use]")
 
 
 # ------------------------------------------------------------------------------------ date orders
@@ -747,5 +753,5 @@ def test_a_headerless_file_leaves_out_the_empty_columns_at_the_end_of_its_lines(
     assert panel.notes == (f"{csv}: detected semicolon-separated columns, 2 empty last column(s) left out ('2', '3')",)
     middle = tmp_path / "middle.csv"
     middle.write_text("".join(f"{i * 0.5:.1f};;{i + 1}.0\n" for i in range(40)))
-    with pytest.raises(DataError, match=r"line 1: column '1' is empty or NaN"):
+    with pytest.raises(DataError, match=r"column '1' is empty or NaN on every row; leave the column out"):
         read_panel(middle, timestamp_col=None, header=False)
