@@ -48,7 +48,7 @@ from forecast.training.progress import step_progress
 from forecast.training.recipe import RECIPE_KEY
 from forecast.training.recipe_checkpoint import RecipeCheckpoint
 from forecast.training.resume import (ResumeState, check_resumable, finished_steps, last_checkpoint, merge_log,
-                                      set_aside_log)
+                                      resume_target, set_aside_log)
 
 log = logging.getLogger("forecast")
 
@@ -72,13 +72,22 @@ def resume_command(run_dir: Path) -> str:
     return shlex.join(["forecast-train", *overrides, f"resume={run_dir}"])
 
 
+def check_resume_target(cfg: DictConfig, run_dir: Path) -> None:
+    """With ``cfg.resume``: refuse a run dir other than this run's, or one without a ``last.ckpt`` to continue
+    (:func:`~forecast.training.resume.resume_target`), before the data is set up and anything is logged there."""
+    if not cfg.get("resume"):
+        return
+    if Path(str(cfg.resume)).resolve() != run_dir.resolve():
+        raise DataError(f"resume={cfg.resume}: this run writes to {run_dir} instead; resume one run at a time, "
+                        f"without -m or hydra.run.dir")
+    resume_target(run_dir)
+
+
 def resume_point(cfg: DictConfig, run_dir: Path, resolved: dict[str, Any]) -> Path | None:
     """``last.ckpt`` of the run ``cfg.resume`` names, checked to continue that run here; None when not resuming."""
     if not cfg.get("resume"):
         return None
-    if Path(str(cfg.resume)).resolve() != run_dir.resolve():
-        raise DataError(f"resume={cfg.resume}: this run writes to {run_dir} instead; resume one run at a time, "
-                        f"without -m or hydra.run.dir")
+    check_resume_target(cfg, run_dir)
     return check_resumable(run_dir, resolved)
 
 
@@ -195,11 +204,12 @@ def compose(cfg: DictConfig, *, frame: pd.DataFrame | None = None,
             taken instead of reading the file again.
     """
     check_run_settings(cfg)
+    run_dir = Path(cfg.paths.output_dir)
+    check_resume_target(cfg, run_dir)
     console(bool(cfg.get("verbose")))
     if cfg.get("threads"):
         torch.set_num_threads(int(cfg.threads))
     L.seed_everything(cfg.seed, workers=True, verbose=False)
-    run_dir = Path(cfg.paths.output_dir)
     apply_precision(cfg)  # trainer.precision=auto -> 32-true, once, before config.yaml
     check_types(cfg.trainer, "trainer")
     check_trainer(cfg.trainer)

@@ -55,22 +55,33 @@ def _first_difference(saved: Any, now: Any, key: str = "") -> tuple[str, Any, An
     return None if saved == now else (key, saved, now)
 
 
-def check_resumable(run_dir: Path, config: dict[str, Any]) -> Path:
-    """The run dir's ``last.ckpt``, after checking that ``config`` (resolved) continues that run.
+def resume_target(run_dir: Path) -> Path:
+    """The run dir's ``last.ckpt``, checked to exist in a ``forecast-train`` run dir (no settings compared).
 
     Raises:
-        DataError: no such run dir, no ``last.ckpt`` (the run finished, or stopped before its first
-            epoch ended), or a setting that changes what the run learns differs from its ``config.yaml``.
+        DataError: no such run dir, or no ``last.ckpt`` (the run finished, or stopped before its first
+            epoch ended).
     """
-    saved_path = run_dir / "config.yaml"
-    if not saved_path.is_file():
+    if not (run_dir / "config.yaml").is_file():
         raise DataError(f"resume={run_dir}: no config.yaml there, so it is not a forecast-train run dir; "
                         f"pass the directory a run printed as 'run dir:'")
     last = last_checkpoint(run_dir)
     if not last.is_file():
         raise DataError(f"resume={run_dir}: no checkpoints/{LAST} (the run finished, or stopped before its first "
                         f"epoch ended); start a new run without resume=")
-    saved = OmegaConf.to_container(OmegaConf.load(saved_path), resolve=False)  # as train() wrote it
+    return last
+
+
+def check_resumable(run_dir: Path, config: dict[str, Any]) -> Path:
+    """The run dir's ``last.ckpt`` (:func:`resume_target`), after checking that ``config`` (resolved) continues
+    that run.
+
+    Raises:
+        DataError: as :func:`resume_target`, or a setting that changes what the run learns differs from its
+            ``config.yaml``.
+    """
+    last = resume_target(run_dir)
+    saved = OmegaConf.to_container(OmegaConf.load(run_dir / "config.yaml"), resolve=False)  # as train() wrote it
     found = _first_difference(saved, config)
     if found is not None:
         key, before, now = found

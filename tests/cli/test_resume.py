@@ -117,6 +117,19 @@ def test_resume_needs_a_run_that_stopped(small_csv: Path, tmp_path: Path) -> Non
                               f"without -m or hydra.run.dir")
 
 
+def test_a_refused_resume_of_a_finished_run_leaves_its_dir_as_it_was(small_csv: Path, tmp_path: Path) -> None:
+    done = tmp_path / "done"
+    assert run_cli(*overrides(small_csv, "trainer.max_epochs=1"), f"hydra.run.dir={done}", cwd=tmp_path).returncode == 0
+    before = {p.relative_to(done): p.read_bytes() for p in done.rglob("*") if p.is_file()}
+    refused = run_cli(*overrides(small_csv, "trainer.max_epochs=1"), f"resume={done}", f"hydra.run.dir={done}",
+                      cwd=tmp_path)
+    assert refused.returncode == 2
+    assert refused.stderr.strip().splitlines() == [
+        f"error: resume={done}: no checkpoints/last.ckpt (the run finished, or stopped before its first epoch ended); "
+        f"start a new run without resume="]
+    assert {p.relative_to(done): p.read_bytes() for p in done.rglob("*") if p.is_file()} == before  # train.log too
+
+
 def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}  # the crash callback lives in tests/
     return subprocess.run([sys.executable, "-m", "forecast.cli.train", *args], cwd=cwd, capture_output=True,
