@@ -36,6 +36,11 @@ class Hints:
     setting: str = "data.{key}={value}"
     columns: str = ""
 
+    @property
+    def leave_out(self) -> str:
+        """:attr:`columns` as a remedy of its own (``leave the column out: ...``); "" where there is none."""
+        return self.columns.removeprefix("or ")
+
     def set(self, key: str, value: str) -> str:
         """The remedy that sets the reading option ``key`` (``data.dayfirst=true``)."""
         return self.setting.format(key=key, value=value)

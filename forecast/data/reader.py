@@ -583,7 +583,7 @@ def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndar
             r, c = (int(x[0]) for x in np.nonzero(bad))
             cell = str(raw[columns[c]].iloc[r]).strip()
             if not np.isfinite(out[:, c]).any():  # nothing to fill from
-                remedy = f"; {hints.columns.removeprefix('or ')}" if hints.columns else "; the model needs its values"
+                remedy = f"; {hints.leave_out}" if hints.leave_out else "; the model needs its values"
                 raise DataError(f"{path}: column {columns[c]!r} is empty or NaN on every row{remedy}")
             if np.isnan(out[r, c]):
                 raise DataError(f"{path}: line {line[r]}: column {column_of(columns[c], r)!r} is empty or NaN; fill the gap or pass "
@@ -616,7 +616,7 @@ def _text_hint(cell: str, hints: Hints) -> str:
     if not hints.columns or _MARKED.search(cell):
         return ""
     if re.search(r"\d", cell) and re.search(r"[^\W\d_]", cell):
-        return f"; {hints.columns.removeprefix('or ')}"
+        return f"; {hints.leave_out}"
     if re.search(r"\d", cell):  # a bound or a flag (Google Trends' <1)
         return f"; replace it with a number, or pass {hints.set_list('na_values', cell)} to read it as missing"
     return f"; if {cell!r} marks a missing value, pass {hints.set_list('na_values', cell)}, {hints.columns}"
@@ -640,7 +640,7 @@ def _fill(frame: pd.DataFrame, fill: FillMethod, path: Path, who: str, hints: Hi
     if frame.isna().to_numpy().any():
         col = frame.columns[frame.isna().any()].tolist()[0]
         raise DataError(f"{path}: column {col!r}{who} has no values at all to fill from"
-                        f"{'; ' + hints.columns.removeprefix('or ') if hints.columns else ''}")
+                        f"{'; ' + hints.leave_out if hints.leave_out else ''}")
     return frame
 
 

@@ -84,10 +84,10 @@ def check_resume_target(cfg: DictConfig, run_dir: Path) -> None:
 
 
 def resume_point(cfg: DictConfig, run_dir: Path, resolved: dict[str, Any]) -> Path | None:
-    """``last.ckpt`` of the run ``cfg.resume`` names, checked to continue that run here; None when not resuming."""
+    """``last.ckpt`` of the run ``cfg.resume`` names (:func:`check_resume_target` has checked it is this run's),
+    its settings checked to continue that run; None when not resuming."""
     if not cfg.get("resume"):
         return None
-    check_resume_target(cfg, run_dir)
     return check_resumable(run_dir, resolved)
 
 
