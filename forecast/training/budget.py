@@ -6,7 +6,10 @@ round_passes x pass)))`` steps, ``pass`` the steps of one pass over the training
 ends inside a pass (a panel of a million windows trains ``max_epochs x round_cap`` steps, not ``max_epochs``
 passes), a small file's repeats its pass up to ``round_passes`` times to reach ``round_min`` (a file of 84 steps a
 pass trains 200 a round, one of 4 steps a pass 16), and a file in between (ETTh1: 266) trains exactly as epochs
-would. ``trainer.max_epochs`` counts the rounds, so the budget is ``max_epochs x round steps`` whatever the size
+would. A step's cost grows with the file's channels (the input embedding reads every one), so for a file of more
+than ``round_channels`` input channels ``round_cap`` is scaled by ``round_channels / channels``, down to
+``round_min``: a round of 862 channels is 200 steps, not one pass of 380, and a round's cost stops growing with
+the width as it does with the length. ``trainer.max_epochs`` counts the rounds, so the budget is ``max_epochs x round steps`` whatever the size
 of the data (``train.max_steps`` sets it in steps instead, met in whole rounds of equal length, so every step
 of the budget is validated: ``ceil(max_steps / rounds)`` steps in each of the fewest rounds that fit it, at most
 ``rounds - 1`` steps above it). ``schedule: epochs`` makes every round a whole pass (the papers' protocol).
@@ -39,6 +42,8 @@ class TrainPlan:
         round_cap: most optimiser steps in a round under ``budget``.
         round_min: fewest optimiser steps in a round under ``budget``, reached by repeating a shorter pass ...
         round_passes: ... at most this many times a round.
+        round_channels: the input channels a ``round_cap`` step is counted at: a wider file's round is at most
+            ``round_cap x round_channels / channels`` steps, and at least ``round_min``; None: not scaled.
         max_steps: the budget in optimiser steps (overrides ``trainer.max_epochs`` rounds); None: rounds.
         ckpt_every_steps: steps between the ``last.ckpt`` written inside a round (None: only after each
             round's validation and on SIGTERM/Ctrl-C).
@@ -51,13 +56,14 @@ class TrainPlan:
     round_cap: int = 500
     round_min: int = 200
     round_passes: int = 4
+    round_channels: int | None = 64
     max_steps: int | None = None
     ckpt_every_steps: int | None = 500
     extra_rounds: int = 0
     extra_gain: float = 0.05
 
     def __post_init__(self) -> None:
-        for key in ("round_cap", "round_min", "round_passes", "max_steps", "ckpt_every_steps"):
+        for key in ("round_cap", "round_min", "round_passes", "round_channels", "max_steps", "ckpt_every_steps"):
             value = getattr(self, key)
             if value is not None and value < 1:
                 raise DataError(f"train.{key} must be at least 1, got {value}; set train.{key}=<a positive integer>")
@@ -66,6 +72,13 @@ class TrainPlan:
                             "for none")
         if not 0.0 <= self.extra_gain < 1.0:
             raise DataError(f"train.extra_gain must be in [0, 1), got {self.extra_gain}; set train.extra_gain=0.05")
+
+    def cap_for(self, channels: int) -> int:
+        """Most steps in a round of a file of ``channels`` input channels: ``round_cap``, scaled by
+        ``round_channels / channels`` where the file is wider, but not under ``round_min`` (nor over ``round_cap``)."""
+        if self.round_channels is None or channels <= self.round_channels:
+            return self.round_cap
+        return min(self.round_cap, max(self.round_min, math.ceil(self.round_cap * self.round_channels / channels)))
 
     def extends(self, rounds: int | None) -> bool:
         """Whether rounds may follow ``rounds`` (``trainer.max_epochs``): not under ``epochs``, a budget in
@@ -85,7 +98,7 @@ def apply_plan(plan: TrainPlan, datamodule: Any, rounds: int | None = None) -> d
     if plan.schedule != "budget":
         datamodule.set_round(None)
     else:
-        datamodule.set_round(plan.round_cap, plan.round_min, plan.round_passes)
+        datamodule.set_round(plan.cap_for(datamodule.n_inputs), plan.round_min, plan.round_passes)
     if plan.max_steps is None:
         return {"max_epochs": int(rounds) + plan.extra_rounds} if plan.extends(rounds) else {}
     per_round = len(datamodule.train_stream(1))  # the round's steps at one process
