@@ -12,7 +12,9 @@ The commands are shells over the same code: :func:`train` composes ``forecast/co
 parses its options, calls :class:`Model` (reading, forecasting and backtesting with
 :class:`~forecast.predict.trained_model.TrainedModel`) and writes and prints what it returns. Data is a
 CSV path or a DataFrame, read the same way (a DataFrame is never written to a file). User errors raise
-:class:`~forecast.data.errors.DataError` (a ``ValueError``) with the one line the commands print.
+:class:`~forecast.data.errors.DataError` (a ``ValueError``) with the one line the commands print, naming the
+keywords given here where the command names its options (``span='nope'`` for ``--span 'nope'``:
+:mod:`forecast.spelling`).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import pandas as pd
 from forecast.data.errors import DataError
 from forecast.data.reader import DATAFRAME, FillMethod, Panel
 from forecast.predict.trained_model import FROM_CHECKPOINT, TrainedModel
+from forecast.spelling import API, Spelling
 
 if TYPE_CHECKING:
     from forecast.predict.rolling import Backtest
@@ -178,10 +181,13 @@ class Model:
 
     Attributes:
         trained: the :class:`~forecast.predict.trained_model.TrainedModel` (model, data spec, config).
+        spelling: how its messages name the arguments: these methods' keywords (:data:`~forecast.spelling.API`),
+            or ``forecast-predict``'s options when the command made it.
     """
 
-    def __init__(self, trained: TrainedModel) -> None:
+    def __init__(self, trained: TrainedModel, *, spelling: Spelling = API) -> None:
         self.trained = trained
+        self.spelling = spelling
 
     @property
     def spec(self) -> Any:
@@ -212,12 +218,11 @@ class Model:
                   "what": f"one backtest window (seq_len {spec.seq_len} + pred_len {spec.pred_len})"}
         return self.trained.read(as_source(data), fill=fill,
                                  timestamp_col=timestamp_col, header=header, fill_missing_dates=fill_missing_dates,
-                                 **(needed if backtest else {}))
+                                 spelling=self.spelling, **(needed if backtest else {}))
 
     def predict(self, data: Data | Panel, *, fill: FillMethod | None = None, fill_missing_dates: bool | None = None,
                 intervals: Sequence[float] = (), future: Data | None = None,
-                timestamp_col: str | None = FROM_CHECKPOINT, header: bool | None = None,
-                option: str = "future=") -> pd.DataFrame:
+                timestamp_col: str | None = FROM_CHECKPOINT, header: bool | None = None) -> pd.DataFrame:
         """The ``pred_len`` steps after the last row of each series, as ``forecast-predict`` writes them.
 
         Args:
@@ -236,7 +241,6 @@ class Model:
                 horizon's ``pred_len`` timestamps and those columns, as ``forecast-predict --future``.
             timestamp_col: the timestamp column of ``data`` and ``future`` (default: the training one).
             header: whether the CSVs' first line names the columns (default: as the training file).
-            option: how messages name ``future`` (``forecast-predict`` says ``--future FILE``).
 
         Returns:
             The timestamp column (or ``step``), then the predicted columns in original units (each followed
@@ -248,9 +252,9 @@ class Model:
         """
         from forecast.predict.future import check_future_given, read_future
 
-        trained, spec = self.trained, self.spec
-        check_future_given(spec, future is not None, option=option, source=str(trained.checkpoint))
-        split = trained.half_widths(intervals) if intervals else None  # bad levels: refused before reading
+        trained, spec, spelling = self.trained, self.spec, self.spelling
+        check_future_given(spec, future is not None, source=str(trained.checkpoint), spelling=spelling)
+        split = trained.half_widths(intervals, spelling=spelling) if intervals else None  # refused before reading
         panel = data if isinstance(data, Panel) else self.read(data, fill=fill, fill_missing_dates=fill_missing_dates,
                                                                 timestamp_col=timestamp_col, header=header)
         values = None
@@ -258,13 +262,13 @@ class Model:
             ts = spec.timestamp_col if timestamp_col == FROM_CHECKPOINT else timestamp_col
             values = read_future(as_source(future), spec,
                                  panel.series[0], timestamp_col=ts, header=spec.header if header is None else header,
-                                 fill=fill)
+                                 fill=fill, spelling=spelling)
         widths = None
         if split is not None:
             from forecast.predict.future_widths import future_widths
 
             widths = future_widths(trained, panel, split)
-        return trained.forecast(panel, widths=widths, future=values, option=option)
+        return trained.forecast(panel, widths=widths, future=values, spelling=spelling)
 
     def backtest(self, data: Data | Panel, span: str | None = "test", *, start: str | int | None = None,
                  end: str | int | None = None, every: int = 1, batch_size: int | None = None) -> dict[str, dict[str, Any]]:
@@ -293,14 +297,13 @@ class Model:
         from forecast.predict.rolling import interval_scores, run_backtest, score, score_series
         from forecast.predict.span import resolve_spans
 
-        trained, spec = self.trained, self.spec
-        widths = trained.half_widths(intervals) if intervals else {}
+        trained, spec, spelling = self.trained, self.spec, self.spelling
+        widths = trained.half_widths(intervals, spelling=spelling) if intervals else {}
         panel = data if isinstance(data, Panel) else self.read(data, backtest=True)
         panel, spans = resolve_spans(panel, trained.config, seq_len=spec.seq_len, pred_len=spec.pred_len, span=span,
-                                     start=None if start is None else str(start),
-                                     end=None if end is None else str(end))
+                                     start=start, end=end, spelling=spelling)
         started = time.perf_counter()
-        bt = run_backtest(trained, panel, spans, every=every, batch_size=batch_size)
+        bt = run_backtest(trained, panel, spans, every=every, batch_size=batch_size, spelling=spelling)
         seconds = time.perf_counter() - started
         return BacktestReport(panel=panel, backtest=bt, metrics=score(trained, bt),
                               per_series=None if panel.id_col is None else score_series(trained, bt),
@@ -308,13 +311,19 @@ class Model:
                               seconds=seconds, trained=trained, widths=widths)
 
 
-def load(path: str | Path, *, device: str = "cpu") -> Model:
+def load(path: str | Path, *, device: str = "cpu", spelling: Spelling = API) -> Model:
     """A model from a ``.ckpt`` file or a run directory (its best checkpoint), as ``forecast-predict`` loads it.
 
+    Args:
+        path: a ``.ckpt`` file or a ``forecast-train`` run directory.
+        device: ``cpu``, ``cuda`` or ``cuda:N``.
+        spelling: how the messages name the arguments (default: the Python keywords, ``device='tpu'``;
+            ``forecast-predict`` passes its options, ``--device 'tpu'``).
+
     Raises:
-        DataError: no checkpoint, or one that does not rebuild.
+        DataError: an unknown device, no checkpoint, or one that does not rebuild.
     """
-    return Model(TrainedModel.load(path, device=device))
+    return Model(TrainedModel.load(path, device=device, spelling=spelling), spelling=spelling)
 
 
 def _remove_unfinished(run_dir: Path) -> None:

@@ -28,6 +28,7 @@ from typing import Any, Sequence, TextIO
 
 from forecast.runtime import tune_malloc
 from forecast.data.errors import DataError
+from forecast.spelling import CLI
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -93,17 +94,17 @@ def _forecast(args: argparse.Namespace) -> None:
     targets = ([] if to_stdout else [output]) + ([args.plot] if args.plot else [])
     check_targets(targets, inputs=[Path(args.input)] + ([args.future] if args.future else []),
                   overwrite=args.overwrite)
-    model = load(args.checkpoint, device=args.device)
+    model = load(args.checkpoint, device=args.device, spelling=CLI)
     fc = model.trained
     if args.plot and fc.spec.id_col is not None:
         raise DataError(f"--plot draws a single series; leave it out for a model of many series "
                         f"(id column {fc.spec.id_col!r})")
-    levels = sorted(fc.half_widths(args.intervals)) if args.intervals else []
+    levels = sorted(fc.half_widths(args.intervals, spelling=CLI)) if args.intervals else []
     options = _read_options(args)
     panel = model.read(args.input, **options)
     _notes(panel)
-    frame = model.predict(panel, intervals=levels, future=args.future, option="--future FILE",
-                          timestamp_col=options["timestamp_col"], header=args.header, fill=args.fill)
+    frame = model.predict(panel, intervals=levels, future=args.future, timestamp_col=options["timestamp_col"],
+                          header=args.header, fill=args.fill)
     if not to_stdout:
         write_csv(frame, output, overwrite=args.overwrite)
     if args.plot:
@@ -159,10 +160,10 @@ def _rolling(args: argparse.Namespace) -> None:
     summary = args.summary or (None if to_stdout else output.with_suffix(".json"))
     files = ([] if to_stdout else [output]) + ([summary] if summary is not None else [])
     check_targets(files, inputs=[Path(args.input)], overwrite=args.overwrite)
-    model = load(args.checkpoint, device=args.device)
+    model = load(args.checkpoint, device=args.device, spelling=CLI)
     fc, spec = model.trained, model.spec
     if args.intervals:
-        fc.half_widths(args.intervals)  # bad levels are refused before the file is read
+        fc.half_widths(args.intervals, spelling=CLI)  # bad levels are refused before the file is read
     panel = model.read(args.input, **_read_options(args), backtest=True)
     _notes(panel)
     report = model.backtest_report(panel, span=args.span, start=args.start, end=args.end, every=args.every,

@@ -1,7 +1,8 @@
 """What to tell the user to do, in the words of the command that read the file.
 
 ``forecast-train`` is configured by Hydra keys (``data.fill=ffill``), ``forecast-predict`` by
-options (``--fill ffill``); the same problem gets the same message with the right remedy.
+options (``--fill ffill``), a model :func:`forecast.api.load` gives by keywords (``fill='ffill'``); the
+same problem gets the same message with the right remedy.
 """
 
 from __future__ import annotations
@@ -63,3 +64,7 @@ PREDICT = Hints(timestamp="pass --timestamp-col NAME, or --timestamp-col none fo
                 fill="--fill ffill|interpolate", header="--no-header", fill_missing_dates="--fill-missing-dates",
                 freq="resample the file", id_col="the model was trained with that id column",
                 setting="data.{key}={value} when training (forecast-predict reads the checkpoint's)")
+PYTHON = Hints(timestamp="pass timestamp_col='NAME', or timestamp_col=None for rows without timestamps",
+               fill="fill='ffill'|'interpolate'", header="header=False", fill_missing_dates="fill_missing_dates=True",
+               freq="resample the data", id_col="the model was trained with that id column",
+               setting="data.{key}={value} when training (forecast.load reads the checkpoint's)")

@@ -8,6 +8,7 @@ from pathlib import Path
 import torch
 
 from forecast.data.errors import DataError
+from forecast.spelling import CLI, Spelling
 
 
 def _from_metrics(run_dir: Path) -> Path | None:
@@ -52,8 +53,8 @@ def resolve_checkpoint(path: str | Path) -> Path:
     return path
 
 
-def resolve_device(name: str) -> torch.device:
-    """``cpu``, ``cuda`` or ``cuda:N``.
+def resolve_device(name: str, *, spelling: Spelling = CLI) -> torch.device:
+    """``cpu``, ``cuda`` or ``cuda:N``; ``spelling`` names the argument in messages (``--device``, ``device=``).
 
     Raises:
         DataError: an unknown device, or CUDA asked for but not available.
@@ -61,9 +62,10 @@ def resolve_device(name: str) -> torch.device:
     try:
         device = torch.device(name)
     except RuntimeError as exc:
-        raise DataError(f"--device {name!r}: unknown device; use cpu or cuda") from exc
+        raise DataError(f"{spelling.given('device', name, quote=True)}: unknown device; use cpu or cuda") from exc
     if device.type == "cuda" and not torch.cuda.is_available():
-        raise DataError(f"--device {name}: no CUDA device is available here; use --device cpu")
+        raise DataError(f"{spelling.given('device', name)}: no CUDA device is available here; use "
+                        f"{spelling.given('device', 'cpu')}")
     if device.type not in ("cpu", "cuda"):
-        raise DataError(f"--device {name!r}: unsupported device; use cpu or cuda")
+        raise DataError(f"{spelling.given('device', name, quote=True)}: unsupported device; use cpu or cuda")
     return device

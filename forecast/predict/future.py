@@ -15,14 +15,15 @@ import pandas as pd
 
 from forecast.data.dialect import Dialect
 from forecast.data.errors import DataError
-from forecast.data.hints import PREDICT
 from forecast.data.reader import DATAFRAME, FillMethod, Series, read_panel
 from forecast.data.spec import DataSpec
 from forecast.data.time_features import future_index
+from forecast.spelling import CLI, Spelling
 
 
 def read_future(path: str | Path | pd.DataFrame, spec: DataSpec, history: Series, *, timestamp_col: str | None,
-                header: bool = True, fill: FillMethod | None = None, dialect: Dialect | None = None) -> np.ndarray:
+                header: bool = True, fill: FillMethod | None = None, dialect: Dialect | None = None,
+                spelling: Spelling = CLI) -> np.ndarray:
     """The known-future columns over the horizon that follows ``history``, in original units.
 
     Args:
@@ -34,6 +35,7 @@ def read_future(path: str | Path | pd.DataFrame, spec: DataSpec, history: Series
         header: whether the file has a header row.
         fill: fill empty, NaN and infinite cells instead of refusing them (``--fill``).
         dialect: how the file is written (default: as the training file, the checkpoint's).
+        spelling: whose remedies the reader's messages give (``--fill ffill|interpolate``, ``fill=...``).
 
     Returns:
         (pred_len, K) float64.
@@ -44,7 +46,7 @@ def read_future(path: str | Path | pd.DataFrame, spec: DataSpec, history: Series
     """
     columns = list(spec.future_columns)
     panel = read_panel(path, timestamp_col=timestamp_col, columns=columns, header=header, fill=fill, freq=spec.freq,
-                       model_freq=spec.freq is not None, hints=PREDICT,
+                       model_freq=spec.freq is not None, hints=spelling.hints,
                        dialect=spec.dialect_for(timestamp_col) if dialect is None else dialect)
     frame = panel.series[0].frame
     first_line = 2 if header or isinstance(path, pd.DataFrame) else 1
@@ -69,14 +71,14 @@ def known_columns(series: Series, spec: DataSpec) -> np.ndarray:
     return spec.scale_future(series.frame[list(spec.future_columns)].to_numpy(dtype=np.float64))
 
 
-def check_future_given(spec: DataSpec, given: bool, *, option: str, source: str) -> None:
+def check_future_given(spec: DataSpec, given: bool, *, source: str, spelling: Spelling = CLI) -> None:
     """Refuse known-future values for a model trained without them, and their absence for one trained with them.
 
     Args:
         spec: the checkpoint's data spec.
         given: whether future values were given.
-        option: how the user gives them (``--future FILE``, ``future=``), for the message.
         source: the checkpoint, for the message.
+        spelling: how the message says to give them and to backtest (``--future FILE``, ``future=``).
 
     Raises:
         DataError: one line saying which and what to do.
@@ -84,8 +86,8 @@ def check_future_given(spec: DataSpec, given: bool, *, option: str, source: str)
     columns = list(spec.future_columns)
     if given and not columns:
         raise DataError(f"{source}: this model was trained without known-future columns (data.future_columns), so "
-                        f"it has no use for {option}; leave it out")
+                        f"it has no use for {spelling.future}; leave it out")
     if columns and not given:
         raise DataError(f"{source}: this model was trained with the known-future column(s) {', '.join(columns)}: pass "
-                        f"{option} with the horizon's {spec.pred_len} timestamps and their values (a backtest, "
-                        f"--rolling, takes them from the input file)")
+                        f"{spelling.future} with the horizon's {spec.pred_len} timestamps and their values (a "
+                        f"backtest, {spelling.backtest}, takes them from the input file)")

@@ -24,6 +24,7 @@ from forecast.data.splits import RowRange
 from forecast.data.time_features import n_continuous_features
 from forecast.predict.trained_model import TrainedModel
 from forecast.predict.scores import coverage_standard_error, interval_score, relative_errors
+from forecast.spelling import CLI, Spelling
 from forecast.training.conformal import (ADAPT_RATE, FULL_RATE_STEPS, conformal_quantiles, label,
                                          track_half_widths)
 
@@ -71,22 +72,24 @@ class Backtest:
 
 
 def run_backtest(trained: TrainedModel, panel: Panel, spans: Sequence[RowRange], *, every: int = 1,
-                 batch_size: int | None = None) -> Backtest:
+                 batch_size: int | None = None, spelling: Spelling = CLI) -> Backtest:
     """Forecast every ``every``-th window inside each series' span (``spans[i]`` for ``panel.series[i]``), in
-    batches of ``batch_size`` windows (None: ``trained.batch_windows``).
+    batches of ``batch_size`` windows (None: ``trained.batch_windows``); ``spelling`` names ``every``,
+    ``batch_size``, ``start`` and ``end`` in the messages (``--batch-size``, ``batch_size``).
 
     Raises:
-        DataError: no span holds a complete window.
+        DataError: ``every`` or ``batch_size`` below 1, or no span holds a complete window.
     """
     spec = trained.spec
     if batch_size is not None and batch_size < 1:
-        raise DataError(f"--batch-size must be >= 1, got {batch_size}")
-    sets = [trained.windows(s, start=r.start, end=r.end, stride=every) for s, r in zip(panel.series, spans)]
+        raise DataError(f"{spelling.name('batch_size')} must be >= 1, got {batch_size}")
+    sets = [trained.windows(s, start=r.start, end=r.end, stride=every, spelling=spelling)
+            for s, r in zip(panel.series, spans)]
     if not any(len(d) for d in sets):
         r = spans[0]
         where = f"rows {r.start}..{r.end - 1}" if len(spans) == 1 else "of every series"
         raise DataError(f"the backtest span ({where}) is too short for one window of seq_len {spec.seq_len} + "
-                        f"pred_len {spec.pred_len}; widen --start/--end")
+                        f"pred_len {spec.pred_len}; widen {spelling.name('start')}/{spelling.name('end')}")
     out = _forecast_windows(trained, sets, batch_size, with_model=True)
     origins = np.array([d.origin(i) + spec.seq_len - 1 for d in sets for i in range(len(d))])
     series = np.concatenate([np.full(len(d), k) for k, d in enumerate(sets)])

@@ -20,7 +20,6 @@ from torch import Tensor, nn
 from forecast.baselines.best_floor import BestFloor
 from forecast.data.dialect import Dialect
 from forecast.data.errors import DataError
-from forecast.data.hints import PREDICT
 from forecast.data.known_future import with_known
 from forecast.data.reader import DATAFRAME, STEP, FillMethod, Panel, Series, read_panel
 from forecast.data.spec import DataSpec
@@ -29,6 +28,7 @@ from forecast.data.windows import WindowDataset, as_tensor, eval_batch_windows
 from forecast.predict.checkpoint import resolve_checkpoint, resolve_device
 from forecast.predict.future import check_future_given, known_columns
 from forecast.predict.validate import check_length
+from forecast.spelling import CLI, Spelling
 from forecast.training.conformal import CONFORMAL_KEY, check_levels, half_widths, label
 from forecast.training.floors import RIDGE, ridge_from_state
 from forecast.training.recipe import FLOORS_KEY, RECIPE_KEY, load_checkpoint, load_model
@@ -76,13 +76,15 @@ class TrainedModel:
     start_floor: tuple[str, nn.Module] | None = None
 
     @classmethod
-    def load(cls, path: str | Path, *, device: str = "cpu") -> "TrainedModel":
-        """Load a ``.ckpt`` file or a run directory's best checkpoint.
+    def load(cls, path: str | Path, *, device: str = "cpu", spelling: Spelling = CLI) -> "TrainedModel":
+        """Load a ``.ckpt`` file or a run directory's best checkpoint onto ``device`` (named in messages as
+        ``spelling`` writes it).
 
         Raises:
-            DataError: no checkpoint, a corrupt or foreign file, or a recipe that no longer builds.
+            DataError: an unknown device, no checkpoint, a corrupt or foreign file, or a recipe that no longer
+                builds.
         """
-        dev = resolve_device(device)
+        dev = resolve_device(device, spelling=spelling)
         ckpt_path = resolve_checkpoint(path)
         ckpt = load_checkpoint(ckpt_path)
         recipe = ckpt[RECIPE_KEY]
@@ -110,7 +112,7 @@ class TrainedModel:
     def read(self, path: str | Path | pd.DataFrame, *, fill: FillMethod | None = None,
              timestamp_col: str | None = FROM_CHECKPOINT,
              header: bool | None = None, fill_missing_dates: bool | None = None, min_rows: int | None = None,
-             what: str | None = None, dialect: Dialect | None = None) -> Panel:
+             what: str | None = None, dialect: Dialect | None = None, spelling: Spelling = CLI) -> Panel:
         """Read and validate a CSV (or a DataFrame) against the training data's columns, frequency and series.
 
         Args:
@@ -125,6 +127,8 @@ class TrainedModel:
             min_rows: rows each series needs (default ``seq_len``).
             what: what needs ``min_rows``, for the message.
             dialect: how the file is written (default: as the training file, the checkpoint's).
+            spelling: whose options or keywords the messages' remedies name (``--timestamp-col NAME``,
+                ``timestamp_col='NAME'``).
 
         Returns:
             The panel of usable series (one without an id column). Of many series, those shorter
@@ -143,20 +147,20 @@ class TrainedModel:
         ts = spec.timestamp_col if timestamp_col == FROM_CHECKPOINT else timestamp_col
         if ts is None and spec.freq is not None:
             raise DataError(f"{source}: the model was trained with calendar features at frequency {spec.freq!r}, so "
-                            f"it needs the file's timestamps; pass --timestamp-col NAME")
+                            f"it needs the file's timestamps; pass {spelling.given('timestamp_col', 'NAME')}")
         columns = list(spec.input_columns) + list(spec.future_columns)  # the known inputs' history too
         panel = read_panel(path, timestamp_col=ts, columns=columns, id_col=spec.id_col,
                            header=spec.header if header is None else header, fill=fill, freq=spec.freq,
-                           model_freq=spec.freq is not None, fill_missing_dates=fill_missing_dates, hints=PREDICT,
+                           model_freq=spec.freq is not None, fill_missing_dates=fill_missing_dates, hints=spelling.hints,
                            dialect=spec.dialect_for(ts) if dialect is None else dialect)
         needed = spec.seq_len if min_rows is None else min_rows
         what = what or f"the model's input window (seq_len {spec.seq_len})"
         if spec.id_col is None:
-            check_length(len(panel.series[0].frame), needed, source=source, what=what)
+            check_length(len(panel.series[0].frame), needed, source=source, what=what, spelling=spelling)
             return panel
-        return self._usable(panel, needed, what, source=source)
+        return self._usable(panel, needed, what, source=source, spelling=spelling)
 
-    def _usable(self, panel: Panel, needed: int, what: str, *, source: str) -> Panel:
+    def _usable(self, panel: Panel, needed: int, what: str, *, source: str, spelling: Spelling) -> Panel:
         """The panel without the series too short for ``what`` or without a scaler; refused when none is left."""
         short = [s for s in panel.series if len(s.frame) < needed]
         unknown = [s for s in panel.series if len(s.frame) >= needed and not self.spec.has_scaler(s.series_id)]
@@ -173,7 +177,7 @@ class TrainedModel:
             reason = (f"{what} needs at least {needed} rows and the longest, {longest.series_id}, has "
                       f"{len(longest.frame)}" if short else "the model was trained on none of them")
             raise DataError(f"{source}: no series to forecast among {len(panel.series)}: {reason}"
-                            f"{'; pass a longer file' if short else ''}")
+                            f"{'; ' + spelling.more_rows if short else ''}")
         return replace(panel, series=kept, notes=tuple(notes))
 
     def scaled(self, series: Series) -> np.ndarray:
@@ -215,16 +219,18 @@ class TrainedModel:
         dev = self.device
         return self.model(x_enc.to(dev), x_mark_enc.to(dev), x_mark_dec.to(dev)).float().cpu()
 
-    def half_widths(self, levels: Sequence[float]) -> dict[float, np.ndarray]:
-        """``{level: (P, C_out) conformal half-width, scaled}`` for validated ``levels``.
+    def half_widths(self, levels: Sequence[float], *, spelling: Spelling = CLI) -> dict[float, np.ndarray]:
+        """``{level: (P, C_out) conformal half-width, scaled}`` for validated ``levels`` (named in messages as
+        ``spelling`` writes them).
 
         Raises:
             DataError: bad levels, or a checkpoint without calibration.
         """
-        return half_widths(self.conformal, check_levels(levels), source=str(self.checkpoint))
+        return half_widths(self.conformal, check_levels(levels, spelling=spelling), source=str(self.checkpoint),
+                           spelling=spelling)
 
     def forecast(self, panel: Panel, *, widths: Sequence[dict[float, np.ndarray]] | None = None,
-                 future: np.ndarray | None = None, option: str = "future=") -> pd.DataFrame:
+                 future: np.ndarray | None = None, spelling: Spelling = CLI) -> pd.DataFrame:
         """Forecast the ``pred_len`` steps after each series' last row, the series batched together.
 
         Args:
@@ -235,7 +241,7 @@ class TrainedModel:
             future: the known-future columns over the horizon, (P, K) original units
                 (:func:`~forecast.predict.future.read_future`); required exactly when the model was
                 trained with ``data.future_columns`` (a file of one series).
-            option: how the caller names ``future`` in messages (``--future FILE``).
+            spelling: how the messages say to give ``future`` (``--future FILE``, ``future=``).
 
         Returns:
             Frame with the id column (many series), the timestamp column (or ``step``: the row
@@ -250,7 +256,7 @@ class TrainedModel:
         if len(widths) != len(panel.series):
             raise ValueError(f"{len(widths)} sets of half-widths for {len(panel.series)} series")
         spec = self.spec
-        check_future_given(spec, future is not None, option=option, source=str(self.checkpoint))
+        check_future_given(spec, future is not None, source=str(self.checkpoint), spelling=spelling)
         xs, marks, futures = [], [], []
         for series in panel.series:
             xs.append(as_tensor(self.scaled(series)[-spec.seq_len:]))  # (S, C_in)
@@ -283,14 +289,16 @@ class TrainedModel:
                 data[f"{col}_lo_{label(a)}"], data[f"{col}_hi_{label(a)}"] = lo[:, c], hi[:, c]
         return pd.DataFrame(data)
 
-    def windows(self, series: Series, *, start: int, end: int, stride: int = 1) -> WindowDataset:
-        """Every ``stride``-th window of a series whose rows lie in ``[start, end)`` (start includes the look-back)."""
+    def windows(self, series: Series, *, start: int, end: int, stride: int = 1,
+                spelling: Spelling = CLI) -> WindowDataset:
+        """Every ``stride``-th window of a series whose rows lie in ``[start, end)`` (start includes the look-back);
+        a ``stride`` below 1 is refused naming the backtest's ``every`` as ``spelling`` writes it."""
         spec = self.spec
         x = as_tensor(self.scaled(series))  # (N, C_in)
         y = x[:, spec.target_index].contiguous()  # (N, C_out)
         marks = as_tensor(self.marks(series))  # (N, M): the known-future columns are the file's own
         if stride < 1:
-            raise DataError(f"--every must be >= 1, got {stride}")
+            raise DataError(f"{spelling.name('every')} must be >= 1, got {stride}")
         return WindowDataset(x, y, marks, start=start, end=end, seq_len=spec.seq_len, label_len=spec.label_len,
                              pred_len=spec.pred_len, stride=stride)
 

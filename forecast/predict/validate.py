@@ -9,6 +9,7 @@ from pandas.tseries.frequencies import to_offset
 from forecast.data.errors import DataError
 from forecast.data.hints import PREDICT
 from forecast.data.regular import find_gaps, infer_freq, refuse_gap
+from forecast.spelling import CLI, Spelling
 
 
 def _offset(freq: str, what: str) -> pd.DateOffset:
@@ -46,11 +47,18 @@ def check_frequency(index: pd.DatetimeIndex, freq: str, *, source: str) -> str:
     return inferred or freq
 
 
-def check_length(n_rows: int, needed: int, *, source: str, what: str) -> None:
+def check_length(n_rows: int, needed: int, *, source: str, what: str, spelling: Spelling = CLI) -> None:
     """Refuse a file with fewer than ``needed`` rows.
+
+    Args:
+        n_rows: the rows read.
+        needed: the rows ``what`` needs.
+        source: the file, for the message.
+        what: what needs them, for the message.
+        spelling: whose remedy the message gives (``pass a longer file``, ``pass more rows``).
 
     Raises:
         DataError: too few rows.
     """
     if n_rows < needed:
-        raise DataError(f"{source}: {n_rows} data rows, but {what} needs at least {needed}; pass a longer file")
+        raise DataError(f"{source}: {n_rows} data rows, but {what} needs at least {needed}; {spelling.more_rows}")

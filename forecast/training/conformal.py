@@ -48,6 +48,7 @@ from torch import nn
 from forecast.core.parameters import module_device
 from forecast.data.errors import DataError
 from forecast.io import atomic_path
+from forecast.spelling import CLI, Spelling
 
 CONFORMAL_KEY = "conformal"  # in the recipe: {"levels": [...], "half_widths": (K, P, C_out) tensor, "n": int}
 LEVELS = tuple(round(k / 100, 2) for k in range(1, 100))  # the stored grid: 0.01 .. 0.99
@@ -120,20 +121,25 @@ def store_in_checkpoint(path: str | Path, entry: dict[str, Any], *, recipe_key: 
         torch.save(ckpt, tmp)
 
 
-def check_levels(levels: Iterable[float]) -> list[float]:
+def check_levels(levels: Iterable[float], *, spelling: Spelling = CLI) -> list[float]:
     """Validated interval levels: fractions in (0, 1) on the whole-percent grid, sorted, without repeats.
+
+    Args:
+        levels: the levels asked for.
+        spelling: how the messages name the levels' argument (``--intervals``, ``intervals``).
 
     Raises:
         DataError: a level outside (0, 1) (a percent such as 80 is refused: write 0.8) or not a whole percent.
     """
+    intervals = spelling.name("intervals")
     out = []
     for a in levels:
         a = float(a)
         if not 0 < a < 1:
             hint = f" (a fraction: write {a / 100:g} for {a:g}%)" if 1 < a < 100 else ""
-            raise DataError(f"--intervals takes levels in (0, 1), got {a:g}{hint}")
+            raise DataError(f"{intervals} takes levels in (0, 1), got {a:g}{hint}")
         if abs(a * 100 - round(a * 100)) > 1e-9:
-            raise DataError(f"--intervals takes whole-percent levels (0.01 .. 0.99), got {a:g}")
+            raise DataError(f"{intervals} takes whole-percent levels (0.01 .. 0.99), got {a:g}")
         out.append(round(a, 2))
     return sorted(set(out))
 
@@ -143,15 +149,23 @@ def label(level: float) -> str:
     return f"{round(level * 100):d}"
 
 
-def half_widths(entry: dict[str, Any] | None, levels: Sequence[float], *, source: str) -> dict[float, np.ndarray]:
+def half_widths(entry: dict[str, Any] | None, levels: Sequence[float], *, source: str,
+                spelling: Spelling = CLI) -> dict[float, np.ndarray]:
     """``{level: (P, C_out) half-width, scaled}`` from a recipe's ``conformal`` entry.
+
+    Args:
+        entry: the recipe's ``conformal`` entry, None for a checkpoint without one.
+        levels: validated levels (:func:`check_levels`).
+        source: the checkpoint, for the message.
+        spelling: how the message names the levels' argument (``--intervals``, ``intervals``).
 
     Raises:
         DataError: the checkpoint has no calibration (``entry`` is None).
     """
     if entry is None:
-        raise DataError(f"{source}: the checkpoint has no interval calibration (written before --intervals "
-                        f"existed); retrain it with forecast-train to use --intervals")
+        intervals = spelling.name("intervals")
+        raise DataError(f"{source}: the checkpoint has no interval calibration (written before {intervals} "
+                        f"existed); retrain it with forecast-train to use {intervals}")
     stored = [round(a, 2) for a in entry["levels"]]
     table = np.asarray(entry["half_widths"], dtype=np.float64)  # (K, P, C_out)
     return {a: table[stored.index(round(a, 2))] for a in levels}
