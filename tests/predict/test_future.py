@@ -211,3 +211,22 @@ def test_python_api_takes_future(run_dir: Path, files: tuple[Path, Path], tmp_pa
         model.predict(pd.read_csv(history))
     torch.testing.assert_close(torch.tensor(model.backtest(pd.read_csv(history), span="all")["model"]["mse"]),
                                torch.tensor(model.backtest(history, span="all")["model"]["mse"]))
+
+
+def test_python_api_names_future(run_dir: Path, plain_run: Path, files: tuple[Path, Path]) -> None:
+    """The refusals of test_future_option_must_match_the_checkpoint, in the API's words."""
+    history, future = (pd.read_csv(f) for f in files)
+    with pytest.raises(DataError) as caught:
+        forecast.load(plain_run).predict(history, future=future)
+    assert str(caught.value) == (f"{ckpt_of(plain_run)}: this model was trained without known-future columns "
+                                 f"(data.future_columns), so it has no use for future=; leave it out")
+    with pytest.raises(DataError) as caught:
+        forecast.load(run_dir).predict(history)
+    assert str(caught.value) == (f"{ckpt_of(run_dir)}: this model was trained with the known-future column(s) HUFL: "
+                                 f"pass future= with the horizon's {PRED_LEN} timestamps and their values (a backtest, "
+                                 f"Model.backtest, takes them from the input file)")
+    bad = future.assign(HUFL=future["HUFL"].where(future.index != 1))
+    with pytest.raises(DataError) as caught:
+        forecast.load(run_dir).predict(history, future=bad)
+    assert str(caught.value) == ("<DataFrame>: line 3: column 'HUFL' is empty or NaN; fill the gap or pass "
+                                 "fill='ffill'|'interpolate'")
