@@ -112,6 +112,14 @@ def test_backtest_reproduces_the_runs_test_metrics(tiny_run: tuple[Run, Path]) -
     assert scores["model"]["mae"] == pytest.approx(run.metrics["test/mae"], rel=1e-4)
 
 
+def test_backtest_takes_the_test_split_by_default_and_bounds_without_a_span(tiny_run: tuple[Run, Path]) -> None:
+    run, csv = tiny_run
+    model, frame = load(run.checkpoint), pd.read_csv(csv)
+    assert model.backtest(frame)["model"]["mse"] == model.backtest(frame, span="test")["model"]["mse"]
+    bounded = model.backtest_report(frame, start=100, end=160)
+    assert (bounded.backtest.origins[0], len(bounded.backtest.origins)) == (99, 160 - 100 - model.spec.pred_len + 1)
+
+
 def test_bad_data_raises_one_line_and_leaves_no_run_dir(tmp_path: Path) -> None:
     frame = pd.read_csv(ETTH1, nrows=600)
     with pytest.raises(DataError) as caught:
