@@ -82,6 +82,8 @@ def test_state_round_trips() -> None:
 
 
 class FakeData:
+    n_inputs = 7
+
     def set_round(self, *args) -> None:
         self.round = args
 
