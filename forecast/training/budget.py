@@ -8,11 +8,11 @@ passes), a small file's repeats its pass up to ``round_passes`` times to reach `
 pass trains 200 a round, one of 4 steps a pass 16), and a file in between (ETTh1: 266) trains exactly as epochs
 would. A step's cost grows with the file's channels (the input embedding reads every one), so for a file of more
 than ``round_channels`` input channels ``round_cap`` is scaled by ``round_channels / channels``, down to
-``round_min``: a round of 862 channels is 200 steps, not one pass of 380, and a round's cost stops growing with
-the width as it does with the length. ``trainer.max_epochs`` counts the rounds, so the budget is ``max_epochs x round steps`` whatever the size
-of the data (``train.max_steps`` sets it in steps instead, met in whole rounds of equal length, so every step
-of the budget is validated: ``ceil(max_steps / rounds)`` steps in each of the fewest rounds that fit it, at most
-``rounds - 1`` steps above it). ``schedule: epochs`` makes every round a whole pass (the papers' protocol).
+``round_min``: a round of 862 channels is 200 steps, not one pass of 380. ``trainer.max_epochs`` counts the
+rounds, so the budget is ``max_epochs x round steps`` whatever the size of the data (``train.max_steps`` sets it
+in steps instead, met in whole rounds of equal length, so every step of the budget is validated:
+``ceil(max_steps / rounds)`` steps in each of the fewest rounds that fit it, at most ``rounds - 1`` steps above
+it). ``schedule: epochs`` makes every round a whole pass (the papers' protocol).
 Under ``budget`` with rounds, ``extra_rounds`` more rounds may follow the last one, one at a time, while each
 round still lowers the validation loss by ``extra_gain`` of the best round before it
 (:class:`~forecast.training.extra_rounds.ExtraRounds`).
