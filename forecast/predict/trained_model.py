@@ -151,7 +151,8 @@ class TrainedModel:
         columns = list(spec.input_columns) + list(spec.future_columns)  # the known inputs' history too
         panel = read_panel(path, timestamp_col=ts, columns=columns, id_col=spec.id_col,
                            header=spec.header if header is None else header, fill=fill, freq=spec.freq,
-                           model_freq=spec.freq is not None, fill_missing_dates=fill_missing_dates, hints=spelling.hints,
+                           model_freq=spec.freq is not None, fill_missing_dates=fill_missing_dates,
+                           hints=spelling.hints,
                            dialect=spec.dialect_for(ts) if dialect is None else dialect)
         needed = spec.seq_len if min_rows is None else min_rows
         what = what or f"the model's input window (seq_len {spec.seq_len})"
