@@ -20,10 +20,12 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import multiprocessing
 import os
 import subprocess
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -96,15 +98,23 @@ def generate(cell: Cell, seed: int = 0) -> pd.DataFrame:
     return frame
 
 
+def _generate_file(cell: Cell, path: Path) -> None:
+    """Generate the cell's series and write them to ``path``."""
+    frame = generate(cell)
+    if cell.fmt == "parquet":
+        frame.to_parquet(path, index=False)
+    else:
+        frame.to_csv(path, index=False, float_format="%.4f", date_format="%Y-%m-%d %H:%M:%S")
+
+
 def write(cell: Cell, folder: Path) -> Path:
-    """The cell's file in ``folder`` (generated once)."""
+    """The cell's file in ``folder``, generated once, in a process of its own: Linux carries a process's peak
+    RSS into the children it starts (``ru_maxrss`` survives fork and exec), so a parent that held a frame of
+    gigabytes would raise every later cell's reading to its own."""
     path = folder / f"{cell.name}.{cell.fmt}"
     if not path.is_file():
-        frame = generate(cell)
-        if cell.fmt == "parquet":
-            frame.to_parquet(path, index=False)
-        else:
-            frame.to_csv(path, index=False, float_format="%.4f", date_format="%Y-%m-%d %H:%M:%S")
+        with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
+            pool.submit(_generate_file, cell, path).result()
     return path
 
 
