@@ -19,7 +19,6 @@ keywords given here where the command names its options (``span='nope'`` for ``-
 
 from __future__ import annotations
 
-import shutil
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -31,6 +30,7 @@ import pandas as pd
 
 from forecast.data.errors import DataError
 from forecast.data.reader import DATAFRAME, FillMethod, Panel
+from forecast.io import remove_unfinished_run
 from forecast.predict.trained_model import FROM_CHECKPOINT, TrainedModel
 from forecast.spelling import API, Spelling
 
@@ -131,7 +131,7 @@ def train(data: Data | None = None, overrides: Sequence[str] | None = None, *, r
         with initialize_config_dir(str(CONF_DIR), version_base="1.3"):
             cfg = compose("train", overrides=items)
     except (ConfigCompositionException, OverrideParseException, MissingMandatoryValue) as exc:
-        _remove_unfinished(out)
+        remove_unfinished_run(out)
         raise DataError(config_error(exc)) from exc
     try:
         metrics = train_config(cfg, frame=frame)
@@ -139,7 +139,7 @@ def train(data: Data | None = None, overrides: Sequence[str] | None = None, *, r
         message = user_error(exc)
         if message is None:
             raise
-        _remove_unfinished(out)
+        remove_unfinished_run(out)
         raise DataError(message) from exc
     return Run(run_dir=out.resolve(), metrics=metrics)
 
@@ -328,8 +328,3 @@ def load(path: str | Path, *, device: str = "cpu", spelling: Spelling = API) -> 
     """
     return Model(TrainedModel.load(path, device=device, spelling=spelling), spelling=spelling)
 
-
-def _remove_unfinished(run_dir: Path) -> None:
-    """Delete a run dir that holds nothing (or only Hydra's bookkeeping): bad input leaves no output."""
-    if run_dir.is_dir() and all(p.name == ".hydra" for p in run_dir.iterdir()):
-        shutil.rmtree(run_dir, ignore_errors=True)

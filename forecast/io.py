@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
 import tempfile
 from contextlib import contextmanager
@@ -49,3 +50,25 @@ def write_json(target: str | Path, payload: Any) -> None:
     """Atomically write ``payload`` as indented JSON."""
     with atomic_path(target) as tmp:
         tmp.write_text(json.dumps(payload, indent=2, sort_keys=True) + "\n")
+
+
+#: what a refused run may have written into its run dir: Hydra's record of the settings and the run's log
+UNFINISHED = frozenset({".hydra", "train.log"})
+
+
+def remove_unfinished_run(run_dir: str | Path) -> None:
+    """Delete a run dir that holds nothing but :data:`UNFINISHED` (bad input leaves no output), and, where it
+    is the default layout's ``outputs/<date>/<time>`` under the working directory, the date folder and
+    ``outputs/`` above it when nothing else is left in them."""
+    run_dir = Path(run_dir).resolve()
+    if not run_dir.is_dir() or any(p.name not in UNFINISHED for p in run_dir.iterdir()):
+        return
+    shutil.rmtree(run_dir, ignore_errors=True)
+    day, root = run_dir.parent, run_dir.parent.parent
+    if root != Path.cwd().resolve() / "outputs":
+        return
+    for folder in (day, root):
+        try:
+            folder.rmdir()  # only an empty folder
+        except OSError:
+            return

@@ -24,18 +24,10 @@ from omegaconf import DictConfig
 from omegaconf.errors import MissingMandatoryValue
 
 from forecast.cli.sweep import in_sweep, record_failed_job
+from forecast.io import remove_unfinished_run
 from forecast.runtime import CONF_DIR, register_resolvers, tune_malloc
 from forecast.training.read_first import read_first
 from forecast.user_errors import check_required, config_error, user_error
-
-
-def _remove_empty_run_dir(run_dir: Path) -> None:
-    """Delete a run dir that holds nothing but Hydra's own bookkeeping (bad input: no partial output)."""
-    if not run_dir.is_dir():
-        return
-    own = {".hydra", "train.log"}
-    if all(p.name in own for p in run_dir.iterdir()):
-        shutil.rmtree(run_dir, ignore_errors=True)
 
 
 register_resolvers()
@@ -55,7 +47,7 @@ def _hydra_main(cfg: DictConfig) -> float:
             raise
         if cfg.get("resume"):  # a refused resume leaves the run dir as it found it
             shutil.rmtree(Path(cfg.paths.output_dir) / HydraConfig.get().output_subdir, ignore_errors=True)
-        _remove_empty_run_dir(Path(cfg.paths.output_dir))
+        remove_unfinished_run(cfg.paths.output_dir)
         if in_sweep():  # the other jobs still run; the sweep exits with status 2 at its end
             print(f"error: {record_failed_job(message)}", file=sys.stderr)
             return float("nan")

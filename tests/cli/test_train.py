@@ -212,3 +212,19 @@ def test_keep_start_selects_by_validation(small_csv: Path, tmp_path: Path) -> No
     assert metrics["kept_start"] == (Path(metrics["checkpoint"]).name == "start.ckpt")
     without = train(compose_train(tiny_run_overrides(small_csv, "keep_start=false"), tmp_path / "off"))
     assert without["start/val_loss"] is None and not without["kept_start"]
+
+
+def test_a_refused_run_in_the_default_layout_leaves_no_outputs_folder(small_csv: Path, tmp_path: Path) -> None:
+    """Hydra makes outputs/<date>/<time> before the run reads anything; a refused run removes all three."""
+    proc = run_cli("data=csv", f"data.path={small_csv}", "data.target=OT", "threads=abc", cwd=tmp_path)
+    assert proc.returncode == 2 and proc.stderr.startswith("error: threads must be an int of 1 or more")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [small_csv.name]
+
+
+def test_a_refused_run_leaves_an_outputs_folder_that_holds_other_runs(small_csv: Path, tmp_path: Path) -> None:
+    earlier = tmp_path / "outputs" / "2026-01-01" / "00-00-00-000000"
+    earlier.mkdir(parents=True)
+    proc = run_cli("data=csv", f"data.path={small_csv}", "data.target=OT", "threads=abc", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert [p.relative_to(tmp_path).as_posix() for p in sorted((tmp_path / "outputs").rglob("*"))] == [
+        "outputs/2026-01-01", "outputs/2026-01-01/00-00-00-000000"]
