@@ -24,6 +24,7 @@ class Spelling:
         backtest: what runs a backtest (``--rolling``, ``Model.backtest``).
         more_rows: the remedy for an input with too few rows (``pass a longer file``, ``pass more rows``).
         hints: the reader's remedies (``--fill ffill|interpolate``, ``fill='ffill'|'interpolate'``).
+        data: what the input is called (``the file``, ``the data``: a DataFrame or a CSV).
     """
 
     options: bool
@@ -31,6 +32,7 @@ class Spelling:
     backtest: str
     more_rows: str
     hints: Hints
+    data: str
 
     def name(self, arg: str) -> str:
         """An argument as the caller writes it: ``batch_size`` -> ``--batch-size`` or ``batch_size``."""
@@ -47,7 +49,7 @@ class Spelling:
 
 #: ``forecast-predict``'s options
 CLI = Spelling(options=True, future="--future FILE", backtest="--rolling", more_rows="pass a longer file",
-               hints=PREDICT)
+               hints=PREDICT, data="the file")
 #: the keywords of :func:`forecast.api.load` and :class:`forecast.api.Model`'s methods
 API = Spelling(options=False, future="future=", backtest="Model.backtest", more_rows="pass more rows",
-               hints=PYTHON)
+               hints=PYTHON, data="the data")

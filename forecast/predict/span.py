@@ -23,11 +23,12 @@ def _row(value: str | int, index: pd.Index, *, arg: str, end: bool, spelling: Sp
     if text.lstrip("-").isdigit():
         row = int(text)
         if not 0 <= row <= len(index):
-            raise DataError(f"{spelling.given(arg, row)}: row out of range; the file has {len(index)} data rows "
-                            f"(0-based)")
+            raise DataError(f"{spelling.given(arg, row)}: row out of range; {spelling.data} has {len(index)} "
+                            f"data rows (0-based)")
         return row
     if not isinstance(index, pd.DatetimeIndex):
-        raise DataError(f"{spelling.given(arg, value, quote=True)}: the file has no timestamps; give a row number")
+        raise DataError(f"{spelling.given(arg, value, quote=True)}: {spelling.data} has no timestamps; give a "
+                        f"row number")
     try:
         stamp = pd.Timestamp(text)
     except (ValueError, TypeError) as exc:
@@ -35,11 +36,11 @@ def _row(value: str | int, index: pd.Index, *, arg: str, end: bool, spelling: Sp
                         f"2018-01-01 00:00:00") from exc
     stamp = _in_zone(stamp, index, arg=arg, spelling=spelling)
     if len(index) and not end and stamp > index[-1]:
-        raise DataError(f"{spelling.given(arg, value)}: after the file's last timestamp, {index[-1]}; give a time "
-                        f"within the file")
+        raise DataError(f"{spelling.given(arg, value)}: after {spelling.data}'s last timestamp, {index[-1]}; give a "
+                        f"time within {spelling.data}")
     if len(index) and end and stamp < index[0]:
-        raise DataError(f"{spelling.given(arg, value)}: before the file's first timestamp, {index[0]}; give a time "
-                        f"within the file")
+        raise DataError(f"{spelling.given(arg, value)}: before {spelling.data}'s first timestamp, {index[0]}; give a "
+                        f"time within {spelling.data}")
     return int(index.searchsorted(stamp, side="right" if end else "left"))
 
 
@@ -48,7 +49,8 @@ def _in_zone(stamp: pd.Timestamp, index: pd.DatetimeIndex, *, arg: str, spelling
     given = spelling.given(arg, str(stamp))
     if index.tz is None:
         if stamp.tz is not None:
-            raise DataError(f"{given}: the file's timestamps have no time zone; give the time without an offset")
+            raise DataError(f"{given}: {spelling.data}'s timestamps have no time zone; give the time without an "
+                            f"offset")
         return stamp
     if stamp.tz is not None:
         return stamp.tz_convert(index.tz)
