@@ -31,6 +31,13 @@ from forecast.data.errors import DataError
 from forecast.spelling import CLI
 
 
+def preview(frame: Any) -> str:
+    """The forecast as the console shows it beside the file: at most 12 rows and 10 columns (the first and last
+    of each, ``...`` between), then the frame's size where that cut any."""
+    return frame.to_string(index=False, max_rows=12, max_cols=10, show_dimensions="truncate",
+                           float_format=lambda v: f"{v:.4f}")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command-line options."""
     p = argparse.ArgumentParser(
@@ -142,7 +149,7 @@ def _forecast_status(args: argparse.Namespace, fc: Any, panel: Any, frame: Any, 
     if args.intervals:
         print(f"intervals:  {_intervals_line(fc, panel, args.intervals)}", file=out)
     if not to_stdout:  # on stdout the CSV is the table
-        print(frame.to_string(index=False, max_rows=12, float_format=lambda v: f"{v:.4f}"), file=out)
+        print(preview(frame), file=out)
     written = ([] if to_stdout else [str(output)]) + ([str(args.plot)] if args.plot else [])
     if written:
         print(f"wrote {' and '.join(written)}", file=out)

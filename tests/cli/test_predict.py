@@ -451,3 +451,17 @@ def test_a_forecast_imports_neither_lightning_nor_the_compiler_nor_plotting(etth
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
     assert (tmp_path / "f.csv").exists()
+
+
+def test_the_console_table_of_a_wide_forecast_shows_its_ends_and_its_size() -> None:
+    from forecast.cli.predict import preview
+
+    frame = pd.DataFrame(np.random.default_rng(0).normal(size=(24, 862)), columns=[f"c{i}" for i in range(862)])
+    frame.insert(0, "date", pd.date_range("2022-01-01", periods=24, freq="h"))
+    lines = preview(frame).splitlines()
+    assert lines[0].split() == ["date", "c0", "c1", "c2", "c3", "...", "c857", "c858", "c859", "c860", "c861"]
+    assert len(lines) == 1 + 12 + 1 + 2 and lines[-1] == "[24 rows x 863 columns]"  # 12 rows, "...", a gap
+    assert max(map(len, lines)) < 120
+    narrow = frame.iloc[:6, :8]
+    assert preview(narrow).splitlines()[0].split() == list(narrow.columns)  # nothing cut: no size line
+    assert len(preview(narrow).splitlines()) == 7
