@@ -176,6 +176,11 @@ class BacktestReport:
         return long_frame(self.trained, self.panel, self.backtest, self.widths)
 
 
+#: :meth:`Model.backtest`'s default span: the run's test split, or the rows ``start``/``end`` bound where either is
+#: given (``forecast-predict --rolling`` passes None where ``--span`` is not given: the whole file)
+TEST_OR_BOUNDS = "test, or start/end"
+
+
 class Model:
     """A trained model from a checkpoint, forecasting and backtesting DataFrames or CSV files.
 
@@ -270,14 +275,15 @@ class Model:
             widths = future_widths(trained, panel, split)
         return trained.forecast(panel, widths=widths, future=values, spelling=spelling)
 
-    def backtest(self, data: Data | Panel, span: str | None = None, *, start: str | int | None = None,
+    def backtest(self, data: Data | Panel, span: str | None = TEST_OR_BOUNDS, *, start: str | int | None = None,
                  end: str | int | None = None, every: int = 1, batch_size: int | None = None) -> dict[str, dict[str, Any]]:
         """Forecast from every origin of a span with known actuals (``forecast-predict --rolling``).
 
         Args:
             data: a DataFrame or CSV, as for :meth:`predict`, or a panel :meth:`read` returned.
-            span: the training run's split (``train``, ``val``, ``test``, ``all``); None (the default): ``test``, or
-                the rows ``start``/``end`` bound where either is given.
+            span: the training run's split (``train``, ``val``, ``test``, ``all``); None: every window of the data,
+                or those ``start``/``end`` bound (as ``forecast-predict --rolling`` without ``--span``); the default
+                (:data:`TEST_OR_BOUNDS`): ``test``, or the bounds where either is given.
             start: first forecast step (0-based row or timestamp).
             end: end of the forecast steps (row, exclusive, or timestamp, inclusive).
             every: use every k-th origin.
@@ -290,7 +296,7 @@ class Model:
         """
         return self.backtest_report(data, span, start=start, end=end, every=every, batch_size=batch_size).metrics
 
-    def backtest_report(self, data: Data | Panel, span: str | None = None, *, start: str | int | None = None,
+    def backtest_report(self, data: Data | Panel, span: str | None = TEST_OR_BOUNDS, *, start: str | int | None = None,
                         end: str | int | None = None, every: int = 1, batch_size: int | None = None,
                         intervals: Sequence[float] = ()) -> BacktestReport:
         """:meth:`backtest` with everything ``forecast-predict --rolling`` reports: the windows, per-series
@@ -301,8 +307,8 @@ class Model:
         trained, spec, spelling = self.trained, self.spec, self.spelling
         widths = trained.half_widths(intervals, spelling=spelling) if intervals else {}
         panel = data if isinstance(data, Panel) else self.read(data, backtest=True)
-        if span is None and start is None and end is None:
-            span = "test"
+        if span == TEST_OR_BOUNDS:
+            span = None if start is not None or end is not None else "test"
         panel, spans = resolve_spans(panel, trained.config, seq_len=spec.seq_len, pred_len=spec.pred_len, span=span,
                                      start=start, end=end, spelling=spelling)
         started = time.perf_counter()

@@ -465,3 +465,11 @@ def test_the_console_table_of_a_wide_forecast_shows_its_ends_and_its_size() -> N
     narrow = frame.iloc[:6, :8]
     assert preview(narrow).splitlines()[0].split() == list(narrow.columns)  # nothing cut: no size line
     assert len(preview(narrow).splitlines()) == 7
+
+
+def test_rolling_without_a_span_backtests_every_window_of_the_file(etth1_run: Path, tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture) -> None:
+    out = tmp_path / "bt.csv"
+    code, _, err = predict(capsys, etth1_run, etth1_run / "etth1.csv", "--rolling", "--output", out)
+    assert code == 0, err
+    assert json.loads(out.with_suffix(".json").read_text())["windows"] == ROWS - SEQ_LEN - PRED_LEN + 1
