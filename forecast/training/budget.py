@@ -98,7 +98,12 @@ def apply_plan(plan: TrainPlan, datamodule: Any, rounds: int | None = None) -> d
     if plan.schedule != "budget":
         datamodule.set_round(None)
     else:
-        datamodule.set_round(plan.cap_for(datamodule.n_inputs), plan.round_min, plan.round_passes)
+        channels = datamodule.n_inputs
+        cap = plan.cap_for(channels)
+        if cap < plan.round_cap:
+            log.info("%d input channels: rounds of at most %d steps (train.round_cap %d x train.round_channels %d / "
+                     "%d, at least train.round_min)", channels, cap, plan.round_cap, plan.round_channels, channels)
+        datamodule.set_round(cap, plan.round_min, plan.round_passes)
     if plan.max_steps is None:
         return {"max_epochs": int(rounds) + plan.extra_rounds} if plan.extends(rounds) else {}
     per_round = len(datamodule.train_stream(1))  # the round's steps at one process

@@ -224,10 +224,6 @@ def compose(cfg: DictConfig, *, frame: pd.DataFrame | None = None,
     plan = instantiate(cfg.train)
     rounds = cfg.trainer.get("max_epochs")
     trainer_plan = apply_plan(plan, datamodule, rounds)  # rounds of at most train.round_cap steps
-    if plan.schedule == "budget" and plan.cap_for(datamodule.n_inputs) < plan.round_cap:
-        log.info("%d input channels: rounds of at most %d steps (train.round_cap %d x train.round_channels %d / %d, "
-                 "at least train.round_min)", datamodule.n_inputs, plan.cap_for(datamodule.n_inputs), plan.round_cap,
-                 plan.round_channels, datamodule.n_inputs)
     spec = datamodule.spec
     if cfg.data.get("freq") is None and spec.freq is not None:  # record the inferred frequency, so what
         with open_dict(cfg):  # derives from it (a floor's season, ${period_for:${data.freq}}) sees it
