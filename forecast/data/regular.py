@@ -99,11 +99,34 @@ def infer_freq(index: pd.DatetimeIndex) -> str | None:
     return None if freq is None else str(getattr(freq, "freqstr", freq))
 
 
+def calendar_months(indexes: Sequence[pd.DatetimeIndex]) -> str | None:
+    """The frequency of series whose timestamps mostly fall at midnight on the first (or the last) day of a
+    month: their most common step in months, as the alias ``pd.infer_freq`` gives a regular run of it
+    (``MS``, ``QS-JAN``, ``YS-JAN``, ``ME``, ``QE-DEC`` ...); None otherwise.
+
+    Months are 28 to 31 days long, so the most common step in time would not be a monthly one.
+    """
+    for anchor, at in (("MS", "is_month_start"), ("ME", "is_month_end")):
+        on_grid = [index[getattr(index, at) & (index == index.normalize())] for index in indexes]
+        if not all(2 * len(on) > len(index) for on, index in zip(on_grid, indexes)):
+            continue
+        steps = [np.diff(on.year * 12 + on.month) for on in on_grid if len(on) > 1]  # months between rows
+        if not sum(len(step) for step in steps):
+            continue
+        values, counts = np.unique(np.concatenate(steps), return_counts=True)
+        months = int(values[np.argmax(counts)])
+        first = next(on[0] for on in on_grid if len(on))
+        return infer_freq(pd.date_range(first, periods=3, freq=f"{months}{anchor}")) if months >= 1 else None
+    return None
+
+
 def resolve_frequency(indexes: Sequence[pd.DatetimeIndex], *, source: str, hints: Hints) -> str:
-    """The frequency of one or more series: inferred from the first regular one, else their most common step.
+    """The frequency of one or more series: inferred from the first regular one, else their business days,
+    their calendar months (:func:`calendar_months`) or their most common step.
 
     The most common step of a series with gaps is its frequency, so the gaps can then be named
-    (or filled) by :func:`find_gaps` instead of refusing the whole file as irregular.
+    (or filled) by :func:`find_gaps` instead of refusing the whole file as irregular; it is named as a regular
+    run of it would be (``D``, ``W-SUN``, ``h``), so the floors' season and profiles are a regular file's.
 
     Raises:
         DataError: fewer than 3 timestamps in every series.
@@ -112,14 +135,17 @@ def resolve_frequency(indexes: Sequence[pd.DatetimeIndex], *, source: str, hints
         freq = infer_freq(index)
         if freq is not None:
             return freq
-    business = business_days(indexes)
-    if business is not None:
-        return business
+    calendar = business_days(indexes) or calendar_months(indexes)
+    if calendar is not None:
+        return calendar
     steps = [np.diff(index.to_numpy()) for index in indexes if len(index) > 1]  # timedelta64, (N - 1,) each
     if sum(len(s) for s in steps) < 2:
         raise DataError(f"{source}: need at least 3 timestamps to infer the frequency; {hints.freq}")
     values, counts = np.unique(np.concatenate(steps), return_counts=True)
-    return str(to_offset(pd.Timedelta(values[np.argmax(counts)])).freqstr)
+    step = pd.Timedelta(values[np.argmax(counts)])
+    first = next(index[0] for index in indexes if len(index) > 1)
+    # the alias of a regular run of that step, as a file without gaps gets it: 'D' and 'W-SUN', not '24h' and '168h'
+    return infer_freq(pd.date_range(first, periods=3, freq=step)) or str(to_offset(step).freqstr)
 
 
 def find_gaps(index: pd.DatetimeIndex, freq: str, *, source: str, lines: np.ndarray, whose: str,

@@ -58,6 +58,33 @@ def test_irregular_spacing_names_the_line() -> None:
                   hints=TRAIN)
 
 
+@pytest.mark.parametrize("freq", ["MS", "ME", "QS-JAN", "QS-FEB", "QE-DEC", "YS-JAN", "YE-DEC"])
+def test_calendar_months_with_a_missing_period_keep_their_frequency_and_name_the_gap(freq: str) -> None:
+    regular = pd.date_range("1990-01-01", periods=40, freq=freq)
+    index = regular.delete(20)  # months are 28-31 days: no step in time is the most common one by far
+    inferred = resolve_frequency([index], source="x.csv", hints=TRAIN)
+    assert inferred == pd.infer_freq(regular)
+    gaps = find_gaps(index, inferred, source="x.csv", lines=np.arange(len(index)) + 2, whose="data.freq", hints=TRAIN)
+    assert [(g.row, g.line, g.missing) for g in gaps] == [(20, 22, 1)]
+
+
+def test_a_row_off_the_monthly_grid_is_named_on_the_monthly_grid() -> None:
+    months = pd.date_range("1990-01-01", periods=30, freq="MS")
+    index = pd.DatetimeIndex(sorted([*months, pd.Timestamp("1990-02-05")]))  # a dividend date between month starts
+    freq = resolve_frequency([index], source="x.csv", hints=TRAIN)
+    assert freq == "MS"
+    with pytest.raises(DataError, match=r"x.csv: line 4: timestamp 1990-02-05 00:00:00 follows 1990-02-01 00:00:00, "
+                                        r"but data.freq 'MS' expects 1990-03-01 00:00:00; timestamps must be evenly"):
+        find_gaps(index, freq, source="x.csv", lines=np.arange(len(index)) + 2, whose="data.freq", hints=TRAIN)
+
+
+@pytest.mark.parametrize("freq", ["D", "W-SUN", "W-WED", "h", "30min"])
+def test_a_fixed_step_with_a_gap_is_named_as_a_regular_file_of_it(freq: str) -> None:
+    regular = pd.date_range("2020-01-01", periods=90, freq=freq)
+    index = regular.delete(31)  # days: three month starts among 89 days, not taken for months
+    assert resolve_frequency([index], source="x.csv", hints=TRAIN) == pd.infer_freq(regular) == freq
+
+
 def test_gaps_are_counted_on_the_grid() -> None:
     index = pd.date_range("2020-01-01", periods=20, freq="h").delete([5, 6, 12])
     gaps = find_gaps(index, "h", source="x.csv", lines=np.arange(len(index)) + 2, whose="data.freq", hints=TRAIN)
