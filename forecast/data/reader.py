@@ -898,8 +898,10 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
                            series="" if name is None else f" in series {name}")
             found += [(name, g) for g in gaps]
     series = []
+    leading = 0  # cells before their column's first value: a fill copies that value back into them
     for name, rows in groups:
         frame = pd.DataFrame(values[rows], columns=list(columns))
+        leading += int((~frame.notna().cummax()).to_numpy().sum())
         if stamps is not None:
             frame.index = pd.DatetimeIndex(stamps[rows], name=timestamp_col)
             if any(n == name for n, _ in found):
@@ -915,8 +917,11 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         notes.append(f"{path}: {coded} cell(s) {codes} filled by {frame_fill}" + ("" if fill else f" ({hints.fill} "
                                                                                                    f"chooses)"))
     elif missing:
-        notes.append(f"{path}: {missing} missing cell(s) filled by {frame_fill}" + (f" ({coded} of them {codes})"
-                                                                                   if coded else ""))
+        parts = [f"{coded} of them {codes}"] if coded else []
+        if leading:
+            parts.append(f"{leading} before their column's first value, filled with it")
+        notes.append(f"{path}: {missing} missing cell(s) filled by {frame_fill}"
+                     + (f" ({'; '.join(parts)})" if parts else ""))
     if found:
         added = sum(g.missing for _, g in found)
         notes.append(f"{path}: added {added} missing row(s) at frequency {freq!r} in {len(found)} gap(s) "

@@ -101,6 +101,12 @@ def test_the_note_counts_every_cell_the_fill_fills(tmp_path: Path) -> None:
     coded = read_panel(csv, fill="interpolate", dialect=Dialect(na_values=("-999",)))
     assert coded.notes == (f"{csv}: 4 missing cell(s) filled by interpolate (1 of them written as a missing-value "
                            f"code (-999))",)
+    frame.loc[[0, 1], "OT"] = ["", ""]  # before the column's first value: the fill copies it back
+    write(frame, csv)
+    assert read_panel(csv, fill="ffill").notes == (
+        f"{csv}: 5 missing cell(s) filled by ffill (2 before their column's first value, filled with it)",)
+    assert read_panel(csv, fill="ffill").series[0].frame["OT"].iloc[:3].tolist() == [float(frame.loc[2, "OT"])] * 3
+    frame.loc[[0, 1], "OT"] = ["2.5", "2.5"]
     frame.loc[8, "HULL"] = "1.5"
     frame.loc[[5, 6], "OT"] = ["2.5", "2.5"]
     write(frame, csv)  # only the code is missing: without data.fill it is interpolated
