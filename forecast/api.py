@@ -132,7 +132,7 @@ def train(data: Data | None = None, overrides: Sequence[str] | None = None, *, r
             cfg = compose("train", overrides=items)
     except (ConfigCompositionException, OverrideParseException, MissingMandatoryValue) as exc:
         remove_unfinished_run(out)
-        raise DataError(config_error(exc)) from exc
+        raise DataError(config_error(exc, keywords=settings)) from exc
     try:
         metrics = train_config(cfg, frame=frame)
     except Exception as exc:  # noqa: BLE001 - user errors become one line, as on the command line

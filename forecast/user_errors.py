@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Collection
 
 from hydra.errors import OverrideParseException
 from omegaconf import DictConfig, OmegaConf
@@ -81,11 +82,13 @@ def check_required(cfg: DictConfig) -> None:
         require_file(Path(path))
 
 
-def config_error(exc: BaseException) -> str:
+def config_error(exc: BaseException, keywords: Collection[str] = ()) -> str:
     """One line for a configuration the command line got wrong: a missing mandatory key, an unknown
     key or option, an override that does not parse.
 
-    The messages name the key and what to set; Hydra's own text is kept to its first line.
+    The messages name the key and what to set; Hydra's own text is kept to its first line. An unknown key
+    among ``keywords`` (the Python API's settings, ``trainer__max_epochs``) is named, with the keys it may
+    mean, as a keyword.
     """
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     if isinstance(exc, MissingMandatoryValue):
@@ -97,6 +100,8 @@ def config_error(exc: BaseException) -> str:
     if unknown:
         key = unknown.group(1)
         near = _near_keys(key)
+        if key.replace(".", "__") in keywords:
+            key, near = key.replace(".", "__"), [k.replace(".", "__") for k in near]
         if near:
             return f"unknown setting {key}: did you mean {' or '.join(near)}?"
         return f"unknown setting {key} (check the spelling; +{key}=VALUE adds a key the configuration does not have)"
@@ -125,7 +130,8 @@ def _quoted(message: str) -> str:
 
 
 def _near_keys(key: str) -> list[str]:
-    """Keys of the default config next to ``key`` with a similar name (for a misspelt override)."""
+    """Keys of the default config that ``key`` may mean: the same name one level or more further down
+    (``target`` -> ``data.target``), else the keys next to it with a similar name (a misspelt override)."""
     import difflib
 
     from hydra import compose, initialize_config_dir
@@ -137,7 +143,20 @@ def _near_keys(key: str) -> list[str]:
         for part in parent.split(".") if parent else []:
             node = node[part]
         names = [str(k) for k in node.keys() if not str(k).startswith("_")]  # not _target_, _partial_
+        tree = OmegaConf.to_container(node, resolve=False)
+        below = sorted(_paths_to(tree, leaf), key=lambda path: (path.count("."), path))[:2]
     except Exception:  # noqa: BLE001 - a suggestion only; never hide the real message
         return []
     prefix = f"{parent}." if parent else ""
-    return [prefix + n for n in difflib.get_close_matches(leaf, names, n=2, cutoff=0.6)]
+    return [prefix + n for n in below or difflib.get_close_matches(leaf, names, n=2, cutoff=0.6)]
+
+
+def _paths_to(tree: dict, leaf: str) -> list[str]:
+    """The dotted paths below ``tree`` (a config as plain dicts; not ``tree``'s own keys) that end in the key
+    ``leaf``."""
+    found = []
+    for name, child in tree.items():
+        if isinstance(child, dict):
+            found += [f"{name}.{leaf}"] if leaf in child else []
+            found += [f"{name}.{path}" for path in _paths_to(child, leaf)]
+    return found

@@ -135,6 +135,20 @@ def test_bad_setting_raises_the_commands_message(tmp_path: Path) -> None:
     assert not (tmp_path / "run").exists()
 
 
+@pytest.mark.parametrize("settings,message", [
+    ({"target": "OT"}, "unknown setting target: did you mean data__target?"),
+    ({"max_epochs": 1}, "unknown setting max_epochs: did you mean trainer__max_epochs?"),
+    ({"lr": 0.01}, "unknown setting lr: did you mean task__optimizer__lr?"),
+    ({"data__targt": "OT"}, "unknown setting data__targt: did you mean data__target?"),
+])
+def test_an_unknown_keyword_is_named_with_the_keywords_it_may_mean(settings: dict, message: str,
+                                                                    tmp_path: Path) -> None:
+    with pytest.raises(DataError) as caught:
+        train(data=ETTH1, run_dir=tmp_path / "run", **settings)
+    assert str(caught.value) == message
+    assert not (tmp_path / "run").exists()
+
+
 def test_load_refuses_what_is_no_checkpoint(tmp_path: Path) -> None:
     with pytest.raises(DataError):
         load(tmp_path)

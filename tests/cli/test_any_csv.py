@@ -161,6 +161,7 @@ def test_training_refuses_infinity_in_training_rows_and_a_gap_with_freq_set(tmp_
                                       "the command line"),
     (("data.seq_ln=48",), "unknown setting data.seq_ln: did you mean data.seq_len?"),
     (("data.targt=OT",), "unknown setting data.targt: did you mean data.target?"),
+    (("target=OT",), "unknown setting target: did you mean data.target?"),
     (("data.pred_len=soon",), "data.pred_len must be an integer, got 'soon'; set data.pred_len=<an integer>"),
     (("data=mine",), "unknown option data=mine; available: csv, etth1, etth2"),
     (("data.target=CO(GT)",), "cannot parse the command line: Error parsing override 'data.target=CO(GT)'; quote a "
