@@ -15,7 +15,8 @@ times, UTC offsets, and local time with daylight saving (:class:`~forecast.data.
 * Day-first dates (``31/12/2016 23:00``): of the two orders, the one that parses every cell and gives
   increasing timestamps in every series; both doing so is refused, naming ``data.dayfirst``.
 * Timestamps with UTC offsets (``2021-03-28T01:00:00+01:00`` then ``+02:00``) are converted to ``data.tz``
-  (UTC when unset).
+  (UTC when unset); without ``data.tz``, rows that all fall at one local time of day (dates) are read as the
+  local times they name, naive.
 * Naive timestamps with ``data.tz`` are local time there: the hour that repeats when clocks go back is
   resolved by the order of the rows, the hour skipped in spring must not occur; the index stays in that zone.
 """
@@ -204,10 +205,35 @@ def _with_offsets(text: pd.Series, has: np.ndarray, *, col: str, dialect: Dialec
                         f"offset or none")
     stamps = _to_datetime(text, utc=True, format=dialect.date_format or "mixed")
     _refuse_unparsed(stamps, text, col=col, source=source, line=line, how="", hints=hints)
-    offsets = sorted(set(text.str.extract(f"({_OFFSET.pattern})")[0]))
+    written = text.str.extract(f"({_OFFSET.pattern})")[0]  # each cell's offset as written
+    offsets = sorted(set(written))
     shown = ", ".join(offsets[:3]) + (" ..." if len(offsets) > 3 else "")
+    if dialect.tz is None:
+        local = _local_dates(stamps, written)
+        if local is not None:
+            return Parsed(local, dialect, (f"timestamps with UTC offsets ({shown}), all at {local[0]:%H:%M} local "
+                                           f"time: read as the local dates they name (data.tz=ZONE reads them "
+                                           f"in a zone)",))
     return Parsed(stamps.tz_convert(dialect.tz or "UTC"), dialect,
                   (f"timestamps with UTC offsets ({shown}), read as {dialect.tz or 'UTC'}",))
+
+
+def _local_dates(stamps: pd.DatetimeIndex, written: pd.Series) -> pd.DatetimeIndex | None:
+    """The local times, naive, of timestamps with UTC offsets that all fall at one local time of day and not all
+    at UTC (dates, or a daily reading, written by a zone-aware export: ``2020-03-29 00:00:00+02:00``); else None.
+
+    In UTC such a file would be a day earlier than the dates it names (``2020-03-28 22:00``), and an hour off its
+    grid on each side of a change of offset.
+
+    Shapes: stamps (N,) in UTC, written (N,) the offset text of each (``+02:00``, ``-0500``, ``Z``).
+    """
+    digits = written.str.replace(":", "").str.extract(r"([+-])(\d{2})(\d{2})")  # Z: no match, offset 0
+    sign = np.where(digits[0] == "-", -1, 1)
+    minutes = sign * (digits[1].astype(float).fillna(0) * 60 + digits[2].astype(float).fillna(0)).to_numpy()
+    if not minutes.any():
+        return None
+    local = stamps.tz_localize(None) + pd.to_timedelta(minutes, unit="min")
+    return local if len(set(local.time)) == 1 else None
 
 
 def _naive(text: pd.Series, groups: Sequence[np.ndarray], *, col: str, dialect: Dialect, source: str,

@@ -371,6 +371,21 @@ def test_changing_utc_offsets_convert_to_one_zone(tz: str | None, tmp_path: Path
     assert panel.notes == (f"{csv}: detected timestamps with UTC offsets (+01:00, +02:00), read as {tz or 'UTC'}",)
 
 
+@pytest.mark.parametrize("zone,offsets", [("Europe/Berlin", "+01:00, +02:00"), ("Asia/Kolkata", "+05:30")])
+def test_dates_with_utc_offsets_are_read_as_the_local_dates_they_name(zone: str, offsets: str, tmp_path: Path) -> None:
+    """A zone-aware daily index as pandas writes it (``2021-03-28 00:00:00+02:00``): in UTC every row would be a day
+    early (``2021-03-27 22:00``), and an hour off the daily grid across a change of offset."""
+    index = pd.date_range("2021-03-01", "2021-04-30", freq="D", tz=zone)
+    csv = tmp_path / "daily.csv"
+    hourly(index, [str(t) for t in index]).to_csv(csv, index=False)
+    panel = read_panel(csv)
+    assert panel.freq == "D" and panel.series[0].index.equals(index.tz_localize(None).rename("date"))
+    assert panel.notes == (f"{csv}: detected timestamps with UTC offsets ({offsets}), all at 00:00 local time: read "
+                           f"as the local dates they name (data.tz=ZONE reads them in a zone)",)
+    in_zone = read_panel(csv, dialect=Dialect(tz=zone))  # the zone given: read in it, as before
+    assert in_zone.freq == "D" and in_zone.series[0].index.equals(index.rename("date"))
+
+
 def test_offsets_on_some_rows_only_are_refused(tmp_path: Path) -> None:
     csv = tmp_path / "some.csv"
     pd.DataFrame({"date": ["2021-01-01 00:00+01:00", "2021-01-01 01:00", "2021-01-01 02:00+01:00"],
