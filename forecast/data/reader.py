@@ -39,8 +39,8 @@ from forecast.data.magnitudes import strip_magnitudes
 from forecast.data.errors import DataError, require_file
 from forecast.data.hints import TRAIN, Hints
 from forecast.data.regular import (HOLIDAY_RUN, Gap, add_missing_rows, describe_gaps, find_gaps, holiday_note,
-                                   infer_freq, is_business, offset, refuse_gap, refuse_other_step,
-                                   resolve_frequency)
+                                   infer_freq, is_business, months_of_one_day, offset, refuse_gap,
+                                   refuse_other_step, resolve_frequency)
 from forecast.data.date_parts import DateParts, find_date_parts
 from forecast.data.surround import label_column, label_rows, one_label_columns, rows_below
 from forecast.data.year_table import VALUE, YearTable, find_year_table
@@ -863,6 +863,10 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
             _order(stamps[rows], path, line[rows], timestamp_col, "" if name is None else f" of series {name}",
                    order_hint=order_hint, hints=hints,
                    labels=(lambda: label_column(raw, (timestamp_col, time_col)) if id_col is None else None))
+        months = months_of_one_day(stamps)
+        if months is not None:
+            stamps = months[0]
+            detected.append(f"timestamps all on day {months[1]} of their month, read as their months (MS)")
     values, marks, coded = _values(raw, columns, path, line, fill, hints, sep=sep, dialect=dialect,
                                    as_written=as_written, column_of=column_of)
     detected += [marks] if marks else []

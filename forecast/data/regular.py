@@ -99,6 +99,22 @@ def infer_freq(index: pd.DatetimeIndex) -> str | None:
     return None if freq is None else str(getattr(freq, "freqstr", freq))
 
 
+def months_of_one_day(stamps: pd.DatetimeIndex) -> tuple[pd.DatetimeIndex, int] | None:
+    """Naive timestamps that all fall on one day of their month, the 2nd to the 28th, at one time of day (a
+    monthly series dated mid-month, ``2020-01-15``), as the first days of their months at midnight, and that
+    day; None otherwise.
+
+    pandas names no frequency of a month's 15th, so such a file would be refused as irregular; its rows are
+    its months (``MS``), as a quarter written ``1990 Q1`` is its first day.
+    """
+    if len(stamps) < 3 or stamps.tz is not None:
+        return None
+    days = np.unique(stamps.day)
+    if len(days) != 1 or not 2 <= int(days[0]) <= 28 or len(np.unique(stamps.time)) != 1:
+        return None
+    return pd.DatetimeIndex(stamps.to_period("M").to_timestamp(), name=stamps.name), int(days[0])
+
+
 def calendar_months(indexes: Sequence[pd.DatetimeIndex]) -> str | None:
     """The frequency of series whose timestamps mostly fall at midnight on the first (or the last) day of a
     month: their most common step in months, as the alias ``pd.infer_freq`` gives a regular run of it

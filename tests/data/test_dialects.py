@@ -386,6 +386,21 @@ def test_dates_with_utc_offsets_are_read_as_the_local_dates_they_name(zone: str,
     assert in_zone.freq == "D" and in_zone.series[0].index.equals(index.rename("date"))
 
 
+@pytest.mark.parametrize("freq", ["MS", "QS-JAN"])
+def test_months_dated_on_one_day_of_the_month_are_read_as_their_months(freq: str, tmp_path: Path) -> None:
+    """A monthly series dated mid-month (``2020-01-15``): pandas names no frequency for it."""
+    months = pd.date_range("1990-01-01", periods=60, freq=freq)
+    csv = tmp_path / "mid.csv"
+    hourly(months, list((months + pd.Timedelta(days=14)).strftime("%Y-%m-%d"))).to_csv(csv, index=False)
+    panel = read_panel(csv)
+    assert panel.freq == freq and panel.series[0].index.equals(months.rename("date"))
+    assert panel.notes == (f"{csv}: detected timestamps all on day 15 of their month, read as their months (MS)",)
+    with_gap = hourly(months, list((months + pd.Timedelta(days=14)).strftime("%Y-%m-%d"))).drop(index=30)
+    with_gap.to_csv(csv, index=False)
+    with pytest.raises(DataError, match=f"line 32: .* but the inferred frequency '{freq}' expects .*; 1 row"):
+        read_panel(csv)
+
+
 def test_offsets_on_some_rows_only_are_refused(tmp_path: Path) -> None:
     csv = tmp_path / "some.csv"
     pd.DataFrame({"date": ["2021-01-01 00:00+01:00", "2021-01-01 01:00", "2021-01-01 02:00+01:00"],
