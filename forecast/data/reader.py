@@ -29,6 +29,7 @@ from typing import Callable, Iterable, Literal, Sequence
 
 import numpy as np
 import pandas as pd
+from pandas.tseries.frequencies import to_offset
 
 from forecast.data.cells import ARROW_TEXT, as_text, is_number, typed_number, typed_time
 from forecast.data.date_time import (DATE_NAMES, TIME_NAMES, check_pair, find_date_time_pair, hours_ending,
@@ -38,9 +39,9 @@ from forecast.data.layout import ENCODING_NOTES, Layout, file_layout
 from forecast.data.magnitudes import strip_magnitudes
 from forecast.data.errors import DataError, require_file
 from forecast.data.hints import TRAIN, Hints
-from forecast.data.regular import (HOLIDAY_RUN, Gap, add_missing_rows, describe_gaps, find_gaps, holiday_note,
-                                   infer_freq, is_business, months_of_one_day, offset, refuse_gap,
-                                   refuse_other_step, resolve_frequency)
+from forecast.data.regular import (HOLIDAY_RUN, Gap, add_missing_rows, describe_gaps, evenly_spaced, find_gaps,
+                                   holiday_note, infer_freq, is_business, months_of_one_day, offset, refuse_gap,
+                                   refuse_other_step, resolve_frequency, snapped_to_step)
 from forecast.data.date_parts import DateParts, find_date_parts
 from forecast.data.surround import label_column, label_rows, one_label_columns, rows_below
 from forecast.data.year_table import VALUE, YearTable, find_year_table
@@ -630,6 +631,41 @@ def _marks_hint(cell: str, dialect: Dialect, hints: Hints) -> str:
     return ""
 
 
+def _snap(stamps: pd.DatetimeIndex, groups: Sequence[tuple[str | None, np.ndarray]], detected: list[str], *,
+          path: Path, line: np.ndarray) -> pd.DatetimeIndex:
+    """``stamps`` with each series a logger wrote a few seconds off its step moved onto that step's grid
+    (:func:`~forecast.data.regular.snapped_to_step`); what it did appended to ``detected``.
+
+    Raises:
+        DataError: a timestamp farther off the grid than a tenth of the step, naming its line.
+    """
+    if all(evenly_spaced(stamps.asi8[rows]) for _, rows in groups):
+        return stamps
+    column = pd.Series(stamps)
+    steps, farthest = set(), pd.Timedelta(0)
+    for _, rows in groups:
+        snapped = snapped_to_step(stamps[rows])
+        if snapped is None:
+            continue
+        grid, step, off = snapped
+        alias = to_offset(step).freqstr
+        far = off * 10 > step
+        if far.any():
+            r = int(np.flatnonzero(far)[0])
+            within = pd.Timedelta(off[~far].max()).total_seconds()
+            raise DataError(f"{path}: line {line[rows][r]}: timestamp {stamps[rows][r]} is "
+                            f"{pd.Timedelta(off[r]).total_seconds():g} s off the steps of {alias} the other "
+                            f"timestamps keep to within {within:g} s; correct its time or remove the row")
+        column.iloc[rows] = grid
+        steps.add(alias)
+        farthest = max(farthest, pd.Timedelta(off.max()))
+    if not steps:
+        return stamps
+    detected.append(f"timestamps up to {farthest.total_seconds():g} s off a step of {', '.join(sorted(steps))}, "
+                    f"each read as the step it is nearest")
+    return pd.DatetimeIndex(column, name=stamps.name)
+
+
 def _fill(frame: pd.DataFrame, fill: FillMethod, path: Path, who: str, hints: Hints) -> pd.DataFrame:
     if fill == "ffill":
         frame = frame.ffill().bfill()
@@ -867,6 +903,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         if months is not None:
             stamps = months[0]
             detected.append(f"timestamps all on day {months[1]} of their month, read as their months (MS)")
+        stamps = _snap(stamps, groups, detected, path=path, line=line)
     values, marks, coded = _values(raw, columns, path, line, fill, hints, sep=sep, dialect=dialect,
                                    as_written=as_written, column_of=column_of)
     detected += [marks] if marks else []

@@ -1,7 +1,9 @@
 """Evenly spaced timestamps: the frequency of a file, its gaps, and the rows that fill them.
 
 A *gap* is a run of missing rows: the next timestamp lies on the frequency's grid, some steps later.
-Anything else off the grid (a half-hour step in hourly data) is *irregular* and always refused.
+Anything else off the grid (a half-hour step in hourly data) is *irregular* and always refused, except a
+logger's seconds: sub-daily timestamps within a tenth of their step of its grid are read on it
+(:func:`snapped_to_step`).
 
 Business days are a frequency too: ``B`` (Monday to Friday) or a fixed weekly pattern of observed days,
 ``C-SunMonTueWedThu`` (pandas' ``CustomBusinessDay`` with that weekmask). A daily series at one time of day
@@ -113,6 +115,39 @@ def months_of_one_day(stamps: pd.DatetimeIndex) -> tuple[pd.DatetimeIndex, int] 
     if len(days) != 1 or not 2 <= int(days[0]) <= 28 or len(np.unique(stamps.time)) != 1:
         return None
     return pd.DatetimeIndex(stamps.to_period("M").to_timestamp(), name=stamps.name), int(days[0])
+
+
+def evenly_spaced(times: np.ndarray) -> bool:
+    """Whether every interval between ``times`` (integers, (N,)) is the first one."""
+    intervals = np.diff(times)
+    return not len(intervals) or bool((intervals == intervals[0]).all())
+
+
+def snapped_to_step(index: pd.DatetimeIndex) -> tuple[pd.DatetimeIndex, pd.Timedelta, np.ndarray] | None:
+    """Sub-daily timestamps a logger wrote a few seconds off its step (``00:10:02``, ``00:20:03``): the grid they
+    lie near, the step, and each timestamp's distance from its grid point, (N,) timedelta64[ns]; None when every
+    interval is the same, the step is a day or more, none is off the grid, or fewer than 9 in 10 are within a
+    tenth of the step of it.
+
+    The step is the median interval, to the whole second (under a minute) or minute; the grid starts at the
+    first timestamp to that unit.
+    """
+    if len(index) < 3 or evenly_spaced(index.asi8):
+        return None
+    intervals = np.diff(index.to_numpy()).astype("timedelta64[ns]").astype(np.int64)  # (N - 1,) ns
+    median = pd.Timedelta(int(np.median(intervals)), unit="ns").round("s")
+    if not pd.Timedelta(0) < median < pd.Timedelta(days=1):
+        return None
+    unit = "s" if median < pd.Timedelta(minutes=1) else "min"
+    step = median.round(unit)
+    origin = index[0].round(unit)
+    slots = np.rint((index - origin) / step).astype(np.int64)  # each timestamp's step on the grid
+    grid = pd.DatetimeIndex(origin + pd.to_timedelta(slots * step.value, unit="ns"), name=index.name)
+    off = np.abs(np.asarray(index - grid, dtype="timedelta64[ns]"))  # (N,)
+    near = off * 10 <= step
+    if not off[near].any() or near.mean() < 0.9 or (np.diff(slots[near]) <= 0).any():
+        return None
+    return grid.as_unit(index.unit), step, off
 
 
 def calendar_months(indexes: Sequence[pd.DatetimeIndex]) -> str | None:

@@ -401,6 +401,27 @@ def test_months_dated_on_one_day_of_the_month_are_read_as_their_months(freq: str
         read_panel(csv)
 
 
+def test_a_loggers_timestamps_a_few_seconds_off_its_step_are_read_on_its_grid(tmp_path: Path) -> None:
+    grid = pd.date_range("2021-01-01 00:05", periods=500, freq="10min")
+    late = pd.to_timedelta(np.random.default_rng(0).integers(0, 5, len(grid)), unit="s")  # 0 to 4 s late
+    csv = tmp_path / "logger.csv"
+    hourly(grid, list((grid + late).strftime("%Y-%m-%d %H:%M:%S"))).to_csv(csv, index=False)
+    panel = read_panel(csv)
+    assert panel.freq == "10min" and panel.series[0].index.equals(grid.rename("date"))
+    assert panel.notes == (f"{csv}: detected timestamps up to 4 s off a step of 10min, each read as the step it is "
+                           f"nearest",)
+    hourly(grid, list((grid + late).strftime("%Y-%m-%d %H:%M:%S"))).drop(index=[100, 101]).to_csv(csv, index=False)
+    with pytest.raises(DataError, match=r"line 102: timestamp 2021-01-01 17:05:00 follows 2021-01-01 16:35:00, but "
+                                        r"the inferred frequency '10min' expects .*; 2 row\(s\) missing"):
+        read_panel(csv)
+    far = (grid + late).strftime("%Y-%m-%d %H:%M:%S").tolist()
+    far[200] = (grid[200] + pd.Timedelta(minutes=3)).strftime("%Y-%m-%d %H:%M:%S")  # 3 of 10 minutes off: refused
+    hourly(grid, far).to_csv(csv, index=False)
+    with pytest.raises(DataError, match=r"line 202: timestamp 2021-01-02 09:28:00 is 180 s off the steps of 10min "
+                                        r"the other timestamps keep to within 4 s; correct its time or remove the row"):
+        read_panel(csv)
+
+
 def test_offsets_on_some_rows_only_are_refused(tmp_path: Path) -> None:
     csv = tmp_path / "some.csv"
     pd.DataFrame({"date": ["2021-01-01 00:00+01:00", "2021-01-01 01:00", "2021-01-01 02:00+01:00"],
