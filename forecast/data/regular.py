@@ -150,25 +150,38 @@ def snapped_to_step(index: pd.DatetimeIndex) -> tuple[pd.DatetimeIndex, pd.Timed
     return grid.as_unit(index.unit), step, off
 
 
+#: the days of a month a monthly file is dated on, each with the offset that rolls a timestamp forward to one
+MONTH_ANCHORS = {"MS": pd.offsets.MonthBegin(0), "ME": pd.offsets.MonthEnd(0), "BMS": pd.offsets.BMonthBegin(0),
+                 "BME": pd.offsets.BMonthEnd(0)}
+
+
 def calendar_months(indexes: Sequence[pd.DatetimeIndex]) -> str | None:
-    """The frequency of series whose timestamps mostly fall at midnight on the first (or the last) day of a
-    month: their most common step in months, as the alias ``pd.infer_freq`` gives a regular run of it
-    (``MS``, ``QS-JAN``, ``YS-JAN``, ``ME``, ``QE-DEC`` ...); None otherwise.
+    """The frequency of series whose timestamps mostly fall at midnight on the first or the last (business) day
+    of a month: their most common step in months, as the alias ``pd.infer_freq`` gives a regular run of it
+    (``MS``, ``QS-JAN``, ``YS-JAN``, ``ME``, ``BME``, ``BQE-DEC`` ...); None otherwise. Of the four days, the one
+    most timestamps fall on (a file dated on the last business day is mostly dated on month ends too).
 
     Months are 28 to 31 days long, so the most common step in time would not be a monthly one.
     """
-    for anchor, at in (("MS", "is_month_start"), ("ME", "is_month_end")):
-        on_grid = [index[getattr(index, at) & (index == index.normalize())] for index in indexes]
-        if not all(2 * len(on) > len(index) for on, index in zip(on_grid, indexes)):
-            continue
-        steps = [np.diff(on.year * 12 + on.month) for on in on_grid if len(on) > 1]  # months between rows
-        if not sum(len(step) for step in steps):
-            continue
-        values, counts = np.unique(np.concatenate(steps), return_counts=True)
-        months = int(values[np.argmax(counts)])
-        first = next(on[0] for on in on_grid if len(on))
-        return infer_freq(pd.date_range(first, periods=3, freq=f"{months}{anchor}")) if months >= 1 else None
-    return None
+    best, best_count = None, 0
+    for anchor, roll in MONTH_ANCHORS.items():
+        with warnings.catch_warnings():  # business offsets add element-wise, with a warning
+            warnings.simplefilter("ignore")
+            on_grid = [index[(index == index.normalize()) & (index + roll == index)] for index in indexes]
+        count = sum(len(on) for on in on_grid)
+        if count > best_count and all(2 * len(on) > len(index) for on, index in zip(on_grid, indexes)):
+            best, best_count = (anchor, on_grid), count
+    if best is None:
+        return None
+    anchor, on_grid = best
+    steps = [np.diff(on.year * 12 + on.month) for on in on_grid if len(on) > 1]  # months between rows
+    if not sum(len(step) for step in steps):
+        return None
+    values, counts = np.unique(np.concatenate(steps), return_counts=True)
+    months = int(values[np.argmax(counts)])
+    first = next(on[0] for on in on_grid if len(on))
+    # enough of a regular run that its anchor is not ambiguous (Jan 31, Feb 29, Mar 31 2000 are also month ends)
+    return infer_freq(pd.date_range(first, periods=24, freq=f"{months}{anchor}")) if months >= 1 else None
 
 
 def resolve_frequency(indexes: Sequence[pd.DatetimeIndex], *, source: str, hints: Hints) -> str:

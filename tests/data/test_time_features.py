@@ -58,7 +58,8 @@ def test_irregular_spacing_names_the_line() -> None:
                   hints=TRAIN)
 
 
-@pytest.mark.parametrize("freq", ["MS", "ME", "QS-JAN", "QS-FEB", "QE-DEC", "YS-JAN", "YE-DEC"])
+@pytest.mark.parametrize("freq", ["MS", "ME", "QS-JAN", "QS-FEB", "QE-DEC", "YS-JAN", "YE-DEC", "BME", "BMS",
+                                  "BQE-DEC"])
 def test_calendar_months_with_a_missing_period_keep_their_frequency_and_name_the_gap(freq: str) -> None:
     regular = pd.date_range("1990-01-01", periods=40, freq=freq)
     index = regular.delete(20)  # months are 28-31 days: no step in time is the most common one by far
