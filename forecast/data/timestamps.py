@@ -211,11 +211,15 @@ def _with_offsets(text: pd.Series, has: np.ndarray, *, col: str, dialect: Dialec
     if dialect.tz is None:
         local = _local_dates(stamps, written)
         if local is not None:
-            return Parsed(local, dialect, (f"timestamps with UTC offsets ({shown}), all at {local[0]:%H:%M} local "
-                                           f"time: read as the local dates they name (data.tz=ZONE reads them "
-                                           f"in a zone)",))
+            return Parsed(local, dialect, (_local_note(f"timestamps with UTC offsets ({shown})", local),))
     return Parsed(stamps.tz_convert(dialect.tz or "UTC"), dialect,
                   (f"timestamps with UTC offsets ({shown}), read as {dialect.tz or 'UTC'}",))
+
+
+def _local_note(what: str, local: pd.DatetimeIndex) -> str:
+    """The note for zoned timestamps read as the local dates they name."""
+    return f"{what}, all at {local[0]:%H:%M} local time: read as the local dates they name (data.tz=ZONE reads them " \
+           f"in a zone)"
 
 
 def _local_dates(stamps: pd.DatetimeIndex, written: pd.Series) -> pd.DatetimeIndex | None:
@@ -309,7 +313,8 @@ def _localize(parsed: Parsed, groups: Sequence[np.ndarray], *, col: str, source:
 def typed_timestamps(values: pd.Series, groups: Sequence[np.ndarray], *, col: str, dialect: Dialect, source: str,
                      line: np.ndarray) -> Parsed:
     """A timestamp column stored as timestamps (Parquet, a DataFrame): aware ones converted to ``dialect.tz``
-    (UTC when unset), naive ones local time in ``dialect.tz`` when it is set.
+    (UTC when unset; without it, ones that all fall at one local time of day, dates, are read as the local times
+    they name, naive, as text with offsets is), naive ones local time in ``dialect.tz`` when it is set.
 
     Raises:
         DataError: a missing timestamp, or local times that do not exist or repeat out of order in ``tz``.
@@ -320,6 +325,9 @@ def typed_timestamps(values: pd.Series, groups: Sequence[np.ndarray], *, col: st
         raise DataError(f"{source}: line {line[int(bad[0])]}: empty timestamp in column {col!r}; give every row its "
                         f"timestamp")
     if stamps.tz is not None:
+        local = stamps.tz_localize(None)  # the wall times of their own zone
+        if dialect.tz is None and len(set(local.time)) == 1 and (local != stamps.tz_convert(None)).any():
+            return Parsed(local, dialect, (_local_note(f"timestamps in zone {stamps.tz}", local),))
         return Parsed(stamps.tz_convert(dialect.tz or "UTC"), dialect)
     parsed = Parsed(stamps, dialect)
     return parsed if dialect.tz is None else _localize(parsed, groups, col=col, source=source, line=line)

@@ -65,6 +65,22 @@ def test_zoned_parquet_timestamps_convert_like_offsets(tmp_path: Path) -> None:
     assert berlin.equals(stamps)
 
 
+def test_zoned_dates_are_read_as_the_local_dates_they_name(tmp_path: Path) -> None:
+    """A zone-aware daily index (a DataFrame's, or a Parquet column): in UTC every row would be the day before, and
+    off the daily grid across a change of offset."""
+    days = pd.date_range("2021-03-01", periods=60, freq="D", tz="Europe/Berlin")
+    pd.DataFrame({"date": days, "OT": np.arange(60.0)}).to_parquet(tmp_path / "d.parquet", index=False)
+    panel = read_panel(tmp_path / "d.parquet")
+    assert panel.freq == "D" and panel.series[0].frame.index.equals(days.tz_localize(None).rename("date"))
+    assert panel.notes == (f"{tmp_path / 'd.parquet'}: detected timestamps in zone Europe/Berlin, all at 00:00 local "
+                           f"time: read as the local dates they name (data.tz=ZONE reads them in a zone)",)
+    assert read_panel(tmp_path / "d.parquet", dialect=Dialect(tz="Europe/Berlin")).series[0].frame.index.equals(
+        days.rename("date"))  # the zone given: read in it
+    utc = days.tz_convert("UTC").normalize()  # dates in UTC: already what they name
+    pd.DataFrame({"date": utc, "OT": np.arange(60.0)}).to_parquet(tmp_path / "u.parquet", index=False)
+    assert read_panel(tmp_path / "u.parquet").series[0].frame.index.equals(utc.rename("date"))
+
+
 def test_naive_parquet_timestamps_are_local_in_the_zone_given(tmp_path: Path) -> None:
     local = pd.date_range("2021-03-28 00:00", periods=6, freq="h", tz="Europe/Berlin")  # clocks skip 02:00
     naive = local.tz_localize(None)
