@@ -101,6 +101,12 @@ def infer_freq(index: pd.DatetimeIndex) -> str | None:
     return None if freq is None else str(getattr(freq, "freqstr", freq))
 
 
+def one_time_of_day(stamps: pd.DatetimeIndex) -> bool:
+    """Whether every timestamp is at the first one's time of day (their own zone's wall time)."""
+    time_of_day = stamps - stamps.normalize()  # (N,) timedelta since each day's midnight
+    return bool((time_of_day == time_of_day[0]).all()) if len(stamps) else True
+
+
 def months_of_one_day(stamps: pd.DatetimeIndex) -> tuple[pd.DatetimeIndex, int] | None:
     """Naive timestamps that all fall on one day of their month, the 2nd to the 28th, at one time of day (a
     monthly series dated mid-month, ``2020-01-15``), as the first days of their months at midnight, and that
@@ -111,10 +117,10 @@ def months_of_one_day(stamps: pd.DatetimeIndex) -> tuple[pd.DatetimeIndex, int] 
     """
     if len(stamps) < 3 or stamps.tz is not None:
         return None
-    days = np.unique(stamps.day)
-    if len(days) != 1 or not 2 <= int(days[0]) <= 28 or len(np.unique(stamps.time)) != 1:
+    day = int(stamps[0].day)
+    if not 2 <= day <= 28 or not (stamps.day == day).all() or not one_time_of_day(stamps):
         return None
-    return pd.DatetimeIndex(stamps.to_period("M").to_timestamp(), name=stamps.name), int(days[0])
+    return pd.DatetimeIndex(stamps.to_period("M").to_timestamp(), name=stamps.name), day
 
 
 def evenly_spaced(times: np.ndarray) -> bool:

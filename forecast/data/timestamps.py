@@ -34,6 +34,7 @@ import pandas as pd
 from forecast.data.dialect import Dialect
 from forecast.data.errors import DataError
 from forecast.data.hints import Hints
+from forecast.data.regular import one_time_of_day
 
 TIMESTAMP_NAMES = ("date", "timestamp", "time", "ds", "datetime")  # recognised timestamp columns, any case
 # words that name a timestamp column, alone (Datum) or within a longer name (observation_date), any case
@@ -237,7 +238,7 @@ def _local_dates(stamps: pd.DatetimeIndex, written: pd.Series) -> pd.DatetimeInd
     if not minutes.any():
         return None
     local = stamps.tz_localize(None) + pd.to_timedelta(minutes, unit="min")
-    return local if len(set(local.time)) == 1 else None
+    return local if one_time_of_day(local) else None
 
 
 def _naive(text: pd.Series, groups: Sequence[np.ndarray], *, col: str, dialect: Dialect, source: str,
@@ -326,7 +327,7 @@ def typed_timestamps(values: pd.Series, groups: Sequence[np.ndarray], *, col: st
                         f"timestamp")
     if stamps.tz is not None:
         local = stamps.tz_localize(None)  # the wall times of their own zone
-        if dialect.tz is None and len(set(local.time)) == 1 and (local != stamps.tz_convert(None)).any():
+        if dialect.tz is None and one_time_of_day(local) and (local != stamps.tz_convert(None)).any():
             return Parsed(local, dialect, (_local_note(f"timestamps in zone {stamps.tz}", local),))
         return Parsed(stamps.tz_convert(dialect.tz or "UTC"), dialect)
     parsed = Parsed(stamps, dialect)
