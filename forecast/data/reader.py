@@ -639,11 +639,11 @@ def _snap(stamps: pd.DatetimeIndex, groups: Sequence[tuple[str | None, np.ndarra
     Raises:
         DataError: a timestamp farther off the grid than a tenth of the step, naming its line.
     """
-    if all(evenly_spaced(stamps.asi8[rows]) for _, rows in groups):
-        return stamps
-    column = pd.Series(stamps)
+    column = None  # the snapped timestamps, copied from ``stamps`` at the first series that moves
     steps, farthest = set(), pd.Timedelta(0)
     for _, rows in groups:
+        if evenly_spaced(stamps.asi8[rows]):  # the usual file, passed over without building its index
+            continue
         snapped = snapped_to_step(stamps[rows])
         if snapped is None:
             continue
@@ -656,10 +656,11 @@ def _snap(stamps: pd.DatetimeIndex, groups: Sequence[tuple[str | None, np.ndarra
             raise DataError(f"{path}: line {line[rows][r]}: timestamp {stamps[rows][r]} is "
                             f"{pd.Timedelta(off[r]).total_seconds():g} s off the steps of {alias} the other "
                             f"timestamps keep to within {within:g} s; correct its time or remove the row")
+        column = pd.Series(stamps) if column is None else column
         column.iloc[rows] = grid
         steps.add(alias)
         farthest = max(farthest, pd.Timedelta(off.max()))
-    if not steps:
+    if column is None:
         return stamps
     detected.append(f"timestamps up to {farthest.total_seconds():g} s off a step of {', '.join(sorted(steps))}, "
                     f"each read as the step it is nearest")
