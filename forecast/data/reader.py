@@ -40,8 +40,8 @@ from forecast.data.magnitudes import strip_magnitudes
 from forecast.data.errors import DataError, require_file
 from forecast.data.hints import TRAIN, Hints
 from forecast.data.regular import (HOLIDAY_RUN, Gap, add_missing_rows, describe_gaps, evenly_spaced, find_gaps,
-                                   holiday_note, infer_freq, is_business, months_of_one_day, offset, refuse_gap,
-                                   refuse_other_step, resolve_frequency, snapped_to_step)
+                                   holiday_note, infer_freq, is_business, months_of_one_day, off_the_grid, offset,
+                                   refuse_gap, refuse_other_step, resolve_frequency, snapped_to_step)
 from forecast.data.date_parts import DateParts, find_date_parts
 from forecast.data.surround import label_column, label_rows, one_label_columns, rows_below
 from forecast.data.year_table import VALUE, YearTable, find_year_table
@@ -667,6 +667,43 @@ def _snap(stamps: pd.DatetimeIndex, groups: Sequence[tuple[str | None, np.ndarra
     return pd.DatetimeIndex(column, name=stamps.name)
 
 
+def _rows_without_values(raw: pd.DataFrame, columns: Sequence[str]) -> np.ndarray:
+    """(N,) bool: the rows whose every cell of ``columns`` is empty or a missing-value word (``nan``, ``NA``).
+    Columns stored as numbers are looked at first, a text column only on the rows still without a value."""
+    rows = np.arange(len(raw))
+    for col in sorted(columns, key=lambda c: not typed_number(raw[c])):
+        cells = raw[col].iloc[rows]
+        empty = cells.isna() if typed_number(cells) else as_text(cells).str.strip().str.lower().isin(_MISSING)
+        rows = rows[empty.to_numpy()]
+        if not len(rows):
+            break
+    without = np.zeros(len(raw), dtype=bool)
+    without[rows] = True
+    return without
+
+
+def _empty_off_the_grid(raw: pd.DataFrame, columns: Sequence[str], stamps: pd.DatetimeIndex,
+                        groups: Sequence[tuple[str | None, np.ndarray]], freq: str | None, *, path: Path,
+                        line: np.ndarray, hints: Hints) -> tuple[np.ndarray, str] | None:
+    """The rows to keep, (N,) bool, and the note, where rows with no values lie off the grid the other rows keep
+    (:func:`~forecast.data.regular.off_the_grid`); None where there are none."""
+    empty = _rows_without_values(raw, columns)
+    if not empty.any() or empty.all():
+        return None
+    found = off_the_grid([stamps[rows] for _, rows in groups], [empty[rows] for _, rows in groups], freq,
+                         source=str(path), hints=hints)
+    if found is None:
+        return None
+    drops, grid = found
+    drop = np.zeros(len(raw), dtype=bool)
+    for (_, rows), series_drop in zip(groups, drops):
+        drop[rows[series_drop]] = True
+    first = int(np.flatnonzero(drop)[0])
+    note = (f"{int(drop.sum())} row(s) with no values off the steps of {grid!r} the other rows keep, left out "
+            f"(the first: line {line[first]}, {stamps[first]})")
+    return ~drop, note
+
+
 def _fill(frame: pd.DataFrame, fill: FillMethod, path: Path, who: str, hints: Hints) -> pd.DataFrame:
     if fill == "ffill":
         frame = frame.ffill().bfill()
@@ -779,7 +816,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     # a CSV's cells as written (all text), for number marks; the rows kept below (label rows at the top and
     # an empty tail dropped)
     as_written = (lambda: _read_raw(path, header, hints, sep, typed=False, layout=layout)[0]
-                  .iloc[top: top + len(raw)].reset_index(drop=True)) if csv_file else None
+                  .iloc[top:].iloc[written].reset_index(drop=True)) if csv_file else None
     path = Path(DATAFRAME) if isinstance(path, pd.DataFrame) else path
     detected = [f"{SEP_NAMES[sep]}-separated columns"] if dialect.sep is None and layout.sep is None and sep != "," \
         else []
@@ -806,6 +843,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     if tail and tail < len(raw):
         raw = raw.iloc[: len(raw) - tail]
         detected.append(f"{tail} empty row(s) at the end left out")
+    written = np.arange(len(raw))  # the rows of the table as written that raw keeps
     counter = _row_numbers(raw) if header else None
     if counter is not None and counter not in (timestamp_col, id_col) and counter not in (columns or ()):
         raw = raw.drop(columns=[counter])
@@ -900,6 +938,14 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
             _order(stamps[rows], path, line[rows], timestamp_col, "" if name is None else f" of series {name}",
                    order_hint=order_hint, hints=hints,
                    labels=(lambda: label_column(raw, (timestamp_col, time_col)) if id_col is None else None))
+        off_grid = _empty_off_the_grid(raw, columns, stamps, groups, freq, path=path, line=line, hints=hints) \
+            if table is None else None
+        if off_grid is not None:
+            keep, note = off_grid
+            detected.append(note)
+            raw, line, stamps, written = raw[keep].reset_index(drop=True), line[keep], stamps[keep], written[keep]
+            position = np.cumsum(keep) - 1  # each kept row's position after the drop
+            groups = [(name, position[rows[keep[rows]]]) for name, rows in groups]
         months = months_of_one_day(stamps)
         if months is not None:
             stamps = months[0]

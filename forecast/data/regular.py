@@ -27,6 +27,7 @@ from forecast.data.hints import Hints
 
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 CUSTOM_DAYS = "C-"  # C-<weekdays>: business days on a fixed weekly pattern (C-SunMonTueWedThu)
+ON_GRID = 0.9  # the share of a series' rows with values on a grid for its rows with no values off it to be left out
 HOLIDAY_RUN = 5  # the longest run of missing business days taken as holidays (a week), not as missing rows
 
 
@@ -289,6 +290,44 @@ def _spring_hint(gap: Gap, index: pd.DatetimeIndex, first_missing: pd.Timestamp,
         return ""
     zone = hints.set("tz", "Europe/Berlin")
     return f"; if the file is in local time with daylight saving, pass {zone} (its zone)"
+
+
+def off_the_grid(indexes: Sequence[pd.DatetimeIndex], empty: Sequence[np.ndarray], freq: str | None, *,
+                 source: str, hints: Hints) -> tuple[list[np.ndarray], str] | None:
+    """Of each series' rows with no values, those off the grid its rows with values keep (a dividend date between
+    month starts, a weekend in a file of trading days), and the grid's frequency (``freq``, or
+    :func:`resolve_frequency` of the rows with values); None where no such row is found or fewer than
+    :data:`ON_GRID` of a series' rows with values lie on that grid (the frequency is then not the file's; the few
+    off it are refused by :func:`find_gaps`, naming them).
+
+    Args:
+        indexes: each series' sorted timestamps, (N_s,).
+        empty: each series' rows with no values, (N_s,) bool.
+        freq: the frequency the timestamps must follow; None infers it from the rows with values.
+    """
+    kept = [index[~rows] for index, rows in zip(indexes, empty)]
+    if freq is None:
+        try:
+            freq = resolve_frequency(kept, source=source, hints=hints)
+        except DataError:
+            return None
+    off = offset(freq)
+    drops, found = [], False
+    for index, rows, values in zip(indexes, empty, kept):
+        drop = np.zeros(len(index), dtype=bool)
+        if rows.any() and len(values) > 1:
+            grid = pd.date_range(values[0], values[-1], freq=off)
+            if values.isin(grid).mean() < ON_GRID:
+                return None
+            if index[0] < values[0]:  # steps back from the first row with values, as far as the first row
+                back = len(pd.date_range(index[0], values[0], freq=off)) + 1
+                grid = grid.union(pd.date_range(end=values[0], periods=back, freq=off))
+            if index[-1] > values[-1]:
+                grid = grid.union(pd.date_range(values[-1], index[-1], freq=off))
+            drop = rows & ~index.isin(grid)
+            found = found or bool(drop.any())
+        drops.append(drop)
+    return (drops, freq) if found else None
 
 
 def add_missing_rows(frame: pd.DataFrame, freq: str) -> pd.DataFrame:

@@ -713,6 +713,73 @@ def test_daily_data_with_every_weekday_is_not_business_days(tmp_path: Path) -> N
         read_panel(csv, timestamp_col="Date")
 
 
+def test_rows_with_no_values_off_the_grid_are_left_out(tmp_path: Path) -> None:
+    """Dividend dates between month starts with every value empty (matplotlib's ``Stocks.csv``): the monthly rows
+    are the series; a later row with values off the grid is still refused, naming its line."""
+    months = pd.date_range("1990-01-01", periods=36, freq="MS")
+    frame = pd.DataFrame({"Date": months.strftime("%Y-%m-%d"), "IBM": 10 + np.arange(36.0),
+                          "SPX": 300 - np.arange(36.0)})
+    odd = pd.DataFrame({"Date": ["1990-02-05", "1990-05-04", "1991-08-06"], "IBM": [np.nan] * 3, "SPX": [np.nan] * 3})
+    written = pd.concat([frame, odd]).sort_values("Date")
+    csv = tmp_path / "stocks.csv"
+    written.to_csv(csv, index=False)
+    panel = read_panel(csv, timestamp_col="Date")
+    assert panel.freq == "MS"
+    pd.testing.assert_frame_equal(panel.series[0].frame, frame.set_index(pd.DatetimeIndex(months, name="Date"))
+                                  .drop(columns="Date"), check_freq=False)
+    assert panel.notes == (f"{csv}: detected 3 row(s) with no values off the steps of 'MS' the other rows keep, left "
+                           f"out (the first: line 4, 1990-02-05 00:00:00)",)
+    late = pd.concat([written, pd.DataFrame({"Date": ["1993-01-28"], "IBM": [1.0], "SPX": [2.0]})])
+    late.to_csv(csv, index=False)
+    with pytest.raises(DataError, match=r"stocks\.csv: line 41: timestamp 1993-01-28 00:00:00 follows 1992-12-01 "
+                                        r"00:00:00, but the inferred frequency 'MS' expects 1993-01-01"):
+        read_panel(csv, timestamp_col="Date")
+
+
+def test_empty_weekends_in_a_file_of_trading_days_are_left_out(tmp_path: Path) -> None:
+    """Every calendar day written, the weekends without values: the trading days are the steps; number marks
+    (decimal commas) are read on the rows kept."""
+    days = pd.date_range("2019-01-01", "2019-03-31", freq="D")
+    prices = trading(days)
+    weekend = days.dayofweek >= 5
+    prices.loc[weekend, ["Close", "Volume"]] = np.nan
+    csv = tmp_path / "prices.csv"
+    text = prices.assign(Close=prices.Close.map(lambda v: "" if np.isnan(v) else f"{v:.3f}".replace(".", ",")),
+                         Volume=prices.Volume.map(lambda v: "" if np.isnan(v) else f"{v:.0f}"))
+    text.to_csv(csv, index=False, sep=";")
+    panel = read_panel(csv, timestamp_col="Date")
+    assert panel.freq == "B"
+    kept = prices[~weekend]
+    assert panel.series[0].index.equals(pd.DatetimeIndex(days[~weekend], name="Date"))
+    np.testing.assert_allclose(panel.series[0].frame.Close.to_numpy(), kept.Close.round(3).to_numpy())
+    np.testing.assert_array_equal(panel.series[0].frame.Volume.to_numpy(), kept.Volume.to_numpy())
+    assert f"{int(weekend.sum())} row(s) with no values off the steps of 'B' the other rows keep, left out (the " \
+           f"first: line 6, 2019-01-05 00:00:00)" in panel.notes[0]
+
+
+def test_rows_with_no_values_on_the_grid_are_missing_values(tmp_path: Path) -> None:
+    """An empty row at a step of the grid is a missing step, not a stray row: refused without a fill, filled with
+    one; in a file of many series, one series' stray empty rows are left out and the others' rows kept."""
+    months = pd.date_range("2000-01-01", periods=24, freq="MS")
+    values = 1.0 + np.arange(24.0)
+    values[5] = np.nan
+    csv = tmp_path / "monthly.csv"
+    pd.DataFrame({"date": months.strftime("%Y-%m-%d"), "y": values}).to_csv(csv, index=False)
+    with pytest.raises(DataError, match=r"line 7: column 'y' is empty or NaN"):
+        read_panel(csv)
+    filled = read_panel(csv, fill="interpolate").series[0]
+    assert len(filled.frame) == 24 and filled.frame.y.iloc[5] == 6.0
+    dates = list(months.strftime("%Y-%m-%d"))
+    long = pd.DataFrame({"id": ["a"] * 24 + ["b"] * 25, "date": dates + sorted([*dates, "2000-03-17"]),
+                         "y": [*(1.0 + np.arange(24.0)), 1.0, 2.0, 3.0, np.nan, *(4.0 + np.arange(21.0))]})
+    long.to_csv(csv, index=False)
+    panel = read_panel(csv, id_col="id")
+    assert [len(s.frame) for s in panel.series] == [24, 24]
+    np.testing.assert_array_equal(panel.series[1].frame.y.to_numpy(), 1.0 + np.arange(24.0))
+    assert "1 row(s) with no values off the steps of 'MS' the other rows keep, left out (the first: line 29" \
+        in panel.notes[0]
+
+
 # ----------------------------------------------------------------------------- settings and storage
 @pytest.mark.parametrize("settings,message", [
     (dict(sep=";;"), "data.sep must be one character (or comma, semicolon, tab, pipe), got ';;'"),
