@@ -1,5 +1,5 @@
-"""Timestamps written as parts in columns of their own (``YEAR,MO,DY,HR``: NASA POWER; ``Year,Month,Day``),
-joined into one timestamp column."""
+"""Timestamps written as parts in columns of their own (``YEAR,MO,DY,HR``: NASA POWER; ``Year,Month,Day``;
+``year,quarter``: statsmodels' macrodata; a column of years alone), joined into one timestamp column."""
 
 from __future__ import annotations
 
@@ -11,11 +11,12 @@ import pandas as pd
 
 # each part's column names (any case) and its range
 PART_NAMES = {"year": ("year", "yr", "yyyy"), "month": ("month", "mo", "mon", "mm"), "day": ("day", "dy", "dd"),
-              "doy": ("doy", "day_of_year", "dayofyear"), "hour": ("hour", "hr", "hh")}
-_RANGES = {"year": (1, 9999), "month": (1, 12), "day": (1, 31), "doy": (1, 366), "hour": (0, 23)}
-# the parts that make a timestamp, finest last
+              "doy": ("doy", "day_of_year", "dayofyear"), "hour": ("hour", "hr", "hh"), "quarter": ("quarter", "qtr")}
+_RANGES = {"year": (1, 9999), "month": (1, 12), "day": (1, 31), "doy": (1, 366), "hour": (0, 23), "quarter": (1, 4)}
+YEARS = (1000, 2999)  # the range of a column of years alone (a column named year counting 1, 2, ... is no date)
+# the parts that make a timestamp, finest first
 _SHAPES = (("year", "month", "day", "hour"), ("year", "doy", "hour"), ("year", "month", "day"), ("year", "doy"),
-           ("year", "month"))
+           ("year", "month"), ("year", "quarter"))
 
 
 @dataclass(frozen=True)
@@ -32,18 +33,21 @@ class DateParts:
         """Each row's timestamp, (N,) datetime64 (NaT where the parts make no date: 31 February)."""
         part = {name: pd.to_numeric(raw[col], errors="coerce").to_numpy(dtype=float)
                 for name, col in self.columns.items()}
+        if "quarter" in part:
+            part["month"] = 3 * part.pop("quarter") - 2  # a quarter is read as its first month
         if "doy" in part:
             days = pd.to_datetime(pd.DataFrame({"year": part["year"], "month": 1, "day": 1}), errors="coerce")
             stamps = days + pd.to_timedelta(part["doy"] - 1, unit="D")
         else:
-            stamps = pd.to_datetime(pd.DataFrame({"year": part["year"], "month": part["month"],
+            stamps = pd.to_datetime(pd.DataFrame({"year": part["year"], "month": part.get("month", np.ones(len(raw))),
                                                   "day": part.get("day", np.ones(len(raw)))}), errors="coerce")
         if "hour" in part:
             stamps = stamps + pd.to_timedelta(part["hour"], unit="h")
         return stamps
 
     def note(self) -> str:
-        return f"timestamps from columns {', '.join(repr(c) for c in self.columns.values())}"
+        names = [repr(c) for c in self.columns.values()]
+        return f"timestamps from column{'s' if len(names) > 1 else ''} {', '.join(names)}"
 
 
 def _whole_in(col: pd.Series, low: int, high: int) -> bool:
@@ -53,9 +57,10 @@ def _whole_in(col: pd.Series, low: int, high: int) -> bool:
 
 
 def find_date_parts(raw: pd.DataFrame, names_taken: Sequence[str | None]) -> DateParts | None:
-    """The date parts ``raw``'s columns hold (a year and a month, day or day of year, and maybe an hour, each in
-    one column of whole numbers in its range, named as ``PART_NAMES`` says), the finest shape first; None where
-    there are none. ``names_taken``: columns that are something else (an id column)."""
+    """The date parts ``raw``'s columns hold (a year and a month, quarter, day or day of year, and maybe an hour,
+    each in one column of whole numbers in its range, named as ``PART_NAMES`` says), the finest shape first; or a
+    column of years (:data:`YEARS`) where no other part is named; None where there are none. ``names_taken``:
+    columns that are something else (an id column)."""
     key = {str(c): str(c).strip().casefold() for c in raw.columns if c not in names_taken}
     found: dict[str, str] = {}
     for part, spelled in PART_NAMES.items():
@@ -65,4 +70,7 @@ def find_date_parts(raw: pd.DataFrame, names_taken: Sequence[str | None]) -> Dat
     for shape in _SHAPES:
         if all(part in found for part in shape):
             return DateParts({part: found[part] for part in shape})
+    spelled_parts = {k for part, spelled in PART_NAMES.items() if part != "year" for k in spelled}
+    if list(found) == ["year"] and not spelled_parts & set(key.values()) and _whole_in(raw[found["year"]], *YEARS):
+        return DateParts({"year": found["year"]})  # years alone, no other part named
     return None

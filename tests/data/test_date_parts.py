@@ -41,6 +41,45 @@ def test_days_in_parts(tmp_path: Path, header: str, cells, freq: str) -> None:
     assert panel.freq == freq and panel.series[0].frame.index.equals(pd.DatetimeIndex(days, name="date", freq=None))
 
 
+def test_years_and_quarters_in_two_columns(tmp_path: Path) -> None:
+    """statsmodels' macrodata.csv: ``"year","quarter",...``; a quarter is read as its first day."""
+    quarters = pd.date_range("1959-01-01", periods=40, freq="QS")
+    csv = tmp_path / "macrodata.csv"
+    csv.write_text('"year","quarter","realgdp"\n' + "".join(f"{t.year},{t.quarter},{2700 + i}.5\n"
+                                                          for i, t in enumerate(quarters)))
+    panel = read_panel(csv)
+    assert panel.freq == "QS-JAN" and panel.series[0].frame.index.equals(pd.DatetimeIndex(quarters, name="date",
+                                                                                          freq=None))
+    assert list(panel.series[0].frame.columns) == ["realgdp"] and panel.series[0].frame.realgdp.iloc[2] == 2702.5
+    assert panel.notes == (f"{csv}: detected timestamps from columns 'year', 'quarter'",)
+
+
+def test_a_column_of_years_alone(tmp_path: Path) -> None:
+    """statsmodels' sunspots.csv (``"YEAR","SUNACTIVITY"``), and a panel of firms by year (grunfeld.csv); a column
+    named year that counts 1, 2, ... or sits beside a month column of names is not read as years."""
+    csv = tmp_path / "sunspots.csv"
+    csv.write_text('"YEAR","SUNACTIVITY"\n' + "".join(f"{1700 + i},{i % 11}\n" for i in range(60)))
+    panel = read_panel(csv)
+    years = pd.date_range("1700-01-01", periods=60, freq="YS")
+    assert panel.freq == "YS-JAN" and panel.series[0].frame.index.equals(pd.DatetimeIndex(years, name="date",
+                                                                                          freq=None))
+    assert panel.notes == (f"{csv}: detected timestamps from column 'YEAR'",)
+    firms = tmp_path / "grunfeld.csv"
+    firms.write_text("invest,firm,year\n" + "".join(f"{i}.5,{firm},{1935 + i}\n" for firm in ("GM", "IBM")
+                                                     for i in range(20)))
+    panel = read_panel(firms, id_col="firm")
+    assert [s.series_id for s in panel.series] == ["GM", "IBM"] and panel.freq == "YS-JAN"
+    counter = tmp_path / "counter.csv"
+    counter.write_text("year,y\n" + "".join(f"{i + 1},{i}\n" for i in range(30)))
+    with pytest.raises(DataError, match=r"no timestamp column 'date' \(columns: year, y\)"):
+        read_panel(counter)
+    named = tmp_path / "named_months.csv"
+    named.write_text("Year,Month,y\n" + "".join(f"{2000 + i // 12},{m},{i}\n"
+                                                for i, m in enumerate(["Jan", "Feb", "Mar"] * 8)))
+    with pytest.raises(DataError, match=r"no timestamp column 'date' \(columns: Year, Month, y\)"):
+        read_panel(named)
+
+
 def test_parts_that_make_no_date_are_refused_naming_the_line(tmp_path: Path) -> None:
     csv = tmp_path / "feb.csv"
     csv.write_text("Year,Month,Day,rain\n2021,2,27,1\n2021,2,28,1\n2021,2,31,1\n")
