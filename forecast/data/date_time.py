@@ -70,7 +70,7 @@ def hours_ending(cells: pd.Series) -> bool:
     hours = _whole_hours(cells, _ENDING)
     if hours is None or not bool(hours.between(1, 24).all()):
         return False
-    return str(cells.name).strip().lower() in HOUR_ENDING_NAMES or bool((hours == 24).any())
+    return bare_name(cells.name) in HOUR_ENDING_NAMES or bool((hours == 24).any())
 
 
 def is_time_of_day(cells: pd.Series) -> bool:
@@ -79,8 +79,17 @@ def is_time_of_day(cells: pd.Series) -> bool:
     return len(cells) > 0 and (_all(cells, _TIME_OF_DAY) or _hours(cells))
 
 
+_UNIT = re.compile(r"\s*[(\[][^()\[\]]*[)\]]$")  # a format or unit after a name: ``Date (MM/DD/YYYY)``
+
+
+def bare_name(name: object) -> str:
+    """A column's name in lower case without the format or unit in brackets after it (``Time (HH:MM)``:
+    ``time``)."""
+    return _UNIT.sub("", str(name).strip()).strip().lower()
+
+
 def _named(a: str, b: str) -> bool:
-    return a.strip().lower() in DATE_NAMES and b.strip().lower() in TIME_NAMES
+    return bare_name(a) in DATE_NAMES and bare_name(b) in TIME_NAMES
 
 
 def named_date_time_pair(names: Sequence[str]) -> tuple[str, str] | None:
@@ -93,7 +102,7 @@ def find_date_time_pair(raw: pd.DataFrame, date_col: str | None = None) -> tuple
     day; with ``date_col``, only the pair that starts with it. None when there is none or more than one."""
     names = list(raw.columns)
     pairs = [(a, b) for a, b in zip(names, names[1:])
-             if (a == date_col and b.strip().lower() in TIME_NAMES if date_col is not None else _named(a, b))
+             if (a == date_col and bare_name(b) in TIME_NAMES if date_col is not None else _named(a, b))
              and is_time_of_day(raw[b]) and _all(raw[a], _DATE_ONLY)]
     return pairs[0] if len(pairs) == 1 else None
 

@@ -1,11 +1,13 @@
 """How a CSV file's text is laid out before its cells are read: its encoding (UTF-8, a byte-order mark allowed;
 UTF-16 with its mark; else Windows-1252: a Western European spreadsheet's export on Windows, of which Latin-1 is
-nearly all), the comment lines above its header (``# Station: De Bilt``, as NOAA's and KNMI's files begin) and a small
-table of its own above a blank line (``latitude,longitude,...``, as Open-Meteo's files begin)."""
+nearly all), the comment lines above its header (``# Station: De Bilt``, as NOAA's and KNMI's files begin), a small
+table of its own above a blank line (``latitude,longitude,...``, as Open-Meteo's files begin) and lines of another
+number of fields right above the header (a station's number and name, as TMY3 and data loggers' TOA5 files begin)."""
 
 from __future__ import annotations
 
 import codecs
+import csv
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -22,6 +24,7 @@ _EXCEL_SEP = re.compile(r"^sep=(.)\r?\n?$")  # the line Excel writes above a CSV
 
 
 _MAX_TABLE = 8  # lines of a small table of its own above a blank line and the file's table
+_BELOW = 20  # lines under a would-be header that must have its number of fields for the lines above it to be left out
 _SEPS = (",", ";", "\t", "|")
 _BLOCK = ("-BEGIN HEADER-", "-END HEADER-")
 
@@ -29,9 +32,10 @@ _BLOCK = ("-BEGIN HEADER-", "-END HEADER-")
 @dataclass(frozen=True)
 class Layout:
     """A CSV file's encoding, the number of lines above its header (Excel's ``sep=;`` line, comments ``#`` and
-    blank lines, a small table of its own above a blank line), the separator that ``sep=`` line names (None
-    without one), the header line itself ("" when the file has none), and the first line of that small table
-    ("" without one) and its lines."""
+    blank lines, a small table of its own above a blank line, lines of another number of fields), the separator that ``sep=``
+    line names (None without one), the header line itself ("" when the file has none), the first line of that
+    small table ("" without one) and its lines, and the first of the lines of another number of fields right above
+    the header and their number."""
 
     encoding: str = UTF8
     skip: int = 0
@@ -40,6 +44,8 @@ class Layout:
     table_above: str = ""
     table_lines: int = 0
     header_block: int = 0
+    other_above: str = ""
+    other_lines: int = 0
 
 
 def _chunks(path: Path) -> Iterator[bytes]:
@@ -152,6 +158,37 @@ def table_above(lines: list[str], start: int = 0) -> int:
     return header - start
 
 
+def _fields(line: str, sep: str) -> int:
+    """The number of fields of one line of text, quotes read as CSV reads them."""
+    return len(next(csv.reader([line], delimiter=sep), []))
+
+
+def _names(line: str, sep: str) -> bool:
+    """Every field of ``line`` holds a letter (a header's names)."""
+    cells = next(csv.reader([line], delimiter=sep), [])
+    return bool(cells) and all(any(ch.isalpha() for ch in cell) for cell in cells)
+
+
+def other_lines(lines: list[str], start: int = 0) -> int:
+    """The number of ``lines`` from ``start`` on (at most ``_MAX_TABLE``), each of at least two fields and another
+    number of them than the line of names below them (a letter in every field) and the ``_BELOW`` lines under
+    that, which all have its number: a station's number, name and place above a TMY3 file's header
+    (``723170,"GREENSBORO PIEDMONT TRIAD INT",NC,-5.0,...``), a logger's ``"TOA5","CR1000",...`` above a TOA5
+    file's; 0 when there are none."""
+    for k in range(1, _MAX_TABLE + 1):
+        header = start + k
+        below = [line for line in lines[header: header + 1 + _BELOW] if line.strip()]
+        if len(below) < 3:
+            return 0
+        sep = max(_SEPS, key=lines[header].count)
+        width = _fields(lines[header], sep)
+        if width < 2 or any(_fields(line, sep) != width for line in below):
+            continue
+        above = [_fields(lines[i], sep) for i in range(start, header)]
+        return k if all(2 <= n != width for n in above) and _names(lines[header], sep) else 0
+    return 0
+
+
 def file_layout(path: Path) -> Layout:
     """The layout of the CSV file ``path``."""
     encoding = file_encoding(path)
@@ -164,5 +201,8 @@ def file_layout(path: Path) -> Layout:
     above = table_above(lines, skip)
     first = lines[skip].strip() if above else ""
     skip += above
+    other = 0 if above or not lines else other_lines(lines, skip)
+    station = lines[skip].strip() if other else ""
+    skip += other
     return Layout(encoding, skip, named.group(1) if named else None, lines[skip] if skip < len(lines) else "",
-                  table_above=first, table_lines=above, header_block=block)
+                  table_above=first, table_lines=above, header_block=block, other_above=station, other_lines=other)

@@ -229,7 +229,13 @@ def read_table(path: Path, header: bool, sep: str = ",", *, typed: bool = True,
         return pd.read_csv(path, engine="pyarrow", **options)
     except (ValueError, pd.errors.ParserError):
         pass  # what pyarrow refuses (ragged rows, odd quoting), the C parser reports in its own words
-    return pd.read_csv(path, **options)
+    frame = pd.read_csv(path, **options)
+    if header and not isinstance(frame.index, pd.RangeIndex) and len(frame.columns) \
+            and (frame.iloc[:, -1].str.strip() == "").all():  # every row ends in a field the header lacks, empty
+        with warnings.catch_warnings():  # pandas warns of the field it leaves out
+            warnings.simplefilter("ignore", pd.errors.ParserWarning)
+            frame = pd.read_csv(path, index_col=False, **options)
+    return frame
 
 
 def _read_raw(path: Path | pd.DataFrame, header: bool, hints: Hints, sep: str = ",", *,
@@ -823,12 +829,15 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     detected += [ENCODING_NOTES[layout.encoding]] if layout.encoding in ENCODING_NOTES else []
     detected += [f"Excel's separator line sep={layout.sep} ({SEP_NAMES.get(layout.sep, repr(layout.sep))}-separated "
                  f"columns)"] if layout.sep is not None else []
-    comments = layout.skip - (layout.sep is not None) - layout.table_lines - layout.header_block
+    comments = layout.skip - (layout.sep is not None) - layout.table_lines - layout.header_block - layout.other_lines
     detected += [f"a header block of {layout.header_block} lines left out (-BEGIN HEADER- .. -END HEADER-)"] \
         if layout.header_block else []
     detected += [f"{comments} comment line(s) above the header left out"] if comments else []
     above = layout.table_above[:60] + ("..." if len(layout.table_above) > 60 else "")
     detected += [f"a table of its own above a blank line left out ({above})"] if layout.table_lines else []
+    other = layout.other_above[:60] + ("..." if len(layout.other_above) > 60 else "")
+    detected += [f"{layout.other_lines} line(s) of another number of fields above the header left out ({other})"] \
+        if layout.other_lines else []
     detected += indexed
     detected += [f"{top} row(s) of labels under the header left out ({', '.join(repr(c) for c in labelled[:4])}"
                  f"{', ...' if len(labelled) > 4 else ''})"] if top else []

@@ -81,6 +81,49 @@ def test_a_small_table_above_a_blank_line_is_left_out(tmp_path: Path) -> None:
     assert read_panel(csv).series[0].frame["v"].tolist() == [1.0, 2.0, 3.0]
 
 
+def test_a_station_line_above_the_header_is_left_out(tmp_path: Path) -> None:
+    """A TMY3 file (pvlib's ``723170TYA.CSV``): the station's number, name and place on the first line, then the
+    header, dates and times named with their formats, hours ending 01:00 .. 24:00."""
+    hours = pd.date_range("1988-01-01", periods=24 * 15, freq="h")  # past the 12th: month-first
+    csv = tmp_path / "723170TYA.CSV"
+    ending = hours + pd.Timedelta(hours=1)
+    csv.write_text('723170,"GREENSBORO PIEDMONT TRIAD INT",NC,-5.0,36.100,-79.950,273\n'
+                   "Date (MM/DD/YYYY),Time (HH:MM),GHI (W/m^2),Dry-bulb (C)\n"
+                   + "".join(f"{t - pd.Timedelta(minutes=1):%m/%d/%Y},{24 if t.hour == 0 else t.hour:02d}:00,{i},"
+                             f"{i / 10}\n" for i, t in enumerate(ending)))
+    panel = read_panel(csv)
+    frame = panel.series[0].frame
+    assert panel.freq == "h" and frame.index.equals(pd.DatetimeIndex(hours, name="date", freq=None))
+    assert list(frame.columns) == ["GHI (W/m^2)", "Dry-bulb (C)"] and frame["Dry-bulb (C)"].iloc[30] == 3.0
+    assert panel.notes[0].startswith(f'{csv}: detected 1 line(s) of another number of fields above the header left '
+                                     f'out (723170,"GREENSBORO PIEDMONT TRIAD INT",NC,-5.0,36.100,-79.95...)')
+    assert "hours 1 .. 24 in column 'Time (HH:MM)' read as hours ending" in panel.notes[0]
+
+
+def test_a_loggers_toa5_file_is_read_below_its_lines_of_metadata(tmp_path: Path) -> None:
+    """Campbell Scientific's TOA5: a line of 8 fields above a header of 4, units and the kind of each value
+    under it."""
+    stamps = pd.date_range("2020-01-01 01:00", periods=50, freq="h")
+    csv = tmp_path / "CR1000_Hourly.dat.csv"
+    csv.write_text('"TOA5","Station","CR1000","12345","CR1000.Std.22","CPU:prog.CR1","1234","Hourly"\n'
+                   '"TIMESTAMP","RECORD","AirTC_Avg","RH"\n"TS","RN","Deg C","%"\n"","","Avg","Smp"\n'
+                   + "".join(f'"{t}",{i},{i / 4},{80 + i % 7}\n' for i, t in enumerate(stamps)))
+    panel = read_panel(csv)
+    assert panel.freq == "h" and panel.series[0].frame.index[0] == stamps[0]
+    assert panel.series[0].frame["AirTC_Avg"].iloc[4] == 1.0 and len(panel.series[0].frame) == 50
+    assert '1 line(s) of another number of fields above the header left out ("TOA5","Station",' in panel.notes[0]
+
+
+def test_a_header_of_another_width_than_its_rows_is_no_line_above_it(tmp_path: Path) -> None:
+    """Rows ending in a separator the header lacks: the header is the header, and the empty field at the end of
+    every row is left out (pandas would read the dates as its index and shift the names)."""
+    csv = tmp_path / "trailing.csv"
+    csv.write_text("date,v\n" + "".join(f"2020-01-{d:02d},{d},\n" for d in range(1, 29)))
+    panel = read_panel(csv)
+    assert panel.series[0].frame["v"].tolist()[:3] == [1.0, 2.0, 3.0] and panel.freq == "D"
+    assert not any("above the header" in note for note in panel.notes)
+
+
 def test_columns_holding_one_label_in_every_row_are_left_out(tmp_path: Path) -> None:
     csv = tmp_path / "ghcn.csv"
     frame = pd.DataFrame({"STATION": "USW00094728", "NAME": "NY CITY CENTRAL PARK, NY US",
