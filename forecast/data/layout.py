@@ -2,7 +2,8 @@
 UTF-16 with its mark; else Windows-1252: a Western European spreadsheet's export on Windows, of which Latin-1 is
 nearly all), the comment lines above its header (``# Station: De Bilt``, as NOAA's and KNMI's files begin), a small
 table of its own above a blank line (``latitude,longitude,...``, as Open-Meteo's files begin) and lines of another
-number of fields right above the header (a station's number and name, as TMY3 and data loggers' TOA5 files begin)."""
+number of fields right above the header (a title; a station's number and name, as TMY3 and loggers' TOA5 files
+begin)."""
 
 from __future__ import annotations
 
@@ -170,11 +171,11 @@ def _names(line: str, sep: str) -> bool:
 
 
 def other_lines(lines: list[str], start: int = 0) -> int:
-    """The number of ``lines`` from ``start`` on (at most ``_MAX_TABLE``), each of at least two fields and another
-    number of them than the line of names below them (a letter in every field) and the ``_BELOW`` lines under
-    that, which all have its number: a station's number, name and place above a TMY3 file's header
-    (``723170,"GREENSBORO PIEDMONT TRIAD INT",NC,-5.0,...``), a logger's ``"TOA5","CR1000",...`` above a TOA5
-    file's; 0 when there are none."""
+    """The number of ``lines`` from ``start`` on (at most ``_MAX_TABLE``), each with another number of fields than
+    the line of names below them (a letter in every field) and the ``_BELOW`` lines under that, which all have its
+    number: a station's number, name and place above a TMY3 file's header (``723170,"GREENSBORO PIEDMONT TRIAD
+    INT",NC,-5.0,...``), a logger's ``"TOA5","CR1000",...`` above a TOA5 file's, a title (``Monthly sales``); 0
+    when there are none."""
     for k in range(1, _MAX_TABLE + 1):
         header = start + k
         below = [line for line in lines[header: header + 1 + _BELOW] if line.strip()]
@@ -185,7 +186,7 @@ def other_lines(lines: list[str], start: int = 0) -> int:
         if width < 2 or any(_fields(line, sep) != width for line in below):
             continue
         above = [_fields(lines[i], sep) for i in range(start, header)]
-        return k if all(2 <= n != width for n in above) and _names(lines[header], sep) else 0
+        return k if all(n != width for n in above) and _names(lines[header], sep) else 0
     return 0
 
 

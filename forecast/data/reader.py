@@ -819,8 +819,8 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     if below:
         raw = raw.iloc[: len(raw) - len(below)]
     csv_file = not isinstance(path, pd.DataFrame) and path.suffix.lower() not in PARQUET
-    # a CSV's cells as written (all text), for number marks; the rows kept below (label rows at the top and
-    # an empty tail dropped)
+    # a CSV's cells as written (all text), for number marks; the rows of raw (``written``: label rows at the top,
+    # an empty tail and rows with no values off the grid dropped)
     as_written = (lambda: _read_raw(path, header, hints, sep, typed=False, layout=layout)[0]
                   .iloc[top:].iloc[written].reset_index(drop=True)) if csv_file else None
     path = Path(DATAFRAME) if isinstance(path, pd.DataFrame) else path

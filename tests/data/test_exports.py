@@ -100,9 +100,9 @@ def test_a_station_line_above_the_header_is_left_out(tmp_path: Path) -> None:
     assert "hours 1 .. 24 in column 'Time (HH:MM)' read as hours ending" in panel.notes[0]
 
 
-def test_a_loggers_toa5_file_is_read_below_its_lines_of_metadata(tmp_path: Path) -> None:
+def test_a_loggers_toa5_file_and_a_title_are_left_out_above_the_header(tmp_path: Path) -> None:
     """Campbell Scientific's TOA5: a line of 8 fields above a header of 4, units and the kind of each value
-    under it."""
+    under it; a title of one field above a header of three."""
     stamps = pd.date_range("2020-01-01 01:00", periods=50, freq="h")
     csv = tmp_path / "CR1000_Hourly.dat.csv"
     csv.write_text('"TOA5","Station","CR1000","12345","CR1000.Std.22","CPU:prog.CR1","1234","Hourly"\n'
@@ -112,6 +112,13 @@ def test_a_loggers_toa5_file_is_read_below_its_lines_of_metadata(tmp_path: Path)
     assert panel.freq == "h" and panel.series[0].frame.index[0] == stamps[0]
     assert panel.series[0].frame["AirTC_Avg"].iloc[4] == 1.0 and len(panel.series[0].frame) == 50
     assert '1 line(s) of another number of fields above the header left out ("TOA5","Station",' in panel.notes[0]
+    months = pd.date_range("2020-01-01", periods=30, freq="MS")
+    csv.write_text("Monthly sales report\ndate,sales,returns\n" + "".join(f"{t:%Y-%m-%d},{i},{2 * i}\n"
+                                                                        for i, t in enumerate(months)))
+    panel = read_panel(csv)  # a title above the header
+    assert panel.freq == "MS" and list(panel.series[0].frame.columns) == ["sales", "returns"]
+    assert panel.notes == (f"{csv}: detected 1 line(s) of another number of fields above the header left out "
+                           f"(Monthly sales report)",)
 
 
 def test_a_header_of_another_width_than_its_rows_is_no_line_above_it(tmp_path: Path) -> None:
