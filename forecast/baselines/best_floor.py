@@ -106,21 +106,27 @@ class FittedFloor(NamedTuple):
 
 
 class Span(NamedTuple):
-    """Per-window losses of the simplest floor and of one challenger on more windows than validation's.
+    """Per-window losses of a floor that stands and of one challenger on more windows than validation's.
 
     Attributes:
         name: which windows, for the verdict's line (``training and validation``).
-        simplest: the simplest floor's per-window MSE (W,), windows in time order.
+        incumbent: the standing floor's per-window MSE (W,), windows in time order.
         challenger: the challenger's per-window MSE on the same windows (W,).
     """
 
     name: str
-    simplest: np.ndarray
+    incumbent: np.ndarray
     challenger: np.ndarray
 
 
-def choose_floor(losses: Mapping[str, np.ndarray], *, lag: int,
-                 wider: Mapping[str, Span] | None = None) -> tuple[str, list[Verdict]]:
+def refinements(names: Iterable[str]) -> dict[str, str]:
+    """``{floor: the floor it refines}``: the cross-channel ridge and the calendar profiles refine the ridge."""
+    return {name: RIDGE for name in fitted_floors(names) if name != RIDGE}
+
+
+def choose_floor(losses: Mapping[str, np.ndarray], *, lag: int, wider: Mapping[str, Span] | None = None,
+                 refines: Mapping[str, str] | None = None,
+                 wider_refined: Mapping[str, Span] | None = None) -> tuple[str, list[Verdict]]:
     """The floor the windows give evidence for, and the comparisons behind it.
 
     The first floor (``naive``) needs no evidence; every other one is weighed against it
@@ -129,23 +135,37 @@ def choose_floor(losses: Mapping[str, np.ndarray], *, lag: int,
     seasonal naive) on the training and validation windows, the ridge and the profiles on the later training
     windows (fitted on the earlier ones) and the validation windows. There are more of them than validation's:
     a few rain spikes that the last value carries forward are rare events in one validation span, and a
-    short file's validation span holds one or two independent blocks. Of the first and those whose gain
-    over it is evidence on either span, the one with the lowest validation MSE is chosen (ties: the
-    earlier one).
+    short file's validation span holds one or two independent blocks. A floor that refines another
+    (``refines``: a calendar profile or the cross-channel ridge, the ridge) is weighed against that one too, in
+    the same way (``wider_refined``), and needs evidence over both. Of the first and those with the evidence
+    they need on either span, the one with the lowest validation MSE is chosen (ties: the earlier one).
 
     Args:
         losses: ``{floor: per-window validation MSE (W,)}``, the simplest floor first, windows in time order.
         lag: Newey-West lag (:func:`~forecast.training.evidence.hac_lag`).
-        wider: ``{floor: Span}``, more windows for some of the floors other than the first; None: validation alone.
+        wider: ``{floor: Span}`` against the first floor, more windows for some of the floors other than the
+            first; None: validation alone.
+        refines: ``{floor: the floor it refines}`` (:func:`refinements`); None: none.
+        wider_refined: ``{floor: Span}`` against the floor it refines.
     """
     names = list(losses)
     simplest = names[0]
     if not len(losses[simplest]):
         raise ValueError("no windows to choose the floor on")
     verdicts = [weigh(losses[simplest], losses[name], lag=lag, names=(simplest, name)) for name in names[1:]]
-    verdicts += [weigh(span.simplest, span.challenger, lag=lag, names=(simplest, name), span=span.name)
+    verdicts += [weigh(span.incumbent, span.challenger, lag=lag, names=(simplest, name), span=span.name)
                  for name, span in (wider or {}).items() if name != simplest]
     evidenced = {v.challenger for v in verdicts if v.replace}
+    for name, base in (refines or {}).items():
+        if name not in evidenced or base not in losses:
+            continue
+        over = [weigh(losses[base], losses[name], lag=lag, names=(base, name))]
+        if wider_refined and name in wider_refined:
+            span = wider_refined[name]
+            over.append(weigh(span.incumbent, span.challenger, lag=lag, names=(base, name), span=span.name))
+        verdicts += over
+        if not any(v.replace for v in over):
+            evidenced.discard(name)
     eligible = [name for name in names if name == simplest or name in evidenced]
     return min(eligible, key=lambda name: float(np.mean(losses[name]))), verdicts
 
@@ -166,7 +186,8 @@ class BestFloor(Baseline):
     Until then it forecasts with the ridge floor. Repeating the last value (``naive``) is the floor
     that needs no evidence; another floor may forecast only when its validation gain over it is
     significant once the overlap of neighbouring windows is accounted for
-    (:func:`forecast.training.evidence.weigh`), and of those the lowest validation MSE wins. On a
+    (:func:`forecast.training.evidence.weigh`), a profile or the cross-channel ridge only when its gain over
+    the ridge is significant too, and of those the lowest validation MSE wins. On a
     random walk a regression fitted on the training months can trail the last value, or lead it by
     noise; on a series with a daily shape the ridge wins by far.
 
@@ -259,18 +280,24 @@ class BestFloor(Baseline):
         losses = window_losses(dict(self.candidates.items()), batches)
         simplest = self.names[0]
 
-        def then_validation(name: str, earlier: Mapping[str, np.ndarray], challenger: str) -> Span:
-            return Span(name, np.concatenate([earlier[simplest], losses[simplest]]),
+        def then_validation(name: str, earlier: Mapping[str, np.ndarray], challenger: str,
+                            incumbent: str = simplest) -> Span:
+            return Span(name, np.concatenate([earlier[incumbent], losses[incumbent]]),
                         np.concatenate([earlier[challenger], losses[challenger]]))
 
         wider: dict[str, Span] = {}
         if self._training_losses is not None:
             wider = {name: then_validation("training and validation", self._training_losses, name)
                      for name in self.fits_nothing if name != simplest}
+        refines = refinements(self.names)
+        wider_refined: dict[str, Span] = {}
         if self.held_out is not None:
             wider |= {name: then_validation("held-out training and validation", self.held_out, name)
                       for name in self.fitted}
-        chosen, self.verdicts = choose_floor(losses, lag=hac_lag(self.pred_len), wider=wider)
+            wider_refined = {name: then_validation("held-out training and validation", self.held_out, name, base)
+                             for name, base in refines.items()}
+        chosen, self.verdicts = choose_floor(losses, lag=hac_lag(self.pred_len), wider=wider, refines=refines,
+                                             wider_refined=wider_refined)
         self.choice.fill_(self.names.index(chosen))
         self._chosen = self.names.index(chosen)
         log.info("floor on validation: %s (%s)", chosen,

@@ -66,6 +66,34 @@ def test_a_floor_leads_naive_only_with_evidence() -> None:
     assert chosen == "seasonal_naive"  # eligible, and lower than the (ineligible) ridge
 
 
+def test_a_profile_replaces_the_ridge_only_with_evidence_over_it_too() -> None:
+    """A calendar profile refines the ridge: far ahead of naive, it forecasts only where its lead over the ridge
+    is evidence too, on validation or on the held-out training windows and validation."""
+    rng = np.random.default_rng(5)
+    naive = 1.0 + np.convolve(rng.normal(size=1524), np.ones(24) / 24, "valid")[:1500] ** 2  # (1500,)
+    noise = np.convolve(rng.normal(size=1524), np.ones(24) / 24, "valid")[:1500]
+    ridge = naive * 0.4
+    losses = {"naive": naive, "ridge": ridge, "year_profile": ridge * 0.99 + 0.1 * noise}  # 0.4% ahead by noise
+    refines = {"year_profile": "ridge"}
+    assert losses["year_profile"].mean() < ridge.mean()
+    chosen, verdicts = choose_floor(losses, lag=48, refines=refines)
+    assert chosen == "ridge" and choose_floor(losses, lag=48)[0] == "year_profile"  # without the rule: lowest
+    assert [(v.incumbent, v.challenger, v.replace) for v in verdicts] == [
+        ("naive", "ridge", True), ("naive", "year_profile", True), ("ridge", "year_profile", False)]
+    assert verdicts[2].line().startswith("kept ridge over year_profile: year_profile's ")
+    losses["year_profile"] = ridge * 0.7  # 30% under the ridge throughout
+    assert choose_floor(losses, lag=48, refines=refines)[0] == "year_profile"
+    held_out = Span("held-out training and validation", np.concatenate([ridge, ridge]),
+                    np.concatenate([ridge * 0.7, ridge * 0.7]))
+    few = {name: loss[:60] for name, loss in losses.items()}  # one block of validation: no evidence there
+    wider = {name: Span("held-out training and validation", np.concatenate([naive, naive]),
+                        np.concatenate([losses[name], losses[name]])) for name in ("ridge", "year_profile")}
+    assert choose_floor(few, lag=48, wider=wider, refines=refines)[0] == "ridge"
+    chosen, verdicts = choose_floor(few, lag=48, wider=wider, refines=refines, wider_refined={"year_profile": held_out})
+    assert chosen == "year_profile" and (verdicts[-1].incumbent, verdicts[-1].span) == (
+        "ridge", "held-out training and validation")
+
+
 def test_a_floor_that_fits_nothing_may_show_its_evidence_on_the_training_windows_too() -> None:
     # per-window losses of naive and the window mean: level on ordinary windows (the mean 2% behind), and
     # 24 windows in a row where naive carries a spike forward (loss 60 against 3): once in validation, nine
@@ -213,11 +241,16 @@ def test_the_chosen_floor_forecasts_in_one_compiled_graph() -> None:
 def test_the_default_starts_at_the_best_floor_on_validation(small_csv: Path, tmp_path: Path) -> None:
     ruined = train(compose_train(tiny_run_overrides(small_csv, "task.optimizer.lr=50.0"), tmp_path / "ruined"))
     best = ruined["floor_choice"]["chosen"]
-    weighed = [(c["challenger"], c["span"]) for c in ruined["floor_choice"]["comparisons"]]
+    comparisons = ruined["floor_choice"]["comparisons"]
+    weighed = [(c["incumbent"], c["challenger"], c["span"]) for c in comparisons]
     others = [name for name in ruined["floors"] if name != "naive"]  # from the simplest floor up
-    assert weighed == [(name, "validation") for name in others] + [
-        (name, "training and validation") for name in others if name not in fitted_floors(others)] + [
-        (name, "held-out training and validation") for name in fitted_floors(others)]
+    over_naive = {c["challenger"] for c in comparisons if c["incumbent"] == "naive" and c["replace"]}
+    refined = [name for name in fitted_floors(others) if name != "ridge" and name in over_naive]
+    assert weighed == [("naive", name, "validation") for name in others] + [
+        ("naive", name, "training and validation") for name in others if name not in fitted_floors(others)] + [
+        ("naive", name, "held-out training and validation") for name in fitted_floors(others)] + [
+        ("ridge", name, span) for name in refined for span in ("validation", "held-out training and validation")]
+    assert refined  # the profiles and the cross ridge lead naive here, and are weighed against the ridge
     assert fitted_floors(others) == ["ridge", "cross_ridge", "day_profile", "week_profile"]  # hourly: both profiles
     assert ruined["kept_start"]
     assert ruined["start/val_loss"] == pytest.approx(ruined["floors"][best]["val/mse"], rel=1e-5)
