@@ -55,6 +55,7 @@ SERIES: dict[str, tuple[str, str, str, int, int, int, list[str]]] = {
     "eeg": ("eeg.csv", "ch1", "M", 48, 24, 12, ["data.timestamp_col=null"]),
     "nile": ("nile.csv", "volume", "S", 12, 6, 3, []),
     "interest_inflation": ("interest_inflation.csv", "R", "M", 16, 8, 4, []),
+    "elec_equip": ("elec_equip.csv", "orders", "S", 24, 12, 6, []),
     "chirp": ("chirp.csv", "y", "S", 96, 48, 24, []),
     "fm_sine": ("fm_sine.csv", "y", "S", 96, 48, 24, []),
     "etth1": ("ETTh1.csv", "OT", "M", 96, 48, 24, []),
@@ -66,7 +67,7 @@ ETT = {"etth1": "data=etth1", "etth2": "data=etth2"}
 GENERATED = ("chirp", "fm_sine")
 #: real series that no choice of the default was measured on (matplotlib's sample data, statsmodels), left out of the
 #: default list: the check of a rule on files it was not tuned on
-FRESH = ("goog", "stocks_monthly", "eeg", "nile", "interest_inflation")
+FRESH = ("goog", "stocks_monthly", "eeg", "nile", "interest_inflation", "elec_equip")
 FLOORS = ("naive", "mean", "seasonal_naive", "ridge")
 PROFILES = ("day_profile", "week_profile", "year_profile")
 
@@ -161,9 +162,11 @@ def write_pvlib_series(out: Path, save: Any) -> None:
 def write_fresh_series(out: Path, save: Any) -> None:
     """The ``FRESH`` series: matplotlib's sample prices (Google's trading days, 2004-2008; seven monthly prices,
     1990-2022, the month starts only: the file also holds dividend dates with no prices), its four-channel EEG
-    (no timestamps), the Nile's yearly volume and statsmodels' quarterly inflation and interest rate."""
+    (no timestamps), the Nile's yearly volume, statsmodels' quarterly inflation and interest rate and its monthly
+    index of new orders for electrical equipment in the euro area, 1995-2016."""
     import matplotlib.cbook as cbook
     import statsmodels.api as sm
+    from statsmodels.datasets import elec_equip
 
     def sample(name: str) -> str:
         return cbook.get_sample_data(name, asfileobj=False)
@@ -181,6 +184,8 @@ def write_fresh_series(out: Path, save: Any) -> None:
     rates = sm.datasets.interest_inflation.load_pandas().data
     save("interest_inflation.csv", pd.date_range("1972-04-01", periods=len(rates), freq="QS"),
          {"Dp": rates.Dp.to_numpy(), "R": rates.R.to_numpy()})
+    orders = elec_equip.load().data
+    save("elec_equip.csv", pd.DatetimeIndex(orders.index), {"orders": orders.iloc[:, 0].to_numpy()})
 
 
 def ensure_series(data_dir: Path) -> None:

@@ -1,0 +1,82 @@
+"""Floors only: the floor choice with and without the evidence a refinement of the ridge needs over it (a calendar
+profile or the cross-channel ridge), on the series of ``studies/keep_rule.py`` (ETT and the package and fresh ones).
+
+    python studies/floor_refinements.py OUT_DIR [--series taylor elec_equip ...]
+
+``refined``: the default (:func:`forecast.baselines.best_floor.choose_floor` with ``refines``); ``over naive``: of
+naive and the floors whose gain over naive is evidence, the lowest validation MSE, as before the refinement rule.
+Prints one row a series and the geometric mean of each choice's test MSE over the best of the four older floors
+(naive, window mean, seasonal naive, ridge) on test, over the package series and over the fresh ones; writes
+``OUT_DIR/floor_refinements.csv``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from keep_rule import ETT, FLOORS, FRESH, GENERATED, ROOT, SERIES, data_overrides, ensure_series  # noqa: E402
+
+
+def choices(name: str, data_dir: Path) -> dict[str, Any]:
+    """The floor each rule chooses and each floor's test MSE."""
+    from hydra import compose, initialize_config_dir
+    from hydra.utils import instantiate
+    from omegaconf import open_dict
+
+    from forecast.runtime import register_resolvers
+    from forecast.training.evidence import window_losses
+
+    register_resolvers()
+    with initialize_config_dir(str(ROOT / "forecast" / "conf"), version_base="1.3"):
+        cfg = compose("train", overrides=[*data_overrides(name, data_dir), "paths.output_dir=/tmp/unused"])
+    dm = instantiate(cfg.data)
+    dm.setup("fit")
+    with open_dict(cfg):  # as the pipeline: the inferred frequency derives the season and the profiles
+        cfg.data.freq = cfg.data.get("freq") or dm.spec.freq
+    floor = instantiate(cfg.model)(dims=dm.model_dims()).floor  # the default's BestFloor
+    train, val_batches = dm.ordered_train_dataloader(), dm.ordered_dataloader("val")
+    with torch.random.fork_rng(devices=[]):
+        floor.fit_closed_form(train)
+        floor.select_on_validation(val_batches)
+    candidates = dict(floor.candidates.items())
+    val = {f: float(loss.mean()) for f, loss in window_losses(candidates, val_batches).items()}
+    test = {f: float(loss.mean()) for f, loss in window_losses(candidates, dm.ordered_dataloader("test")).items()}
+    simplest = floor.names[0]
+    over_naive = {v.challenger for v in floor.verdicts if v.replace and v.incumbent == simplest}
+    before = min([simplest, *sorted(over_naive)], key=lambda f: val[f])
+    return {"series": name, "refined": floor.chosen, "refined_test": test[floor.chosen], "over_naive": before,
+            "over_naive_test": test[before], "old_floors_test": min(test[f] for f in FLOORS if f in test)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--series", nargs="+", default=[s for s in SERIES if s not in GENERATED],
+                        choices=list(SERIES))
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    ensure_series(args.out / "data")
+    rows = []
+    for name in args.series:
+        rows.append(choices(name, args.out / "data"))
+        print(json.dumps(rows[-1]), flush=True)
+    table = pd.DataFrame(rows)
+    table.to_csv(args.out / "floor_refinements.csv", index=False)
+    for label, which in (("package", ~table.series.isin([*ETT, *FRESH])), ("fresh", table.series.isin(FRESH))):
+        part = table[which]
+        for rule in ("refined", "over_naive"):
+            ratio = part[f"{rule}_test"] / part.old_floors_test
+            print(f"{label} ({len(part)} series), {rule}: {float(np.exp(np.log(ratio).mean())):.3f}")
+
+
+if __name__ == "__main__":
+    main()
