@@ -13,40 +13,22 @@ Prints one row a series and the geometric mean of each choice's test MSE over th
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
-import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from keep_rule import ETT, FLOORS, FRESH, GENERATED, ROOT, SERIES, data_overrides, ensure_series  # noqa: E402
+from default_floor import default_floor, floor_table  # noqa: E402
+from keep_rule import ETT, FLOORS, FRESH, GENERATED, SERIES  # noqa: E402
 
 
 def choices(name: str, data_dir: Path) -> dict[str, Any]:
     """The floor each rule chooses and each floor's test MSE."""
-    from hydra import compose, initialize_config_dir
-    from hydra.utils import instantiate
-    from omegaconf import open_dict
-
-    from forecast.runtime import register_resolvers
     from forecast.training.evidence import window_losses
 
-    register_resolvers()
-    with initialize_config_dir(str(ROOT / "forecast" / "conf"), version_base="1.3"):
-        cfg = compose("train", overrides=[*data_overrides(name, data_dir), "paths.output_dir=/tmp/unused"])
-    dm = instantiate(cfg.data)
-    dm.setup("fit")
-    with open_dict(cfg):  # as the pipeline: the inferred frequency derives the season and the profiles
-        cfg.data.freq = cfg.data.get("freq") or dm.spec.freq
-    floor = instantiate(cfg.model)(dims=dm.model_dims()).floor  # the default's BestFloor
-    train, val_batches = dm.ordered_train_dataloader(), dm.ordered_dataloader("val")
-    with torch.random.fork_rng(devices=[]):
-        floor.fit_closed_form(train)
-        floor.select_on_validation(val_batches)
+    dm, floor, _, val_batches = default_floor(name, data_dir)
     candidates = dict(floor.candidates.items())
     val = {f: float(loss.mean()) for f, loss in window_losses(candidates, val_batches).items()}
     test = {f: float(loss.mean()) for f, loss in window_losses(candidates, dm.ordered_dataloader("test")).items()}
@@ -63,14 +45,7 @@ def main() -> None:
     parser.add_argument("--series", nargs="+", default=[s for s in SERIES if s not in GENERATED],
                         choices=list(SERIES))
     args = parser.parse_args()
-    torch.set_num_threads(1)
-    ensure_series(args.out / "data")
-    rows = []
-    for name in args.series:
-        rows.append(choices(name, args.out / "data"))
-        print(json.dumps(rows[-1]), flush=True)
-    table = pd.DataFrame(rows)
-    table.to_csv(args.out / "floor_refinements.csv", index=False)
+    table = floor_table(args.out, args.series, choices, "floor_refinements.csv")
     for label, which in (("package", ~table.series.isin([*ETT, *FRESH])), ("fresh", table.series.isin(FRESH))):
         part = table[which]
         for rule in ("refined", "over_naive"):

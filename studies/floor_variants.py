@@ -20,18 +20,17 @@ from __future__ import annotations
 
 import argparse
 import copy
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import torch
 from torch import Tensor, nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from keep_rule import ETT, FLOORS, GENERATED, ROOT, SERIES, data_overrides, ensure_series  # noqa: E402
+from default_floor import default_floor, floor_table  # noqa: E402
+from keep_rule import ETT, FLOORS, GENERATED, SERIES  # noqa: E402
 
 from forecast.baselines.ridge import RidgeFloor  # noqa: E402
 
@@ -63,27 +62,11 @@ class LevelRidge(RidgeFloor):
 def variants(name: str, data_dir: Path) -> dict[str, Any]:
     """The default's floor choice, the choice with :class:`LevelRidge` among the candidates and the pooled
     choice; each floor's test MSE."""
-    from hydra import compose, initialize_config_dir
-    from hydra.utils import instantiate
-    from omegaconf import open_dict
-
     from forecast.baselines.best_floor import Span, choose_floor
     from forecast.data.batch import WindowRange
-    from forecast.runtime import register_resolvers
     from forecast.training.evidence import hac_lag, window_losses
 
-    register_resolvers()
-    with initialize_config_dir(str(ROOT / "forecast" / "conf"), version_base="1.3"):
-        cfg = compose("train", overrides=[*data_overrides(name, data_dir), "paths.output_dir=/tmp/unused"])
-    dm = instantiate(cfg.data)
-    dm.setup("fit")
-    with open_dict(cfg):  # as the pipeline: the inferred frequency derives the season and the profiles
-        cfg.data.freq = cfg.data.get("freq") or dm.spec.freq
-    floor = instantiate(cfg.model)(dims=dm.model_dims()).floor  # the default's BestFloor
-    train, val_batches = dm.ordered_train_dataloader(), dm.ordered_dataloader("val")
-    with torch.random.fork_rng(devices=[]):
-        floor.fit_closed_form(train)
-        floor.select_on_validation(val_batches)
+    dm, floor, train, val_batches = default_floor(name, data_dir)
     level = LevelRidge(dims=dm.model_dims())
     level.fit_closed_form(train)
     floors = {**dict(floor.candidates.items()), "level_ridge": level}
@@ -121,14 +104,7 @@ def main() -> None:
     parser.add_argument("out", type=Path)
     parser.add_argument("--series", nargs="+", default=list(SERIES), choices=list(SERIES))
     args = parser.parse_args()
-    torch.set_num_threads(1)
-    ensure_series(args.out / "data")
-    rows = []
-    for name in args.series:
-        rows.append(variants(name, args.out / "data"))
-        print(json.dumps(rows[-1]), flush=True)
-    table = pd.DataFrame(rows)
-    table.to_csv(args.out / "floor_variants.csv", index=False)
+    table = floor_table(args.out, args.series, variants, "floor_variants.csv")
     package = table[~table.series.isin([*ETT, *GENERATED])]
     print(f"geometric mean of test MSE / best of the four older floors on test, {len(package)} package series:")
     for strategy in ("default", "level", "pooled"):

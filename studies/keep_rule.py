@@ -56,6 +56,9 @@ SERIES: dict[str, tuple[str, str, str, int, int, int, list[str]]] = {
     "nile": ("nile.csv", "volume", "S", 12, 6, 3, []),
     "interest_inflation": ("interest_inflation.csv", "R", "M", 16, 8, 4, []),
     "elec_equip": ("elec_equip.csv", "orders", "S", 24, 12, 6, []),
+    "elec_vic": ("elec_vic.csv", "demand", "S", 96, 48, 24, []),
+    "unemployment": ("unemployment.csv", "rate", "S", 24, 12, 6, ["data.timestamp_col=null"]),
+    "gnp_quarterly": ("gnp_quarterly.csv", "gnp", "S", 16, 8, 4, ["data.timestamp_col=null"]),
     "chirp": ("chirp.csv", "y", "S", 96, 48, 24, []),
     "fm_sine": ("fm_sine.csv", "y", "S", 96, 48, 24, []),
     "etth1": ("ETTh1.csv", "OT", "M", 96, 48, 24, []),
@@ -67,7 +70,8 @@ ETT = {"etth1": "data=etth1", "etth2": "data=etth2"}
 GENERATED = ("chirp", "fm_sine")
 #: real series that no choice of the default was measured on (matplotlib's sample data, statsmodels), left out of the
 #: default list: the check of a rule on files it was not tuned on
-FRESH = ("goog", "stocks_monthly", "eeg", "nile", "interest_inflation", "elec_equip")
+FRESH = ("goog", "stocks_monthly", "eeg", "nile", "interest_inflation", "elec_equip", "elec_vic", "unemployment",
+         "gnp_quarterly")
 FLOORS = ("naive", "mean", "seasonal_naive", "ridge")
 PROFILES = ("day_profile", "week_profile", "year_profile")
 
@@ -162,8 +166,10 @@ def write_pvlib_series(out: Path, save: Any) -> None:
 def write_fresh_series(out: Path, save: Any) -> None:
     """The ``FRESH`` series: matplotlib's sample prices (Google's trading days, 2004-2008; seven monthly prices,
     1990-2022, the month starts only: the file also holds dividend dates with no prices), its four-channel EEG
-    (no timestamps), the Nile's yearly volume, statsmodels' quarterly inflation and interest rate and its monthly
-    index of new orders for electrical equipment in the euro area, 1995-2016."""
+    (no timestamps), the Nile's yearly volume, statsmodels' quarterly inflation and interest rate, its monthly
+    index of new orders for electrical equipment in the euro area, 1995-2016, and three series of its test data:
+    Victoria's hourly electricity demand (150 days of 2012), Schwert's monthly unemployment rate and a quarterly
+    real GNP (both without dates)."""
     import matplotlib.cbook as cbook
     import statsmodels.api as sm
     from statsmodels.datasets import elec_equip
@@ -186,6 +192,12 @@ def write_fresh_series(out: Path, save: Any) -> None:
          {"Dp": rates.Dp.to_numpy(), "R": rates.R.to_numpy()})
     orders = elec_equip.load().data
     save("elec_equip.csv", pd.DatetimeIndex(orders.index), {"orders": orders.iloc[:, 0].to_numpy()})
+    tests = Path(sm.__file__).parent / "tsa"
+    vic = pd.read_csv(tests / "stl" / "tests" / "results" / "mstl_elec_vic.csv", parse_dates=["ds"])
+    save("elec_vic.csv", pd.DatetimeIndex(vic.ds), {"demand": vic.y.to_numpy()})
+    results = tests / "tests" / "results"
+    for name, file, column in (("unemployment.csv", "UN.csv", "rate"), ("gnp_quarterly.csv", "rgnpq.csv", "gnp")):
+        pd.DataFrame({column: pd.read_csv(results / file).iloc[:, 0].to_numpy()}).to_csv(out / name, index=False)
 
 
 def ensure_series(data_dir: Path) -> None:

@@ -1,0 +1,60 @@
+"""The default's floor on one series of ``studies/keep_rule.py``, fitted and chosen as a run does, for the
+floors-only studies (``floor_variants.py``, ``floor_refinements.py``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Callable, NamedTuple, Sequence
+
+import pandas as pd
+import torch
+
+from keep_rule import ROOT, data_overrides, ensure_series
+
+
+class DefaultFloor(NamedTuple):
+    """The series' data module (set up for fitting), the default's ``BestFloor`` after its choice on validation,
+    and the ordered training and validation windows it was fitted and chosen on."""
+
+    datamodule: Any
+    floor: Any
+    train: Any
+    val: Any
+
+
+def default_floor(name: str, data_dir: Path) -> DefaultFloor:
+    """Fit the default's floors on the series ``name`` and choose on its validation windows."""
+    from hydra import compose, initialize_config_dir
+    from hydra.utils import instantiate
+    from omegaconf import open_dict
+
+    from forecast.runtime import register_resolvers
+
+    register_resolvers()
+    with initialize_config_dir(str(ROOT / "forecast" / "conf"), version_base="1.3"):
+        cfg = compose("train", overrides=[*data_overrides(name, data_dir), "paths.output_dir=/tmp/unused"])
+    dm = instantiate(cfg.data)
+    dm.setup("fit")
+    with open_dict(cfg):  # as the pipeline: the inferred frequency derives the season and the profiles
+        cfg.data.freq = cfg.data.get("freq") or dm.spec.freq
+    floor = instantiate(cfg.model)(dims=dm.model_dims()).floor  # the default's BestFloor
+    train, val = dm.ordered_train_dataloader(), dm.ordered_dataloader("val")
+    with torch.random.fork_rng(devices=[]):
+        floor.fit_closed_form(train)
+        floor.select_on_validation(val)
+    return DefaultFloor(dm, floor, train, val)
+
+
+def floor_table(out: Path, series: Sequence[str], row: Callable[[str, Path], dict[str, Any]], name: str) -> pd.DataFrame:
+    """``row(series, data_dir)`` for each series at one thread (the package series written under ``out/data``
+    first), each printed as it comes; the table, also written to ``out/name``."""
+    torch.set_num_threads(1)
+    ensure_series(out / "data")
+    rows = []
+    for one in series:
+        rows.append(row(one, out / "data"))
+        print(json.dumps(rows[-1]), flush=True)
+    table = pd.DataFrame(rows)
+    table.to_csv(out / name, index=False)
+    return table
