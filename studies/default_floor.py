@@ -46,7 +46,8 @@ def default_floor(name: str, data_dir: Path) -> DefaultFloor:
     return DefaultFloor(dm, floor, train, val)
 
 
-def floor_table(out: Path, series: Sequence[str], row: Callable[[str, Path], dict[str, Any]], name: str) -> pd.DataFrame:
+def floor_table(out: Path, series: Sequence[str], row: Callable[[str, Path], dict[str, Any]],
+                name: str) -> pd.DataFrame:
     """``row(series, data_dir)`` for each series at one thread (the package series written under ``out/data``
     first), each printed as it comes; the table, also written to ``out/name``."""
     torch.set_num_threads(1)

@@ -33,10 +33,10 @@ _BLOCK = ("-BEGIN HEADER-", "-END HEADER-")
 @dataclass(frozen=True)
 class Layout:
     """A CSV file's encoding, the number of lines above its header (Excel's ``sep=;`` line, comments ``#`` and
-    blank lines, a small table of its own above a blank line, lines of another number of fields), the separator that ``sep=``
-    line names (None without one), the header line itself ("" when the file has none), the first line of that
-    small table ("" without one) and its lines, and the first of the lines of another number of fields right above
-    the header and their number."""
+    blank lines, a small table of its own above a blank line, lines of another number of fields), the separator
+    that ``sep=`` line names (None without one), the header line itself ("" when the file has none), the first line
+    of that small table ("" without one) and its lines, and the first of the lines of another number of fields
+    right above the header and their number."""
 
     encoding: str = UTF8
     skip: int = 0
