@@ -60,6 +60,18 @@ def test_the_fit_is_scikit_learns_ridge_on_the_flattened_window_at_the_chosen_pe
     np.testing.assert_allclose(forecast.double().numpy(), expected, rtol=1e-4, atol=1e-4)
 
 
+def test_one_window_fits_without_a_penalty_of_zero() -> None:
+    """The penalty is a multiple of the inputs' spread, which one regression row does not have: the fit is then
+    the window's change (W = 0, b = the row's targets less its last values), not a singular solve (statsmodels'
+    longley.csv, 16 years: the earlier half of the held-out check is one window)."""
+    series = led_series(SEQ + PRED)
+    floor = CrossRidgeFloor(dims=SIZES)
+    assert floor.fit_closed_form(batches(series, SIZES["target_index"])) == 1
+    assert not floor.weight.any()
+    x, y = series[:SEQ], series[SEQ:SEQ + PRED, SIZES["target_index"]]
+    torch.testing.assert_close(floor.bias, (y - x[-1:, SIZES["target_index"]]).reshape(-1))
+
+
 def test_more_windows_than_the_cap_are_taken_at_an_even_stride(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("forecast.baselines.ridge.cross.MAX_WINDOWS", 100)
     data = batches(led_series(400), SIZES["target_index"])  # 386 windows: every 4th, 97 of them

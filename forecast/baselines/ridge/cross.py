@@ -77,8 +77,10 @@ class CrossRidgeFloor(Baseline):
 
     @staticmethod
     def _spread(stats: RidgeStats) -> float:
-        """The mean diagonal of the centred ``X^T X``: a penalty scale of 1 is this much."""
-        return float(stats.centred_xtx().diagonal().mean())
+        """The mean diagonal of the centred ``X^T X``: a penalty scale of 1 is this much; 1 where it is 0 (one
+        regression row, or inputs that never vary: any penalty then gives W = 0)."""
+        spread = float(stats.centred_xtx().diagonal().mean())
+        return spread if spread > 0 else 1.0
 
     @torch.no_grad()
     def fit_closed_form(self, batches: Iterable[Any]) -> int:
