@@ -101,3 +101,8 @@ def test_degenerate_differences() -> None:
     assert degrees_of_freedom(50, 4) == 9 and degrees_of_freedom(26, 12) == 1 and degrees_of_freedom(25, 12) == 0
     with pytest.raises(ValueError, match="differ in shape"):
         weigh(same, same[:10], lag=2)
+    assert diebold_mariano(same[:1], same[:1] - 0.5, lag=2) == (0.0, 1.0)  # one window: nothing to weigh
+    one = weigh(same[:1], same[:1] - 0.5, lag=2)
+    assert not one.replace and one.line() == ("kept the start over the model: the model's 50.0% validation gain "
+                                              "cannot be weighed: 1 windows are fewer than two blocks of 3 (lag 2); "
+                                              "a longer validation span (data.ratios) can")

@@ -42,6 +42,22 @@ def test_on_a_random_walk_the_floor_is_kept(tmp_path: Path) -> None:
         assert keep["reason"].startswith("kept the start over the trained model")
 
 
+def test_a_validation_span_of_one_window_keeps_the_start(tmp_path: Path) -> None:
+    """20 yearly rows, look-back 4, horizon 2: validation holds one window, which no test can weigh (the run once
+    stopped on it: ``need per-window losses of shape (W,) with W >= 2``)."""
+    rng = np.random.default_rng(0)
+    csv = tmp_path / "short.csv"
+    pd.DataFrame({"date": pd.date_range("2000-01-01", periods=20, freq="YS"), "OT": np.cumsum(rng.normal(size=20)),
+                  "x": rng.normal(size=20)}).to_csv(csv, index=False)
+    overrides = [o for o in tiny_run_overrides(csv) if not o.startswith(("data.seq_len", "data.label_len",
+                                                                         "data.pred_len"))]
+    metrics = train(compose_train([*overrides, "data.seq_len=4", "data.label_len=2", "data.pred_len=2"],
+                                  tmp_path / "run"))
+    assert metrics["floor_choice"]["chosen"] == "naive" and metrics["kept_start"]
+    first = metrics["floor_choice"]["comparisons"][0]
+    assert (first["windows"], first["p_value"], first["replace"]) == (1, 1.0, False)
+
+
 def test_structure_the_floors_miss_keeps_the_trained_model(tmp_path: Path) -> None:
     # a 10-step cycle whose amplitude drifts over 97 steps: no daily season, and the ridge is held
     # back to (almost) the last value by alpha 1e6, so the floors miss the cycle and the residual learns it
