@@ -7,6 +7,7 @@ import re
 import warnings
 from typing import Sequence
 
+import numpy as np
 import pandas as pd
 
 from forecast.data.cells import as_text, is_number, typed_number, typed_time
@@ -76,6 +77,20 @@ def one_label_columns(raw: pd.DataFrame, columns: Sequence[str]) -> dict[str, st
         if first and not numeric(first) and bool((text == first).all()):
             found[str(col)] = first
     return found
+
+
+def row_counters(frames: Sequence[pd.DataFrame], columns: Sequence[str]) -> list[str]:
+    """The ``columns`` whose values rise by exactly 1 from each row to the next in every frame of at least three rows
+    (a logger's ``RECORD``, a table's ``Obs``): the row's position, which the timestamps already hold."""
+    counting = np.ones(len(columns), dtype=bool)
+    for frame in frames:
+        if len(frame) < 3:
+            return []
+        steps = np.diff(frame[list(columns)].to_numpy(dtype=np.float64), axis=0)  # (N - 1, len(columns))
+        counting &= (steps == 1.0).all(axis=0)
+        if not counting.any():
+            return []
+    return [str(col) for col, count in zip(columns, counting) if count]
 
 
 def label_column(raw: pd.DataFrame, besides: Sequence[str | None]) -> str | None:

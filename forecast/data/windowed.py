@@ -22,6 +22,7 @@ from forecast.data.known_future import check_future_columns, with_known
 from forecast.data.reader import DATAFRAME, FillMethod, Series, read_panel
 from forecast.data.spec import DataSpec, Features, Scaler
 from forecast.data.splits import SPLITS, RowRange, fits_every_split, n_windows, split_ranges
+from forecast.data.surround import row_counters
 from forecast.data.time_features import n_continuous_features, time_marks
 from forecast.data.index import WindowIndex, fixed_sample, stride_under_cap
 from forecast.data.season import calendar_step, period_for
@@ -245,6 +246,13 @@ class WindowedData:
         if self.target not in inputs:
             raise DataError(f"{self.path}: no target column {self.target!r} (columns: {', '.join(inputs)}); "
                             f"set data.target")
+        counters = row_counters([s.frame for s in panel.series], [c for c in inputs if c != self.target]) \
+            if self.columns is None and self.features != "S" else []
+        if counters:
+            inputs = [c for c in inputs if c not in counters]
+            print(f"note: {self.path if self.frame is None else DATAFRAME}: column(s) counting the rows left out "
+                  f"({', '.join(repr(c) for c in counters)}: each row 1 more than the last, the row's position); "
+                  f"data.columns=[...] keeps them", file=sys.stderr)
         targets = [self.target] if self.features in ("S", "MS") else inputs
         kept = self._usable(panel.series)
         names = list(kept[0].frame.columns)

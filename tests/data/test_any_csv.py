@@ -169,6 +169,24 @@ def test_columns_of_one_value_in_the_training_rows_are_named(features: str, scor
     assert capsys.readouterr().err == ""
 
 
+def test_a_column_counting_the_rows_is_left_out(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """A logger's ``RECORD`` (0, 1, 2 ...) or a table's ``Obs``: the row's position, not a measurement; kept where
+    it is the target, where data.columns names it, and under features S."""
+    frame = etth1()
+    frame.insert(1, "RECORD", np.arange(len(frame)) + 1000)
+    csv = write(frame, tmp_path / "logger.csv")
+    dm = module(csv, target="OT")
+    assert "RECORD" not in dm.spec.input_columns and len(dm.spec.input_columns) == 7
+    assert capsys.readouterr().err == (f"note: {csv}: column(s) counting the rows left out ('RECORD': each row 1 more "
+                                       f"than the last, the row's position); data.columns=[...] keeps them\n")
+    assert "RECORD" in module(csv, target="RECORD").spec.input_columns
+    assert module(csv, target="OT", columns=["RECORD", "HUFL"]).spec.input_columns == ("RECORD", "HUFL", "OT")
+    capsys.readouterr()
+    frame.loc[10, "RECORD"] = 2000  # a reset: not a counter
+    assert "RECORD" in module(write(frame, tmp_path / "reset.csv"), target="OT").spec.input_columns
+    assert "counting the rows" not in capsys.readouterr().err
+
+
 def test_fill_missing_dates_adds_the_rows_with_one_note(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     frame = etth1()
     csv = write(frame.drop(index=[50, 51, 200]), tmp_path / "gap.csv")
