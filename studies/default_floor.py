@@ -3,14 +3,16 @@ floors-only studies (``floor_variants.py``, ``floor_refinements.py``)."""
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 from typing import Any, Callable, NamedTuple, Sequence
 
+import numpy as np
 import pandas as pd
 import torch
 
-from keep_rule import ROOT, data_overrides, ensure_series
+from keep_rule import ETT, FRESH, GENERATED, ROOT, SERIES, data_overrides, ensure_series
 
 
 class DefaultFloor(NamedTuple):
@@ -58,4 +60,24 @@ def floor_table(out: Path, series: Sequence[str], row: Callable[[str, Path], dic
         print(json.dumps(rows[-1]), flush=True)
     table = pd.DataFrame(rows)
     table.to_csv(out / name, index=False)
+    return table
+
+
+def compare_rules(description: str, row: Callable[[str, Path], dict[str, Any]], name: str,
+                  rules: Sequence[str]) -> pd.DataFrame:
+    """A floors-only study's command line (``OUT_DIR [--series ...]``, every series but the generated ones): its
+    table (:func:`floor_table`), and the geometric mean of each rule's test MSE (``<rule>_test``) over the best of
+    the four older floors (``old_floors_test``) over the package, fresh and all real series, printed."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--series", nargs="+", default=[s for s in SERIES if s not in GENERATED],
+                        choices=list(SERIES))
+    args = parser.parse_args()
+    table = floor_table(args.out, args.series, row, name)
+    for label, which in (("package", ~table.series.isin([*ETT, *FRESH])), ("fresh", table.series.isin(FRESH)),
+                         ("all real", ~table.series.isin(list(ETT)))):
+        part = table[which]
+        for rule in rules:
+            ratio = part[f"{rule}_test"] / part.old_floors_test
+            print(f"{label} ({len(part)} series), {rule}: {float(np.exp(np.log(ratio).mean())):.3f}")
     return table

@@ -12,16 +12,13 @@ Prints one row a series and the geometric mean of each choice's test MSE over th
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from default_floor import default_floor, floor_table  # noqa: E402
-from keep_rule import ETT, FLOORS, FRESH, GENERATED, SERIES  # noqa: E402
+from default_floor import compare_rules, default_floor  # noqa: E402
+from keep_rule import FLOORS  # noqa: E402
 
 
 def choices(name: str, data_dir: Path) -> dict[str, Any]:
@@ -40,17 +37,7 @@ def choices(name: str, data_dir: Path) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out", type=Path)
-    parser.add_argument("--series", nargs="+", default=[s for s in SERIES if s not in GENERATED],
-                        choices=list(SERIES))
-    args = parser.parse_args()
-    table = floor_table(args.out, args.series, choices, "floor_refinements.csv")
-    for label, which in (("package", ~table.series.isin([*ETT, *FRESH])), ("fresh", table.series.isin(FRESH))):
-        part = table[which]
-        for rule in ("refined", "over_naive"):
-            ratio = part[f"{rule}_test"] / part.old_floors_test
-            print(f"{label} ({len(part)} series), {rule}: {float(np.exp(np.log(ratio).mean())):.3f}")
+    compare_rules(__doc__.splitlines()[0], choices, "floor_refinements.csv", ("refined", "over_naive"))
 
 
 if __name__ == "__main__":

@@ -59,6 +59,8 @@ SERIES: dict[str, tuple[str, str, str, int, int, int, list[str]]] = {
     "elec_vic": ("elec_vic.csv", "demand", "S", 96, 48, 24, []),
     "unemployment": ("unemployment.csv", "rate", "S", 24, 12, 6, ["data.timestamp_col=null"]),
     "gnp_quarterly": ("gnp_quarterly.csv", "gnp", "S", 16, 8, 4, ["data.timestamp_col=null"]),
+    "baa_yield": ("baa_yield.csv", "baa", "S", 24, 12, 6, ["data.timestamp_col=null"]),
+    "sp500_monthly": ("sp500_monthly.csv", "sp500", "S", 24, 12, 6, ["data.timestamp_col=null"]),
     "chirp": ("chirp.csv", "y", "S", 96, 48, 24, []),
     "fm_sine": ("fm_sine.csv", "y", "S", 96, 48, 24, []),
     "etth1": ("ETTh1.csv", "OT", "M", 96, 48, 24, []),
@@ -71,7 +73,7 @@ GENERATED = ("chirp", "fm_sine")
 #: real series that no choice of the default was measured on (matplotlib's sample data, statsmodels), left out of the
 #: default list: the check of a rule on files it was not tuned on
 FRESH = ("goog", "stocks_monthly", "eeg", "nile", "interest_inflation", "elec_equip", "elec_vic", "unemployment",
-         "gnp_quarterly")
+         "gnp_quarterly", "baa_yield", "sp500_monthly")
 FLOORS = ("naive", "mean", "seasonal_naive", "ridge")
 PROFILES = ("day_profile", "week_profile", "year_profile")
 
@@ -168,8 +170,8 @@ def write_fresh_series(out: Path, save: Any) -> None:
     1990-2022, the month starts only: the file also holds dividend dates with no prices), its four-channel EEG
     (no timestamps), the Nile's yearly volume, statsmodels' quarterly inflation and interest rate, its monthly
     index of new orders for electrical equipment in the euro area, 1995-2016, and three series of its test data:
-    Victoria's hourly electricity demand (150 days of 2012), Schwert's monthly unemployment rate and a quarterly
-    real GNP (both without dates)."""
+    Victoria's hourly electricity demand (150 days of 2012), Schwert's monthly unemployment rate, BAA bond yield and
+    S&P 500 index and a quarterly real GNP (these four without dates)."""
     import matplotlib.cbook as cbook
     import statsmodels.api as sm
     from statsmodels.datasets import elec_equip
@@ -196,7 +198,8 @@ def write_fresh_series(out: Path, save: Any) -> None:
     vic = pd.read_csv(tests / "stl" / "tests" / "results" / "mstl_elec_vic.csv", parse_dates=["ds"])
     save("elec_vic.csv", pd.DatetimeIndex(vic.ds), {"demand": vic.y.to_numpy()})
     results = tests / "tests" / "results"
-    for name, file, column in (("unemployment.csv", "UN.csv", "rate"), ("gnp_quarterly.csv", "rgnpq.csv", "gnp")):
+    for name, file, column in (("unemployment.csv", "UN.csv", "rate"), ("gnp_quarterly.csv", "rgnpq.csv", "gnp"),
+                               ("baa_yield.csv", "BAA.csv", "baa"), ("sp500_monthly.csv", "SP500.csv", "sp500")):
         pd.DataFrame({column: pd.read_csv(results / file).iloc[:, 0].to_numpy()}).to_csv(out / name, index=False)
 
 

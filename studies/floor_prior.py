@@ -1,0 +1,62 @@
+"""Floors only: the default's floor choice (repeating the last value needs no evidence) against one where the
+ridge needs none and every other floor needs evidence over it, on the series of ``studies/keep_rule.py``.
+
+    python studies/floor_prior.py OUT_DIR
+
+Each challenger is weighed against the ridge by :func:`forecast.training.evidence.weigh` on validation and on the
+later training windows and validation (the ridge and the profiles as the copies fitted on the earlier training
+windows score them, the floors that fit nothing as they are); of the ridge and those with evidence, the lowest
+validation MSE. Prints the geometric mean of each choice's test MSE over the best of the four older floors (naive,
+window mean, seasonal naive, ridge) over the package, fresh and all real series, and the series where the two
+differ; writes ``OUT_DIR/floor_prior.csv``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from default_floor import compare_rules, default_floor  # noqa: E402
+from keep_rule import FLOORS  # noqa: E402
+
+RIDGE = "ridge"
+
+
+def choices(name: str, data_dir: Path) -> dict[str, Any]:
+    """The default's floor and the ridge-first choice, and their test MSE."""
+    from forecast.training.evidence import hac_lag, weigh, window_losses
+
+    dm, floor, _, val_batches = default_floor(name, data_dir)
+    candidates = dict(floor.candidates.items())
+    val = window_losses(candidates, val_batches)  # {floor: (W,)}
+    test = {f: float(loss.mean()) for f, loss in window_losses(candidates, dm.ordered_dataloader("test")).items()}
+    lag = hac_lag(dm.pred_len)
+    eligible = [RIDGE]
+    for f in floor.names:
+        if f == RIDGE:
+            continue
+        evidence = weigh(val[RIDGE], val[f], lag=lag).replace
+        if floor.held_out is not None:
+            first = len(floor._training_losses[floor.names[0]]) - len(floor.held_out[floor.names[0]])
+            later = floor.held_out[f] if f in floor.held_out else floor._training_losses[f][first:]
+            evidence = evidence or weigh(np.concatenate([floor.held_out[RIDGE], val[RIDGE]]),
+                                         np.concatenate([later, val[f]]), lag=lag).replace
+        if evidence:
+            eligible.append(f)
+    ridge_first = min(eligible, key=lambda f: float(val[f].mean()))
+    return {"series": name, "default": floor.chosen, "default_test": test[floor.chosen], "ridge_first": ridge_first,
+            "ridge_first_test": test[ridge_first], "old_floors_test": min(test[f] for f in FLOORS if f in test)}
+
+
+def main() -> None:
+    table = compare_rules(__doc__.splitlines()[0], choices, "floor_prior.csv", ("default", "ridge_first"))
+    differ = table[table["default"] != table["ridge_first"]]
+    print(differ[["series", "default", "default_test", "ridge_first", "ridge_first_test"]].to_string(index=False))
+
+
+if __name__ == "__main__":
+    main()
