@@ -64,18 +64,20 @@ def floor_table(out: Path, series: Sequence[str], row: Callable[[str, Path], dic
 
 
 def compare_rules(description: str, row: Callable[[str, Path], dict[str, Any]], name: str,
-                  rules: Sequence[str]) -> pd.DataFrame:
+                  rules: Sequence[str], generated: Sequence[str] = ()) -> pd.DataFrame:
     """A floors-only study's command line (``OUT_DIR [--series ...]``, every series but the generated ones): its
     table (:func:`floor_table`), and the geometric mean of each rule's test MSE (``<rule>_test``) over the best of
-    the four older floors (``old_floors_test``) over the package, fresh and all real series, printed."""
+    the four older floors (``old_floors_test``) over the package, fresh and all real series, printed;
+    ``generated``: more generated series, run only when named."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("out", type=Path)
-    parser.add_argument("--series", nargs="+", default=[s for s in SERIES if s not in GENERATED],
-                        choices=list(SERIES))
+    made = [*GENERATED, *generated]
+    parser.add_argument("--series", nargs="+", default=[s for s in SERIES if s not in made], choices=list(SERIES))
     args = parser.parse_args()
     table = floor_table(args.out, args.series, row, name)
-    for label, which in (("package", ~table.series.isin([*ETT, *FRESH])), ("fresh", table.series.isin(FRESH)),
-                         ("all real", ~table.series.isin(list(ETT)))):
+    real = ~table.series.isin([*ETT, *made])
+    for label, which in (("package", real & ~table.series.isin(FRESH)), ("fresh", table.series.isin(FRESH)),
+                         ("all real", real)):
         part = table[which]
         for rule in rules:
             ratio = part[f"{rule}_test"] / part.old_floors_test

@@ -2,6 +2,7 @@
 ridge needs none and every other floor needs evidence over it, on the series of ``studies/keep_rule.py``.
 
     python studies/floor_prior.py OUT_DIR
+    python studies/floor_prior.py OUT_DIR --series walk_1000 walk_5000 walk_20000   # generated random walks
 
 Each challenger is weighed against the ridge by :func:`forecast.training.evidence.weigh` on validation and on the
 later training windows and validation (the ridge and the profiles as the copies fitted on the earlier training
@@ -21,7 +22,24 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from default_floor import compare_rules, default_floor  # noqa: E402
-from keep_rule import FLOORS  # noqa: E402
+from keep_rule import FLOORS, SERIES  # noqa: E402
+
+#: generated hourly random walks (seed, rows), written under OUT_DIR/data on first use: a series whose right floor
+#: is known (``naive``)
+WALKS = {f"walk_{rows}": (seed, rows) for seed, rows in ((0, 1000), (1, 5000), (2, 20000))}
+SERIES.update({name: (f"{name}.csv", "y", "S", 96, 48, 24, []) for name in WALKS})
+
+
+def write_walk(name: str, data_dir: Path) -> None:
+    """The random walk ``name`` of :data:`WALKS` as ``data_dir/<name>.csv`` (unless it is there)."""
+    import numpy as np
+    import pandas as pd
+
+    seed, rows = WALKS[name]
+    path = data_dir / f"{name}.csv"
+    if not path.is_file():
+        walk = np.cumsum(np.random.default_rng(seed).normal(size=rows))
+        pd.DataFrame({"date": pd.date_range("2020-01-01", periods=rows, freq="h"), "y": walk}).to_csv(path, index=False)
 
 RIDGE = "ridge"
 
@@ -30,6 +48,8 @@ def choices(name: str, data_dir: Path) -> dict[str, Any]:
     """The default's floor and the ridge-first choice, and their test MSE."""
     from forecast.training.evidence import hac_lag, weigh, window_losses
 
+    if name in WALKS:
+        write_walk(name, data_dir)
     dm, floor, _, val_batches = default_floor(name, data_dir)
     candidates = dict(floor.candidates.items())
     val = window_losses(candidates, val_batches)  # {floor: (W,)}
@@ -53,7 +73,8 @@ def choices(name: str, data_dir: Path) -> dict[str, Any]:
 
 
 def main() -> None:
-    table = compare_rules(__doc__.splitlines()[0], choices, "floor_prior.csv", ("default", "ridge_first"))
+    table = compare_rules(__doc__.splitlines()[0], choices, "floor_prior.csv", ("default", "ridge_first"),
+                          generated=list(WALKS))
     differ = table[table["default"] != table["ridge_first"]]
     print(differ[["series", "default", "default_test", "ridge_first", "ridge_first_test"]].to_string(index=False))
 
