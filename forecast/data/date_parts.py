@@ -1,5 +1,6 @@
 """Timestamps written as parts in columns of their own (``YEAR,MO,DY,HR``: NASA POWER; ``Year,Month,Day``;
-``year,quarter``: statsmodels' macrodata; a column of years alone), joined into one timestamp column."""
+``year,quarter``: statsmodels' macrodata; a column of years alone; the first columns of a file without a header:
+SILSO's sunspot numbers), joined into one timestamp column."""
 
 from __future__ import annotations
 
@@ -54,6 +55,21 @@ def _whole_in(col: pd.Series, low: int, high: int) -> bool:
     values = pd.to_numeric(col, errors="coerce").to_numpy(dtype=float)
     return bool(len(values) and np.isfinite(values).all() and (values == np.round(values)).all()
                 and (values >= low).all() and (values <= high).all())
+
+
+def leading_date_parts(raw: pd.DataFrame) -> DateParts | None:
+    """In a file without a header: the first columns when they hold whole years (:data:`YEARS`), months and maybe
+    days in range (SILSO's sunspot files: ``1818;01;01;1818.001;  -1;...``, ``1749;01;1749.042;  96.7;...``) that
+    make dates rising row by row; None otherwise."""
+    columns = list(raw.columns)
+    if len(columns) < 3 or not _whole_in(raw[columns[0]], *YEARS) or not _whole_in(raw[columns[1]], *_RANGES["month"]):
+        return None
+    parts = {"year": columns[0], "month": columns[1]}
+    if len(columns) > 3 and _whole_in(raw[columns[2]], *_RANGES["day"]):
+        parts["day"] = columns[2]
+    found = DateParts(parts)
+    stamps = found.timestamps(raw)
+    return found if stamps.notna().all() and stamps.is_monotonic_increasing and stamps.is_unique else None
 
 
 def find_date_parts(raw: pd.DataFrame, names_taken: Sequence[str | None]) -> DateParts | None:

@@ -42,7 +42,7 @@ from forecast.data.hints import TRAIN, Hints
 from forecast.data.regular import (HOLIDAY_RUN, Gap, add_missing_rows, describe_gaps, evenly_spaced, find_gaps,
                                    holiday_note, infer_freq, is_business, months_of_one_day, off_the_grid, offset,
                                    refuse_gap, refuse_other_step, resolve_frequency, snapped_to_step)
-from forecast.data.date_parts import DateParts, find_date_parts
+from forecast.data.date_parts import DateParts, find_date_parts, leading_date_parts
 from forecast.data.surround import label_column, label_rows, one_label_columns, rows_below
 from forecast.data.year_table import VALUE, YearTable, find_year_table
 from forecast.data.timestamps import (TIMESTAMP_NAMES, find_timestamp_column, interval_starts, is_timestamp_name,
@@ -874,7 +874,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         detected.append(note)
     if table is None and isinstance(timestamp_col, str) and timestamp_col not in raw.columns \
             and not any(named_like_timestamp(str(n)) for n in raw.columns):
-        parts = find_date_parts(raw, (id_col,))
+        parts = find_date_parts(raw, (id_col,)) if header else leading_date_parts(raw)
         if parts is not None:
             raw = _join_date_parts(raw, parts, timestamp_col, path, first_line)
             detected.append(parts.note())

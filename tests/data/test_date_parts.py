@@ -80,6 +80,28 @@ def test_a_column_of_years_alone(tmp_path: Path) -> None:
         read_panel(named)
 
 
+def test_a_file_without_a_header_dated_by_its_first_columns(tmp_path: Path) -> None:
+    """SILSO's daily and monthly sunspot numbers: ``year;month;day;decimal year;value;...`` without a header; the
+    first columns are read as the date where they make dates rising row by row."""
+    days = pd.date_range("1818-01-01", periods=40, freq="D")
+    daily = tmp_path / "SN_d_tot_V2.0.csv"
+    daily.write_text("".join(f"{t.year};{t.month:02d};{t.day:02d};{t.year + t.day_of_year / 365:.3f};{i:4d};"
+                             f"{-1.0:5.1f}\n" for i, t in enumerate(days)))
+    panel = read_panel(daily, header=False)
+    assert panel.freq == "D" and panel.series[0].frame.index.equals(pd.DatetimeIndex(days, name="date", freq=None))
+    assert list(panel.series[0].frame.columns) == ["3", "4", "5"] and panel.series[0].frame["4"].iloc[7] == 7.0
+    assert panel.notes == (f"{daily}: detected semicolon-separated columns, timestamps from columns '0', '1', '2'",)
+    months = pd.date_range("1749-01-01", periods=30, freq="MS")
+    monthly = tmp_path / "SN_m_tot_V2.0.csv"
+    monthly.write_text("".join(f"{t.year};{t.month:02d};{t.year + (t.month - 0.5) / 12:8.3f};{i:6.1f}\n"
+                               for i, t in enumerate(months)))
+    assert read_panel(monthly, header=False).freq == "MS"
+    codes = tmp_path / "codes.csv"  # numbers in range that make no rising dates: not dates
+    codes.write_text("".join(f"{2000 + i % 3},{1 + i % 12},{i}.5\n" for i in range(30)))
+    with pytest.raises(DataError, match="no timestamp column 'date'"):
+        read_panel(codes, header=False)
+
+
 def test_parts_that_make_no_date_are_refused_naming_the_line(tmp_path: Path) -> None:
     csv = tmp_path / "feb.csv"
     csv.write_text("Year,Month,Day,rain\n2021,2,27,1\n2021,2,28,1\n2021,2,31,1\n")
