@@ -119,54 +119,35 @@ class Span(NamedTuple):
     challenger: np.ndarray
 
 
-def refinements(names: Iterable[str]) -> dict[str, str]:
-    """``{floor: the floor it refines}``: the cross-channel ridge and the calendar profiles refine the ridge."""
-    return {name: RIDGE for name in fitted_floors(names) if name != RIDGE}
-
-
-def choose_floor(losses: Mapping[str, np.ndarray], *, lag: int, wider: Mapping[str, Span] | None = None,
-                 refines: Mapping[str, str] | None = None,
-                 wider_refined: Mapping[str, Span] | None = None) -> tuple[str, list[Verdict]]:
+def choose_floor(losses: Mapping[str, np.ndarray], *, lag: int,
+                 wider: Mapping[str, Span] | None = None) -> tuple[str, list[Verdict]]:
     """The floor the windows give evidence for, and the comparisons behind it.
 
-    The first floor (``naive``) needs no evidence; every other one is weighed against it
-    (:func:`~forecast.training.evidence.weigh`) on the validation windows, and, where ``wider`` holds
-    more windows that no fit of it has seen, also on those: a floor that fits nothing (window mean,
-    seasonal naive) on the training and validation windows, the ridge and the profiles on the later training
-    windows (fitted on the earlier ones) and the validation windows. There are more of them than validation's:
-    a few rain spikes that the last value carries forward are rare events in one validation span, and a
-    short file's validation span holds one or two independent blocks. A floor that refines another
-    (``refines``: a calendar profile or the cross-channel ridge, the ridge) is weighed against that one too, in
-    the same way (``wider_refined``), and needs evidence over both. Of the first and those with the evidence
-    they need on either span, the one with the lowest validation MSE is chosen (ties: the earlier one).
+    The first floor (in the default, the ridge) needs no evidence; every other one is weighed against it
+    (:func:`~forecast.training.evidence.weigh`) on the validation windows, and, where ``wider`` holds more
+    windows that no fit of theirs has seen, also on those (in the default, the later training windows, the
+    fitted floors scored by copies fitted on the earlier ones, and the validation windows). There are more of
+    them than validation's: a few rain spikes that the last value carries forward are rare events in one
+    validation span, and a short file's validation span holds one or two independent blocks. Of the first and
+    those whose gain over it is evidence on either span, the one with the lowest validation MSE is chosen
+    (ties: the earlier one).
 
     Args:
-        losses: ``{floor: per-window validation MSE (W,)}``, the simplest floor first, windows in time order.
+        losses: ``{floor: per-window validation MSE (W,)}``, the floor that needs no evidence first, windows in
+            time order.
         lag: Newey-West lag (:func:`~forecast.training.evidence.hac_lag`).
-        wider: ``{floor: Span}`` against the first floor, more windows for some of the floors other than the
-            first; None: validation alone.
-        refines: ``{floor: the floor it refines}`` (:func:`refinements`); None: none.
-        wider_refined: ``{floor: Span}`` against the floor it refines.
+        wider: ``{floor: Span}`` against the first floor, more windows for some of the others; None: validation
+            alone.
     """
     names = list(losses)
-    simplest = names[0]
-    if not len(losses[simplest]):
+    incumbent = names[0]
+    if not len(losses[incumbent]):
         raise ValueError("no windows to choose the floor on")
-    verdicts = [weigh(losses[simplest], losses[name], lag=lag, names=(simplest, name)) for name in names[1:]]
-    verdicts += [weigh(span.incumbent, span.challenger, lag=lag, names=(simplest, name), span=span.name)
-                 for name, span in (wider or {}).items() if name != simplest]
+    verdicts = [weigh(losses[incumbent], losses[name], lag=lag, names=(incumbent, name)) for name in names[1:]]
+    verdicts += [weigh(span.incumbent, span.challenger, lag=lag, names=(incumbent, name), span=span.name)
+                 for name, span in (wider or {}).items() if name != incumbent]
     evidenced = {v.challenger for v in verdicts if v.replace}
-    for name, base in (refines or {}).items():
-        if name not in evidenced or base not in losses:
-            continue
-        over = [weigh(losses[base], losses[name], lag=lag, names=(base, name))]
-        if wider_refined and name in wider_refined:
-            span = wider_refined[name]
-            over.append(weigh(span.incumbent, span.challenger, lag=lag, names=(base, name), span=span.name))
-        verdicts += over
-        if not any(v.replace for v in over):
-            evidenced.discard(name)
-    eligible = [name for name in names if name == simplest or name in evidenced]
+    eligible = [name for name in names if name == incumbent or name in evidenced]
     return min(eligible, key=lambda name: float(np.mean(losses[name]))), verdicts
 
 
@@ -179,17 +160,16 @@ class BestFloor(Baseline):
     """Forecasts with the floor that validation gives evidence for: naive, window mean, seasonal naive, ridge,
     the cross-channel ridge, or a calendar profile with the ridge on what it leaves.
 
-    The ridge floors and the profiles are fitted on the training windows (:meth:`fit_closed_form`), where the
-    floors that fit nothing are also scored, and a copy of each fitted on their earlier half is scored on
-    their later half; the choice is made on the validation windows (:meth:`select_on_validation`), with those
-    training windows as more evidence (:func:`choose_floor`), and kept in the checkpoint (``choice``).
-    Until then it forecasts with the ridge floor. Repeating the last value (``naive``) is the floor
-    that needs no evidence; another floor may forecast only when its validation gain over it is
-    significant once the overlap of neighbouring windows is accounted for
-    (:func:`forecast.training.evidence.weigh`), a profile or the cross-channel ridge only when its gain over
-    the ridge is significant too, and of those the lowest validation MSE wins. On a
-    random walk a regression fitted on the training months can trail the last value, or lead it by
-    noise; on a series with a daily shape the ridge wins by far.
+    The ridge floors and the profiles are fitted on the training windows (:meth:`fit_closed_form`), and every
+    candidate is scored on their later half, the fitted ones as copies fitted on the earlier half; the choice is
+    made on the validation windows (:meth:`select_on_validation`), with those training windows as more evidence
+    (:func:`choose_floor`), and kept in the checkpoint (``choice``). The ridge floor forecasts until then, and
+    is the floor that needs no evidence: another floor (repeating the last value, the window mean, the seasonal
+    naive, the cross-channel ridge, a profile) may forecast only when its gain over the ridge is significant
+    once the overlap of neighbouring windows is accounted for (:func:`forecast.training.evidence.weigh`), and of
+    those the lowest validation MSE wins. On a random walk the ridge's copy fitted on the earlier training
+    windows trails the last value on the later ones, which is the last value's evidence; on a series with a
+    daily shape a profile wins by far.
 
     Args:
         dims: the data's sizes.
@@ -215,10 +195,9 @@ class BestFloor(Baseline):
         self.register_load_state_dict_post_hook(_read_choice)
         self.verdicts: list[Verdict] = []
         self._adopted: dict[str, int | None] = {}  # candidates fitted by :meth:`adopt`, for the next fit only
-        self._training_losses: dict[str, np.ndarray] | None = None
-        #: per-window MSE of ``naive`` and of each fitted floor's earlier-half copy on the later training
-        #: windows (less the first ``pred_len`` of them), set by :meth:`fit_closed_form`; None before it, or
-        #: with too few windows
+        #: per-window MSE of every candidate on the later training windows (less the first ``pred_len`` of
+        #: them), a fitted one's as its copy fitted on the earlier half scores them, set by
+        #: :meth:`fit_closed_form`; None before it, or with too few windows
         self.held_out: dict[str, np.ndarray] | None = None
 
     @property
@@ -238,23 +217,22 @@ class BestFloor(Baseline):
         return taken
 
     def fit_closed_form(self, batches: Iterable[Any]) -> int | None:
-        """Fit the ridge and the profiles on the training windows (in window order; re-iterable), score the
-        candidates that fit nothing on them, and a copy of each fitted one on their earlier half
-        (:meth:`earlier_half`) on their later half (:attr:`held_out`); returns the ridge's regression rows.
+        """Fit the ridge and the profiles on the training windows (in window order; re-iterable), and score every
+        candidate on their later half (:attr:`held_out`), a fitted one as its copy fitted on their earlier half
+        (:meth:`earlier_half`); returns the ridge's regression rows.
         Candidates taken by :meth:`adopt` keep the state they were given."""
         adopted, self._adopted = self._adopted, {}
         rows = {name: adopted[name] if name in adopted else self.candidates[name].fit_closed_form(batches)
                 for name in self.fitted}[RIDGE]
         losses = window_losses({name: self.candidates[name] for name in self.fits_nothing}, batches)  # each (W,)
-        self._training_losses = losses
-        simplest = self.names[0]
-        windows = len(losses[simplest])
+        windows = len(losses[self.fits_nothing[0]])
         first_held_out = windows // 2 + self.pred_len  # no row a held-out window forecasts was in the earlier fit
         self.held_out = None
         if windows - first_held_out >= 2:
             earlier = {name: self.earlier_half(name, batches, windows) for name in self.fitted}
             later = window_losses(earlier, WindowRange(batches, first_held_out, windows))
-            self.held_out = {simplest: losses[simplest][first_held_out:], **later}
+            self.held_out = {name: losses[name][first_held_out:] if name in losses else later[name]
+                             for name in self.names}
         return rows
 
     def earlier_half(self, name: str, batches: Iterable[Any], windows: int) -> nn.Module:
@@ -275,29 +253,17 @@ class BestFloor(Baseline):
         return [name for name in self.names if name not in self.fitted]
 
     def select_on_validation(self, batches: Iterable[Any]) -> None:
-        """Choose a floor on the validation windows (in window order) by :func:`choose_floor`, with the training
-        windows scored by :meth:`fit_closed_form` as more evidence; :attr:`verdicts` keeps each comparison."""
-        losses = window_losses(dict(self.candidates.items()), batches)
-        simplest = self.names[0]
-
-        def then_validation(name: str, earlier: Mapping[str, np.ndarray], challenger: str,
-                            incumbent: str = simplest) -> Span:
-            return Span(name, np.concatenate([earlier[incumbent], losses[incumbent]]),
-                        np.concatenate([earlier[challenger], losses[challenger]]))
-
+        """Choose a floor on the validation windows (in window order) by :func:`choose_floor`, the ridge the floor
+        that needs no evidence, with the later training windows scored by :meth:`fit_closed_form` as more
+        evidence; :attr:`verdicts` keeps each comparison."""
+        scored = window_losses(dict(self.candidates.items()), batches)
+        losses = {RIDGE: scored[RIDGE], **{name: loss for name, loss in scored.items() if name != RIDGE}}
         wider: dict[str, Span] = {}
-        if self._training_losses is not None:
-            wider = {name: then_validation("training and validation", self._training_losses, name)
-                     for name in self.fits_nothing if name != simplest}
-        refines = refinements(self.names)
-        wider_refined: dict[str, Span] = {}
         if self.held_out is not None:
-            wider |= {name: then_validation("held-out training and validation", self.held_out, name)
-                      for name in self.fitted}
-            wider_refined = {name: then_validation("held-out training and validation", self.held_out, name, base)
-                             for name, base in refines.items()}
-        chosen, self.verdicts = choose_floor(losses, lag=hac_lag(self.pred_len), wider=wider, refines=refines,
-                                             wider_refined=wider_refined)
+            wider = {name: Span("held-out training and validation",
+                                np.concatenate([self.held_out[RIDGE], losses[RIDGE]]),
+                                np.concatenate([self.held_out[name], losses[name]])) for name in losses if name != RIDGE}
+        chosen, self.verdicts = choose_floor(losses, lag=hac_lag(self.pred_len), wider=wider)
         self.choice.fill_(self.names.index(chosen))
         self._chosen = self.names.index(chosen)
         log.info("floor on validation: %s (%s)", chosen,

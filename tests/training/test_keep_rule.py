@@ -53,9 +53,9 @@ def test_a_validation_span_of_one_window_keeps_the_start(tmp_path: Path) -> None
                                                                          "data.pred_len"))]
     metrics = train(compose_train([*overrides, "data.seq_len=4", "data.label_len=2", "data.pred_len=2"],
                                   tmp_path / "run"))
-    assert metrics["floor_choice"]["chosen"] == "naive" and metrics["kept_start"]
+    assert metrics["floor_choice"]["chosen"] == "ridge" and metrics["kept_start"]  # nothing weighed: the ridge
     first = metrics["floor_choice"]["comparisons"][0]
-    assert (first["windows"], first["p_value"], first["replace"]) == (1, 1.0, False)
+    assert (first["incumbent"], first["windows"], first["p_value"], first["replace"]) == ("ridge", 1, 1.0, False)
 
 
 def test_structure_the_floors_miss_keeps_the_trained_model(tmp_path: Path) -> None:
