@@ -1,5 +1,5 @@
 """The default's floor on one series of ``studies/keep_rule.py``, fitted and chosen as a run does, for the
-floors-only studies (``floor_variants.py``, ``floor_refinements.py``)."""
+floors-only studies (``floor_prior.py``)."""
 
 from __future__ import annotations
 
