@@ -1,5 +1,6 @@
 """Values after the training rows far from anything the training rows held: a missing-value code that appears
-only late in a file (9999 for a visibility never measured again), or a level the scaler never saw."""
+only late in a file (9999 for a visibility never measured again), or a level the scaler never saw; and a column's
+minimum written as a usual missing-value code, far below its other values (SILSO's -1 for a day without a count)."""
 
 from __future__ import annotations
 
@@ -67,3 +68,41 @@ class FarValues:
                          f"more than {FAR:g} training standard deviations from the training mean ({total:,} in "
                          f"{name!r}, up to {largest:g}): the training rows held nothing like them")
         return codes
+
+
+#: the numbers files commonly write for a missing value, when it is the column's minimum
+CODES = (-1.0, -9.0, -99.0, -200.0, -999.0, -9999.0, -99999.0)
+#: how often a code must occur to be named
+CODE_ROWS = 3
+
+
+def code_notes(columns: Sequence[str], values: Sequence[np.ndarray], path: str | Path) -> list[str]:
+    """One line a column whose minimum is one of :data:`CODES`, occurs at least :data:`CODE_ROWS` times, and lies
+    far below every other value (they are all above half of it: -1 under counts of 0 and more, -200 under
+    temperatures of -2 and more), with the setting that declares it missing.
+
+    Args:
+        columns: the columns' names, in the order of the arrays' columns.
+        values: each series' values as read, (N_s, C) each.
+    """
+    lows = np.full(len(columns), np.inf)
+    for v in values:  # (N_s, C): each column's smallest finite value
+        lows = np.minimum(lows, np.where(np.isfinite(v), v, np.inf).min(axis=0, initial=np.inf))
+    coded_columns = np.flatnonzero(np.isin(lows, CODES))  # (K,): the columns whose minimum is a code
+    if not len(coded_columns):
+        return []
+    lows = lows[coded_columns]
+    times = np.zeros(len(coded_columns), dtype=np.int64)
+    above = np.full(len(coded_columns), np.inf)  # each column's smallest value other than its minimum
+    for v in values:
+        v = v[:, coded_columns]  # (N_s, K)
+        coded = v == lows
+        times += coded.sum(axis=0)
+        above = np.minimum(above, np.where(coded | ~np.isfinite(v), np.inf, v).min(axis=0, initial=np.inf))
+    notes = []
+    names = [columns[i] for i in coded_columns]
+    for name, low, count, rest in zip(names, lows.tolist(), times.tolist(), above.tolist()):
+        if count >= CODE_ROWS and np.isfinite(rest) and rest > low / 2:
+            notes.append(f"{path}: column {name!r}: {low:g} in {count:,} rows, far below its other values (from "
+                         f"{rest:g}); if {low:g} means missing, set data.na_values=[{low:g}] (and data.fill)")
+    return notes

@@ -16,7 +16,7 @@ import torch.distributed as dist
 from forecast.data.date_time import check_pair
 from forecast.data.dialect import dialect_from_settings
 from forecast.data.errors import DataError
-from forecast.data.far_values import FarValues
+from forecast.data.far_values import FarValues, code_notes
 from forecast.data.hints import TRAIN
 from forecast.data.known_future import check_future_columns, with_known
 from forecast.data.reader import DATAFRAME, FillMethod, Series, read_panel
@@ -284,6 +284,10 @@ class WindowedData:
                              future_scale=floats(future_std), dialect=panel.dialect)
         # (N, C_in) float32, every series one after another, scaled with its own statistics or the pooled ones
         scaled = np.empty((int(offsets[-1]), len(inputs)), dtype=np.float32)
+        codes = [] if self.dialect.na_values else code_notes(inputs, values, self.path if self.frame is None
+                                                            else "the data")
+        for note in codes:
+            print(f"note: {note}", file=sys.stderr)
         far = FarValues(inputs, name_codes=self.id_col is None)
         for i, (v, sl) in enumerate(zip(values, self.slices)):
             m, d = per_series[i] if per_series else (self.spec.mean, self.spec.scale)

@@ -187,6 +187,24 @@ def test_a_column_counting_the_rows_is_left_out(tmp_path: Path, capsys: pytest.C
     assert "counting the rows" not in capsys.readouterr().err
 
 
+def test_a_minimum_written_as_a_missing_value_code_is_named(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """SILSO writes -1 for a day without a sunspot count: the column's minimum, far below its other values (0 and
+    more), named with the setting that declares it; not where na_values declares it, nor for a -1 among values
+    near it."""
+    frame = etth1()
+    frame["count"] = np.arange(len(frame)) % 50.0
+    frame.loc[[3, 90, 200], "count"] = -1.0
+    csv = write(frame, tmp_path / "counts.csv")
+    module(csv, target="OT")
+    assert capsys.readouterr().err == (f"note: {csv}: column 'count': -1 in 3 rows, far below its other values (from "
+                                       f"0); if -1 means missing, set data.na_values=[-1] (and data.fill)\n")
+    module(csv, target="OT", na_values=[-1], fill="interpolate")
+    assert "far below" not in capsys.readouterr().err
+    frame["count"] = np.where(frame["count"] < 0, -1.0, frame["count"] - 0.7)  # other values from -0.7
+    module(write(frame, tmp_path / "near.csv"), target="OT")
+    assert "far below" not in capsys.readouterr().err
+
+
 def test_fill_missing_dates_adds_the_rows_with_one_note(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     frame = etth1()
     csv = write(frame.drop(index=[50, 51, 200]), tmp_path / "gap.csv")
