@@ -260,9 +260,10 @@ class BestFloor(Baseline):
         losses = {RIDGE: scored[RIDGE], **{name: loss for name, loss in scored.items() if name != RIDGE}}
         wider: dict[str, Span] = {}
         if self.held_out is not None:
-            wider = {name: Span("held-out training and validation",
-                                np.concatenate([self.held_out[RIDGE], losses[RIDGE]]),
-                                np.concatenate([self.held_out[name], losses[name]])) for name in losses if name != RIDGE}
+            ridge = np.concatenate([self.held_out[RIDGE], losses[RIDGE]])  # (W_held_out + W_val,)
+            wider = {name: Span("held-out training and validation", ridge,
+                                np.concatenate([self.held_out[name], losses[name]]))
+                     for name in losses if name != RIDGE}
         chosen, self.verdicts = choose_floor(losses, lag=hac_lag(self.pred_len), wider=wider)
         self.choice.fill_(self.names.index(chosen))
         self._chosen = self.names.index(chosen)

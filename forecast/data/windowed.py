@@ -250,7 +250,7 @@ class WindowedData:
             if self.columns is None and self.features != "S" else []
         if counters:
             inputs = [c for c in inputs if c not in counters]
-            print(f"note: {self.path if self.frame is None else DATAFRAME}: column(s) counting the rows left out "
+            print(f"note: {self.path if self.frame is None else 'the data'}: column(s) counting the rows left out "
                   f"({', '.join(repr(c) for c in counters)}: each row 1 more than the last, the row's position); "
                   f"data.columns=[...] keeps them", file=sys.stderr)
         targets = [self.target] if self.features in ("S", "MS") else inputs

@@ -109,8 +109,8 @@ def diebold_mariano(incumbent: np.ndarray, challenger: np.ndarray, lag: int) -> 
         ``(statistic, p_value)``: mean of ``incumbent - challenger`` over its Newey-West standard error,
         and ``P(T >= statistic)`` for Student's t with :func:`degrees_of_freedom` (``W // (lag + 1) - 1``,
         the independent blocks less one), so a few long windows are not taken for many looks; p 1 with
-        fewer than two blocks (statistic 0 for one window). A difference with no spread gives p 0 when the challenger is better
-        everywhere by the same amount, 1 when the two are equal.
+        fewer than two blocks (statistic 0 for one window). A difference with no spread gives p 0 when the
+        challenger is better everywhere by the same amount, 1 when the two are equal.
     """
     d = np.asarray(incumbent, dtype=np.float64) - np.asarray(challenger, dtype=np.float64)  # (W,)
     if d.ndim != 1 or len(d) < 1:
