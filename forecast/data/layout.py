@@ -159,15 +159,9 @@ def table_above(lines: list[str], start: int = 0) -> int:
     return header - start
 
 
-def _fields(line: str, sep: str) -> int:
-    """The number of fields of one line of text, quotes read as CSV reads them."""
-    return len(next(csv.reader([line], delimiter=sep), []))
-
-
-def _names(line: str, sep: str) -> bool:
-    """Every field of ``line`` holds a letter (a header's names)."""
-    cells = next(csv.reader([line], delimiter=sep), [])
-    return bool(cells) and all(any(ch.isalpha() for ch in cell) for cell in cells)
+def _cells(line: str, sep: str) -> list[str]:
+    """The fields of one line of text, quotes read as CSV reads them."""
+    return next(csv.reader([line], delimiter=sep), [])
 
 
 def other_lines(lines: list[str], start: int = 0) -> int:
@@ -182,11 +176,13 @@ def other_lines(lines: list[str], start: int = 0) -> int:
         if len(below) < 3:
             return 0
         sep = max(_SEPS, key=lines[header].count)
-        width = _fields(lines[header], sep)
-        if width < 2 or any(_fields(line, sep) != width for line in below):
+        names = _cells(lines[header], sep)
+        width = len(names)
+        if width < 2 or any(len(_cells(line, sep)) != width for line in below):
             continue
-        above = [_fields(lines[i], sep) for i in range(start, header)]
-        return k if all(n != width for n in above) and _names(lines[header], sep) else 0
+        above = [len(_cells(lines[i], sep)) for i in range(start, header)]
+        named = all(any(ch.isalpha() for ch in name) for name in names)  # a letter in every field
+        return k if named and all(n != width for n in above) else 0
     return 0
 
 

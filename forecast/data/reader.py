@@ -232,9 +232,8 @@ def read_table(path: Path, header: bool, sep: str = ",", *, typed: bool = True,
     frame = pd.read_csv(path, **options)
     if header and not isinstance(frame.index, pd.RangeIndex) and len(frame.columns) \
             and (frame.iloc[:, -1].str.strip() == "").all():  # every row ends in a field the header lacks, empty
-        with warnings.catch_warnings():  # pandas warns of the field it leaves out
-            warnings.simplefilter("ignore", pd.errors.ParserWarning)
-            frame = pd.read_csv(path, index_col=False, **options)
+        # pandas read the first fields as the index and shifted the names: the fields in order, as many as named
+        frame = frame.reset_index().iloc[:, :len(frame.columns)].set_axis(list(frame.columns), axis=1)
     return frame
 
 
@@ -679,7 +678,7 @@ def _rows_without_values(raw: pd.DataFrame, columns: Sequence[str]) -> np.ndarra
     rows = np.arange(len(raw))
     for col in sorted(columns, key=lambda c: not typed_number(raw[c])):
         cells = raw[col].iloc[rows]
-        empty = cells.isna() if typed_number(cells) else as_text(cells).str.strip().str.lower().isin(_MISSING)
+        empty = cells.isna() if typed_number(cells) else _missing(as_text(cells).str.strip(), Dialect())
         rows = rows[empty.to_numpy()]
         if not len(rows):
             break
