@@ -13,7 +13,9 @@ times, UTC offsets, and local time with daylight saving (:class:`~forecast.data.
   its format, days since 1899-12-30 with the time of day as the fraction (``44927.5`` is 2023-01-01 12:00),
   naive, to the second.
 * Day-first dates (``31/12/2016 23:00``): of the two orders, the one that parses every cell and gives
-  increasing timestamps in every series; both doing so is refused, naming ``data.dayfirst``.
+  increasing timestamps in every series; where both do, the one whose timestamps are evenly spaced in every
+  series (``2/1/85`` in a file of month starts written month-first: ``1/1/85 .. 12/1/85, 1/1/86``); both or
+  neither being so is refused, naming ``data.dayfirst``.
 * Timestamps with UTC offsets (``2021-03-28T01:00:00+01:00`` then ``+02:00``) are converted to ``data.tz``
   (UTC when unset); without ``data.tz``, rows that all fall at one local time of day (dates) are read as the
   local times they name, naive.
@@ -34,7 +36,7 @@ import pandas as pd
 from forecast.data.dialect import Dialect
 from forecast.data.errors import DataError
 from forecast.data.hints import Hints
-from forecast.data.regular import one_time_of_day
+from forecast.data.regular import infer_freq, one_time_of_day
 
 TIMESTAMP_NAMES = ("date", "timestamp", "time", "ds", "datetime")  # recognised timestamp columns, any case
 # words that name a timestamp column, alone (Datum) or within a longer name (observation_date), any case
@@ -129,6 +131,13 @@ def _increasing(stamps: pd.DatetimeIndex, groups: Sequence[np.ndarray]) -> bool:
     values = stamps.asi8
     steps = [np.diff(values[rows]) for rows in groups]
     return all(bool(np.all(d >= 0)) for d in steps) or all(bool(np.all(d < 0)) for d in steps)
+
+
+def _evenly_spaced(stamps: pd.DatetimeIndex, groups: Sequence[np.ndarray]) -> bool:
+    """Whether every series' timestamps, in row order or reversed, have a frequency pandas can name."""
+    def named(index: pd.DatetimeIndex) -> bool:
+        return infer_freq(index if index.is_monotonic_increasing else index[::-1]) is not None
+    return all(named(stamps[rows]) for rows in groups)
 
 
 def _order_the_fields_say(text: pd.Series) -> bool | None:
@@ -267,13 +276,14 @@ def _naive(text: pd.Series, groups: Sequence[np.ndarray], *, col: str, dialect: 
         said = _order_the_fields_say(text)
         detected = ("day-first dates",) if said else ()
         return Parsed(parses[False], replace(dialect, dayfirst=said), detected)
-    if len(good) == 1:
-        first = good[0]
+    even = [first for first in good if _evenly_spaced(parses[first], groups)] if len(good) == 2 else []
+    if len(good) == 1 or len(even) == 1:
+        first, why = (good[0], "increasing") if len(good) == 1 else (even[0], "evenly spaced")
         differ = np.asarray(parses[False] != parses[True]) | np.asarray(parses[False].isna() | parses[True].isna())
         i = int(np.argmax(differ))  # the first cell the two orders read apart
         return Parsed(parses[first], replace(dialect, dayfirst=first),
                       (f"{'day' if first else 'month'}-first dates ({text.iloc[i]} is {parses[first][i]}: the only "
-                       f"order giving increasing timestamps)",))
+                       f"order giving {why} timestamps)",))
     if len(good) == 2:
         raise DataError(f"{source}: the dates in column {col!r} ({text.iloc[0]} .. {text.iloc[-1]}) increase read "
                         f"day-first and month-first; pass {hints.set('dayfirst', 'true')} or "

@@ -292,6 +292,19 @@ def test_month_first_is_kept_for_a_day_first_file_it_fits(tmp_path: Path) -> Non
     assert read_panel(csv, dialect=Dialect(dayfirst=False)).series[0].index[0] == pd.Timestamp("2016-01-07")
 
 
+def test_month_starts_written_month_first_read_by_the_evenly_spaced_order(tmp_path: Path) -> None:
+    """``1/1/85 .. 12/1/85, 1/1/86`` increases read either way; only month-first gives evenly spaced steps."""
+    months = pd.date_range("1985-01-01", periods=30, freq="MS")
+    csv = tmp_path / "fred.csv"
+    pd.DataFrame({"Date": [f"{d.month}/1/{d.year % 100:02d}" for d in months],
+                  "INDPRO": np.arange(30.0)}).to_csv(csv, index=False)
+    panel = read_panel(csv, timestamp_col="Date")
+    assert panel.series[0].index.equals(pd.DatetimeIndex(months, name="Date"))
+    assert panel.freq == "MS" and panel.dialect.dayfirst is False
+    assert f"{csv}: detected month-first dates (2/1/85 is 1985-02-01 00:00:00: the only order giving evenly " \
+           f"spaced timestamps)" in panel.notes
+
+
 def test_the_wrong_order_given_is_named_in_the_refusal(tmp_path: Path) -> None:
     frame = etth1(300)
     frame["date"] = pd.to_datetime(frame["date"]).dt.strftime("%m/%d/%Y %H:%M")
