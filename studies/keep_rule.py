@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 import json
 import subprocess
 import sys
@@ -61,6 +62,14 @@ SERIES: dict[str, tuple[str, str, str, int, int, int, list[str]]] = {
     "gnp_quarterly": ("gnp_quarterly.csv", "gnp", "S", 16, 8, 4, ["data.timestamp_col=null"]),
     "baa_yield": ("baa_yield.csv", "baa", "S", 24, 12, 6, ["data.timestamp_col=null"]),
     "sp500_monthly": ("sp500_monthly.csv", "sp500", "S", 24, 12, 6, ["data.timestamp_col=null"]),
+    "housing_starts": ("housing-data.csv", "HOUSTNSA", "S", 24, 12, 6, ["data.timestamp_col=DATE"]),
+    "us_macro": ("2016-06-29.csv", "INDPRO", "MS", 24, 12, 6, ["data.timestamp_col=Date", "data.fill=interpolate"]),
+    "wpi": ("results_wpi1_ar3_stata.csv", "wpi", "S", 16, 8, 4, ["data.timestamp_col=t", "data.columns=[wpi]"]),
+    "industrial_growth": ("mar_filardo.csv", "dlip", "MS", 24, 12, 6,
+                          ["data.timestamp_col=null", "data.columns=[dlip,dmdlleading]"]),
+    "heart_rate": ("heart_rate.csv", "rate", "S", 16, 8, 4, ["data.timestamp_col=null"]),
+    "german_macro": ("german_macro.csv", "invest", "M", 16, 8, 4, []),
+    "german_rates": ("german_rates.csv", "i_short", "M", 24, 12, 6, []),
     "chirp": ("chirp.csv", "y", "S", 96, 48, 24, []),
     "fm_sine": ("fm_sine.csv", "y", "S", 96, 48, 24, []),
     "etth1": ("ETTh1.csv", "OT", "M", 96, 48, 24, []),
@@ -74,6 +83,12 @@ GENERATED = ("chirp", "fm_sine")
 #: default list: the check of a rule on files it was not tuned on
 FRESH = ("goog", "stocks_monthly", "eeg", "nile", "interest_inflation", "elec_equip", "elec_vic", "unemployment",
          "gnp_quarterly", "baa_yield", "sp500_monthly")
+#: real series no choice of the default was measured on, added after §12.15's rule (12/06): statsmodels' test data
+#: (US housing starts, the FRBNY nowcast's US macro file, the US wholesale price index, Filardo's industrial
+#: production growth, Lütkepohl's West German macro and interest-rate files) and pmdarima's heart rate; the
+#: first four read from the package's file as it is
+LATEST = ("housing_starts", "us_macro", "wpi", "industrial_growth", "heart_rate", "german_macro", "german_rates")
+FRESH = (*FRESH, *LATEST)
 FLOORS = ("naive", "mean", "seasonal_naive", "ridge")
 PROFILES = ("day_profile", "week_profile", "year_profile")
 
@@ -118,6 +133,7 @@ def write_series(out: Path) -> None:
     save("woolyrnq.csv", pd.date_range("1965-01-01", periods=119, freq="QS"), {"wool": pm.load_woolyrnq()})
     write_pvlib_series(out, save)
     write_fresh_series(out, save)
+    write_latest_series(out)
     dates = pd.date_range("2020-01-01", periods=20_000, freq="h")
     for name, values in generated_series(len(dates)).items():
         save(f"{name}.csv", dates, {"y": values})
@@ -201,6 +217,42 @@ def write_fresh_series(out: Path, save: Any) -> None:
     for name, file, column in (("unemployment.csv", "UN.csv", "rate"), ("gnp_quarterly.csv", "rgnpq.csv", "gnp"),
                                ("baa_yield.csv", "BAA.csv", "baa"), ("sp500_monthly.csv", "SP500.csv", "sp500")):
         pd.DataFrame({column: pd.read_csv(results / file).iloc[:, 0].to_numpy()}).to_csv(out / name, index=False)
+
+
+def _jmulti(path: Path) -> pd.DataFrame:
+    """A JMulTi data file (a ``/* ... */`` comment, ``<1960 Q1>``, a header and a whitespace table) with its dates."""
+    text = path.read_text()
+    body = text[text.index("*/") + 2:].strip().splitlines()
+    year, period = body[0].strip("<> ").split()
+    frame = pd.read_csv(io.StringIO("\n".join(body[1:])), sep=r"\s+")
+    months = 3 if period.startswith("Q") else 1
+    first = pd.Timestamp(year=int(year), month=(int(period[1:]) - 1) * months + 1, day=1)
+    frame.insert(0, "date", pd.date_range(first, periods=len(frame), freq="QS" if months == 3 else "MS"))
+    return frame
+
+
+def write_latest_series(out: Path) -> None:
+    """The ``LATEST`` series: four files of statsmodels' test data copied as they are (the housing starts; the FRBNY
+    nowcast's file, month starts written ``1/1/85``, 29 columns that start at different months; Stata's export of the
+    wholesale price index, quarters ``1960q1``, and Filardo's industrial production growth, both with result columns
+    beside the data and CR line ends), two of its JMulTi files as CSV (West German quarterly investment, income
+    and consumption, 1960-1982; monthly short and long interest rates, 1960-1987) and pmdarima's 150 heart-rate
+    readings (no timestamps)."""
+    import shutil
+
+    import pmdarima.datasets as pm
+    import statsmodels
+
+    tsa = Path(statsmodels.__file__).parent / "tsa"
+    for file in ("holtwinters/tests/results/housing-data.csv",
+                 "statespace/tests/results/frbny_nowcast/Nowcasting/data/US/2016-06-29.csv",
+                 "statespace/tests/results/results_wpi1_ar3_stata.csv",
+                 "regime_switching/tests/results/mar_filardo.csv"):
+        shutil.copyfile(tsa / file, out / Path(file).name)
+    var = tsa / "vector_ar" / "tests" / "results"
+    _jmulti(var / "e1.dat").to_csv(out / "german_macro.csv", index=False)
+    _jmulti(var / "e5.dat").to_csv(out / "german_rates.csv", index=False)
+    pd.DataFrame({"rate": pm.load_heartrate()}).to_csv(out / "heart_rate.csv", index=False)
 
 
 def ensure_series(data_dir: Path) -> None:
@@ -353,7 +405,7 @@ def table(out: Path) -> str:
     trained = (runs.gain > 0) & (runs.p_value < evidence.ALPHA) & (runs.later_gain > 0)
     runs["decision"] = np.where(trained, "trained", "start")
     runs["default_test"] = np.where(trained, runs.trained_test, runs.start_test)
-    lines = ["| data | windows val / test | seeds | naive | mean | seasonal naive | ridge | day / week profile "
+    lines = ["| data | windows val / test | seeds | naive | mean | seasonal naive | ridge | day / week / year profile "
              "| floor chosen (by val MSE) "
              "| best epoch against the start (p) | previous rule | **default** | default / its start "
              "| default / best floor on test |",
