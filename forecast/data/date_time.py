@@ -79,6 +79,12 @@ def is_time_of_day(cells: pd.Series) -> bool:
     return len(cells) > 0 and (_all(cells, _TIME_OF_DAY) or _hours(cells))
 
 
+def dates_and_times(dates: Sequence[str], times: Sequence[str]) -> bool:
+    """Whether every one of ``dates`` is a date alone (``2020-01-31``) and every one of ``times`` a time of day."""
+    return all(_DATE_ONLY.match(str(d).strip()) for d in dates) and all(_TIME_OF_DAY.match(str(t).strip())
+                                                                         for t in times)
+
+
 _UNIT = re.compile(r"\s*[(\[][^()\[\]]*[)\]]$")  # a format or unit after a name: ``Date (MM/DD/YYYY)``
 
 

@@ -16,6 +16,7 @@ data spec, so ``forecast-predict`` reads the same kind of file without repeating
 
 from __future__ import annotations
 
+import csv
 import re
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Iterable, Sequence
@@ -29,7 +30,8 @@ from forecast.data.errors import DataError
 MARK_WORDS = {"comma": ",", "semicolon": ";", "tab": "\t", "pipe": "|", "dot": ".", "period": ".", "space": " ",
               "apostrophe": "'"}
 SNIFFED = (";", "\t", "|")  # separators recognised from the header line besides ","
-SEP_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}
+WHITESPACE = r"\s+"  # runs of spaces or tabs between fields (``read_csv(sep=r"\s+")``): aligned text tables
+SEP_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe", WHITESPACE: "whitespace"}
 EPOCH_UNITS = ("s", "ms", "us", "ns")
 _COMMA_DECIMAL = re.compile(r"^[+-]?\d*,\d+([eE][+-]?\d+)?$")
 _INTEGER = re.compile(r"^[+-]?\d+$")
@@ -117,8 +119,10 @@ def dialect_from_settings(*, sep: Any = None, decimal: Any = None, thousands: An
     ``pipe``, ``dot``, ``space``, ``apostrophe``); ``na_values`` a value or a list of values.
     """
     sep, decimal, thousands = _mark("sep", sep), _mark("decimal", decimal), _mark("thousands", thousands)
-    if sep is not None and len(sep) != 1:
-        raise DataError(f"data.sep must be one character (or comma, semicolon, tab, pipe), got {sep!r}")
+    if sep == " " or (sep is not None and sep.strip().lower() in ("whitespace", "spaces")):
+        sep = WHITESPACE
+    if sep is not None and len(sep) != 1 and sep != WHITESPACE:
+        raise DataError(f"data.sep must be one character (or comma, semicolon, tab, pipe, whitespace), got {sep!r}")
     for key, value in (("decimal", decimal), ("thousands", thousands)):
         if value is not None and len(value) != 1:
             raise DataError(f"data.{key} must be one character (or comma, dot, space, apostrophe), got {value!r}")
@@ -155,11 +159,26 @@ def check_zone(tz: str) -> None:
                         f"America/New_York or UTC") from exc
 
 
-def sniff_sep(first_line: str) -> str:
-    """The separator of a header line: ``;``, tab or ``|`` when the line has more of it than commas, else ``,``."""
+def whitespace_fields(line: str) -> list[str]:
+    """The fields of a line of a table separated by runs of spaces or tabs, quotes read as CSV reads them."""
+    return next(csv.reader([line.strip().replace("\t", " ")], delimiter=" ", skipinitialspace=True), [])
+
+
+def sniff_sep(first_line: str, below: Sequence[str] = ()) -> str:
+    """The separator of a header line: ``;``, tab or ``|`` when the line has more of it than commas; runs of spaces
+    (:data:`WHITESPACE`) when it has none of these, the lines ``below`` it split into one number of fields, at least
+    two, and it into as many or one fewer (R's ``write.table`` names no column of its row names), not every line
+    below a number with its thousands separated by spaces; else ``,``."""
     counts = {s: first_line.count(s) for s in SNIFFED}
     best = max(counts, key=lambda s: counts[s])
-    return best if counts[best] > first_line.count(",") else ","
+    if counts[best] > first_line.count(","):
+        return best
+    widths = {len(whitespace_fields(line)) for line in below}
+    if first_line.count(",") == 0 and len(widths) == 1 and min(widths) >= 2 \
+            and 0 <= min(widths) - len(whitespace_fields(first_line)) <= 1 \
+            and not all(_SPACE_DOT.match(line.strip()) or _SPACE_COMMA.match(line.strip()) for line in below):
+        return WHITESPACE
+    return ","
 
 
 def _cells(columns: Sequence[Sequence[str]]) -> pd.Series:

@@ -35,8 +35,8 @@ class Layout:
     """A CSV file's encoding, the number of lines above its header (Excel's ``sep=;`` line, comments ``#`` and
     blank lines, a small table of its own above a blank line, lines of another number of fields), the separator
     that ``sep=`` line names (None without one), the header line itself ("" when the file has none), the first line
-    of that small table ("" without one) and its lines, and the first of the lines of another number of fields
-    right above the header and their number."""
+    of that small table ("" without one) and its lines, the first of the lines of another number of fields
+    right above the header and their number, and the first lines below the header that are not blank."""
 
     encoding: str = UTF8
     skip: int = 0
@@ -47,6 +47,7 @@ class Layout:
     header_block: int = 0
     other_above: str = ""
     other_lines: int = 0
+    below: tuple[str, ...] = ()
 
 
 def _chunks(path: Path) -> Iterator[bytes]:
@@ -201,5 +202,7 @@ def file_layout(path: Path) -> Layout:
     other = 0 if above or not lines else other_lines(lines, skip)
     station = lines[skip].strip() if other else ""
     skip += other
+    below = tuple(islice((line for line in lines[skip + 1:] if line.strip()), _BELOW))
     return Layout(encoding, skip, named.group(1) if named else None, lines[skip] if skip < len(lines) else "",
-                  table_above=first, table_lines=above, header_block=block, other_above=station, other_lines=other)
+                  table_above=first, table_lines=above, header_block=block, other_above=station, other_lines=other,
+                  below=below)

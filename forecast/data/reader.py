@@ -32,9 +32,10 @@ import pandas as pd
 from pandas.tseries.frequencies import to_offset
 
 from forecast.data.cells import ARROW_TEXT, as_text, is_number, typed_number, typed_time
-from forecast.data.date_time import (DATE_NAMES, TIME_NAMES, check_pair, find_date_time_pair, hours_ending,
-                                     join_date_time, named_date_time_pair)
-from forecast.data.dialect import SEP_NAMES, SPACES, Dialect, dot_thousands, number_marks, sniff_sep
+from forecast.data.date_time import (DATE_NAMES, TIME_NAMES, check_pair, dates_and_times, find_date_time_pair,
+                                     hours_ending, join_date_time, named_date_time_pair)
+from forecast.data.dialect import (SEP_NAMES, SPACES, WHITESPACE, Dialect, dot_thousands, number_marks,
+                                   sniff_sep)
 from forecast.data.layout import ENCODING_NOTES, Layout, file_layout
 from forecast.data.magnitudes import strip_magnitudes
 from forecast.data.errors import DataError, require_file
@@ -123,7 +124,7 @@ def _separator(path: Path, dialect: Dialect, layout: Layout = Layout()) -> str:
         return layout.sep
     if path.suffix.lower() in PARQUET:
         return ","
-    return sniff_sep(layout.header_line)
+    return sniff_sep(layout.header_line, layout.below)
 
 
 PARQUET = (".parquet", ".pq")  # file suffixes read as Parquet
@@ -179,6 +180,8 @@ def _typed_csv(path: Path, header: bool, sep: str, text: Iterable[str | None] = 
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
+    if sep == WHITESPACE:  # pyarrow splits on one character
+        return None
     first = _header(path, sep, layout)
     if header:
         names = [n if n != "" else f"Unnamed: {i}" for i, n in enumerate(first)]
@@ -225,11 +228,17 @@ def read_table(path: Path, header: bool, sep: str = ",", *, typed: bool = True,
         return frame
     options = dict(dtype=str, keep_default_na=False, header=0 if header else None, sep=sep, encoding=layout.encoding,
                    encoding_errors="replace", skiprows=layout.skip)
-    try:
-        return pd.read_csv(path, engine="pyarrow", **options)
-    except (ValueError, pd.errors.ParserError):
-        pass  # what pyarrow refuses (ragged rows, odd quoting), the C parser reports in its own words
+    if sep != WHITESPACE:
+        try:
+            return pd.read_csv(path, engine="pyarrow", **options)
+        except (ValueError, pd.errors.ParserError):
+            pass  # what pyarrow refuses (ragged rows, odd quoting), the C parser reports in its own words
     frame = pd.read_csv(path, **options)
+    if sep == WHITESPACE and header and not isinstance(frame.index, pd.RangeIndex):  # a field more than named
+        first = frame.columns[0]
+        if dates_and_times(frame.index, frame[first]):  # a timestamp split at the space between date and time
+            return frame.assign(**{first: frame.index.astype(str) + " " + frame[first]}).reset_index(drop=True)
+        return frame.rename_axis("Unnamed: 0").reset_index()  # R's row names, unnamed
     if header and not isinstance(frame.index, pd.RangeIndex) and len(frame.columns) \
             and (frame.iloc[:, -1].str.strip() == "").all():  # every row ends in a field the header lacks, empty
         # pandas read the first fields as the index and shifted the names: the fields in order, as many as named

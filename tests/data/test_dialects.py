@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from forecast.data.datamodule import ForecastDataModule
-from forecast.data.dialect import Dialect, dialect_from_settings, sniff_sep
+from forecast.data.dialect import WHITESPACE, Dialect, dialect_from_settings, sniff_sep
 from forecast.data.errors import DataError
 from forecast.data.hints import PREDICT
 from forecast.data.reader import Panel, read_panel
@@ -118,6 +118,52 @@ def test_thousands_grouped_by_spaces_are_read(space: str, decimal: str, sep: str
     pd.testing.assert_frame_equal(panel.series[0].frame.drop(columns="OT"), reference().drop(columns="OT"))
     marks = "decimal commas, thousands separated by spaces" if decimal == "," else "thousands separated by spaces"
     assert panel.notes[0].endswith(marks)
+
+
+def test_an_aligned_text_table_reads_as_its_csv(tmp_path: Path) -> None:
+    """Columns padded with spaces, timestamps written with a space between date and time (one field more than
+    the header names)."""
+    frame = etth1()
+    path = tmp_path / "aligned.txt"
+    path.write_text(frame.to_string(index=False) + "\n")
+    panel = read_panel(path)
+    pd.testing.assert_frame_equal(panel.series[0].frame, reference(), rtol=1e-6)
+    assert panel.notes == (f"{path}: detected whitespace-separated columns",)
+    assert read_panel(path, dialect=dialect_from_settings(sep="whitespace")).notes == ()
+    lines = path.read_text().splitlines()
+    lines[8] = lines[8].rsplit(" ", 1)[0] + " warm"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(DataError, match=r"aligned.txt: line 9: column 'OT' has non-numeric value 'warm'"):
+        read_panel(path)
+
+
+def test_rs_write_table_with_row_names(tmp_path: Path) -> None:
+    """R's ``write.table``: quoted names, one fewer than the fields of a row (the row names)."""
+    frame = etth1()
+    path = tmp_path / "r.txt"
+    frame.index = (frame.index + 1).astype(str)
+    frame.to_csv(path, sep=" ", quoting=2, index_label=False)  # quote every text field, as R does
+    assert path.read_text().splitlines()[1].startswith('"1" "2016-07-01 00:00:00" ')
+    panel = read_panel(path)
+    pd.testing.assert_frame_equal(panel.series[0].frame, reference())
+    assert panel.notes[0] == f"{path}: detected whitespace-separated columns, an unnamed column of row numbers left " \
+                             f"out ('Unnamed: 0', the index pandas writes)"
+
+
+def test_a_headerless_text_table_under_comments_dated_by_its_first_columns(tmp_path: Path) -> None:
+    """NOAA's monthly CO2 layout: ``#`` lines, then year, month, decimal date and values padded with spaces."""
+    months = pd.date_range("1958-03-01", periods=40, freq="MS")
+    co2 = 315 + 0.1 * np.arange(40)
+    rows = [f"  {d.year}  {d.month:3d}   {d.year + (d.month - 0.5) / 12:9.4f}   {v:7.2f}     -1   -9.99"
+            for d, v in zip(months, co2)]
+    path = tmp_path / "co2_mm_mlo.txt"
+    path.write_text("# USE OF NOAA GML DATA\n#\n#  decimal  monthly\n" + "\n".join(rows) + "\n")
+    panel = read_panel(path, header=False)
+    series = panel.series[0]
+    assert series.index.equals(pd.DatetimeIndex(months, name="date")) and panel.freq == "MS"
+    np.testing.assert_allclose(series.frame["3"], co2)
+    assert panel.notes[0] == f"{path}: detected whitespace-separated columns, 3 comment line(s) above the header " \
+                             f"left out, timestamps from columns '0', '1'"
 
 
 def test_excels_separator_line_names_the_separator(tmp_path: Path) -> None:
@@ -795,7 +841,7 @@ def test_rows_with_no_values_on_the_grid_are_missing_values(tmp_path: Path) -> N
 
 # ----------------------------------------------------------------------------- settings and storage
 @pytest.mark.parametrize("settings,message", [
-    (dict(sep=";;"), "data.sep must be one character (or comma, semicolon, tab, pipe), got ';;'"),
+    (dict(sep=";;"), "data.sep must be one character (or comma, semicolon, tab, pipe, whitespace), got ';;'"),
     (dict(decimal=",", sep=","), "data.decimal ',' is also the separator; give them different characters"),
     (dict(dayfirst="yes"), "data.dayfirst must be true, false or null (detect), got 'yes'"),
     (dict(epoch_unit="minutes"), "data.epoch_unit must be one of s, ms, us, ns or null, got 'minutes'"),
@@ -813,6 +859,17 @@ def test_bad_settings_are_one_line(settings: dict, message: str | None) -> None:
 def test_sniffing_the_separator() -> None:
     assert sniff_sep("date;HUFL;HULL\n") == ";" and sniff_sep("date,HUFL\n") == ","
     assert sniff_sep("a\tb\tc\n") == "\t" and sniff_sep("only\n") == ","
+    assert sniff_sep("  year  month   value\n", ["  1958      3  315.71\n", "  1958      4  317.45\n"]) == WHITESPACE
+    assert sniff_sep('"date" "value"\n', ['"1" "2020-01-01" 1.5\n']) == WHITESPACE  # R's write.table
+    assert sniff_sep("Daily sunspots\n", ["12\n", "15\n"]) == ","  # one column named in two words
+    assert sniff_sep("Monthly sales\n", ["1 234\n", "12 500\n"]) == ","  # thousands grouped by spaces
+    assert sniff_sep("a b c\n", ["1 2\n", "1 2 3\n"]) == ","  # lines of different widths
+    assert sniff_sep("date value\n") == ","  # no line below to confirm it
+
+
+@pytest.mark.parametrize("word", [" ", "space", "whitespace"])
+def test_a_separator_of_spaces_is_set_by_word(word: str) -> None:
+    assert dialect_from_settings(sep=word).sep == WHITESPACE
 
 
 def test_the_settled_dialect_is_in_the_spec(tmp_path: Path) -> None:
