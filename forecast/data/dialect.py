@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import csv
 import re
+from collections import Counter
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Iterable, Sequence
 
@@ -166,16 +167,18 @@ def whitespace_fields(line: str) -> list[str]:
 
 def sniff_sep(first_line: str, below: Sequence[str] = ()) -> str:
     """The separator of a header line: ``;``, tab or ``|`` when the line has more of it than commas; runs of spaces
-    (:data:`WHITESPACE`) when it has none of these, the lines ``below`` it split into one number of fields, at least
-    two, and it into as many or one fewer (R's ``write.table`` names no column of its row names), not every line
-    below a number with its thousands separated by spaces; else ``,``."""
+    (:data:`WHITESPACE`) when it has none of these, three in four of the lines ``below`` it split into one number of
+    fields, at least two (the others: a last row partly written, notes), and it into as many or one fewer (R's
+    ``write.table`` names no column of its row names), not every line below a number with its thousands separated by
+    spaces; else ``,``."""
     counts = {s: first_line.count(s) for s in SNIFFED}
     best = max(counts, key=lambda s: counts[s])
     if counts[best] > first_line.count(","):
         return best
-    widths = {len(whitespace_fields(line)) for line in below}
-    if first_line.count(",") == 0 and len(widths) == 1 and min(widths) >= 2 \
-            and 0 <= min(widths) - len(whitespace_fields(first_line)) <= 1 \
+    widths = Counter(len(whitespace_fields(line)) for line in below)
+    width, lines = widths.most_common(1)[0] if widths else (0, 0)
+    if first_line.count(",") == 0 and width >= 2 and 4 * lines >= 3 * len(below) \
+            and 0 <= width - len(whitespace_fields(first_line)) <= 1 \
             and not all(_SPACE_DOT.match(line.strip()) or _SPACE_COMMA.match(line.strip()) for line in below):
         return WHITESPACE
     return ","

@@ -15,6 +15,10 @@ from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
 
+import numpy as np
+
+from forecast.data.dialect import whitespace_fields
+
 UTF8 = "utf-8-sig"  # UTF-8, with the byte-order mark spreadsheets write left out
 LEGACY = "cp1252"
 UTF16 = "utf-16"  # with its byte-order mark, which says the byte order
@@ -27,6 +31,7 @@ _EXCEL_SEP = re.compile(r"^sep=(.)\r?\n?$")  # the line Excel writes above a CSV
 _MAX_TABLE = 8  # lines of a small table of its own above a blank line and the file's table
 _BELOW = 20  # lines under a would-be header that must have its number of fields for the lines above it to be left out
 _SEPS = (",", ";", "\t", "|")
+_RULE = re.compile(r"^\s*([-=_*~+])\1{2,}[-=_*~+\s]*$")  # a line drawn under or over a text table's header: ----
 _BLOCK = ("-BEGIN HEADER-", "-END HEADER-")
 
 
@@ -36,7 +41,8 @@ class Layout:
     blank lines, a small table of its own above a blank line, lines of another number of fields), the separator
     that ``sep=`` line names (None without one), the header line itself ("" when the file has none), the first line
     of that small table ("" without one) and its lines, the first of the lines of another number of fields
-    right above the header and their number, and the first lines below the header that are not blank."""
+    right above the header and their number, the first lines below the header that are neither blank nor a rule, and
+    1 when the line right below the header is a rule (``-----``), else 0."""
 
     encoding: str = UTF8
     skip: int = 0
@@ -48,6 +54,7 @@ class Layout:
     other_above: str = ""
     other_lines: int = 0
     below: tuple[str, ...] = ()
+    rule_below: int = 0
 
 
 def _chunks(path: Path) -> Iterator[bytes]:
@@ -165,26 +172,50 @@ def _cells(line: str, sep: str) -> list[str]:
     return next(csv.reader([line], delimiter=sep), [])
 
 
+def is_rule(line: str) -> bool:
+    """A line drawn with one character (``-----``, ``=====``) under or over a text table's header."""
+    return _RULE.match(line) is not None
+
+
 def other_lines(lines: list[str], start: int = 0) -> int:
     """The number of ``lines`` from ``start`` on (at most ``_MAX_TABLE``), each with another number of fields than
     the line of names below them (a letter in every field) and the ``_BELOW`` lines under that, which all have its
     number: a station's number, name and place above a TMY3 file's header (``723170,"GREENSBORO PIEDMONT TRIAD
-    INT",NC,-5.0,...``), a logger's ``"TOA5","CR1000",...`` above a TOA5 file's, a title (``Monthly sales``); 0
-    when there are none."""
+    INT",NC,-5.0,...``), a logger's ``"TOA5","CR1000",...`` above a TOA5 file's, a title (``Monthly sales``); in a
+    table separated by spaces, a title and a rule (``=====``) above its header; 0 when there are none."""
     for k in range(1, _MAX_TABLE + 1):
         header = start + k
-        below = [line for line in lines[header: header + 1 + _BELOW] if line.strip()]
+        below = [line for line in lines[header: header + 1 + _BELOW] if line.strip() and not is_rule(line)]
         if len(below) < 3:
             return 0
         sep = max(_SEPS, key=lines[header].count)
-        names = _cells(lines[header], sep)
+        fields = (lambda line: _cells(line, sep)) if sep in lines[header] else whitespace_fields  # a text table's
+        names = fields(lines[header])
         width = len(names)
-        if width < 2 or any(len(_cells(line, sep)) != width for line in below):
+        if width < 2 or any(len(fields(line)) != width for line in below):
             continue
-        above = [len(_cells(lines[i], sep)) for i in range(start, header)]
+        above = [len(fields(lines[i])) for i in range(start, header)]
         named = all(any(ch.isalpha() for ch in name) for name in names)  # a letter in every field
         return k if named and all(n != width for n in above) else 0
     return 0
+
+
+def table_lines(path: Path, layout: Layout, first: int, rows: int) -> np.ndarray:
+    """The file line (1-based) of each of the ``rows`` rows a parser read from line ``first`` on, (rows,): the
+    lines in turn, or, where the file has more lines than that (blank lines among the rows, which the parsers pass
+    over; a file written with CR line ends), the lines that are not blank."""
+    lines = first + np.arange(rows)
+    ends = sum(chunk.count(b"\n") for chunk in _chunks(path))
+    if ends in (first - 1 + rows, first - 2 + rows):  # the last line with or without its line end
+        return lines
+    found = []
+    with path.open(encoding=layout.encoding, errors="replace") as f:
+        for number, line in enumerate(islice(f, first - 1, None), start=first):
+            if line.strip():
+                found.append(number)
+                if len(found) == rows:
+                    return np.asarray(found)
+    return lines
 
 
 def file_layout(path: Path) -> Layout:
@@ -202,7 +233,8 @@ def file_layout(path: Path) -> Layout:
     other = 0 if above or not lines else other_lines(lines, skip)
     station = lines[skip].strip() if other else ""
     skip += other
-    below = tuple(islice((line for line in lines[skip + 1:] if line.strip()), _BELOW))
+    rule = int(skip + 1 < len(lines) and is_rule(lines[skip + 1]))
+    below = tuple(islice((line for line in lines[skip + 1 + rule:] if line.strip() and not is_rule(line)), _BELOW))
     return Layout(encoding, skip, named.group(1) if named else None, lines[skip] if skip < len(lines) else "",
                   table_above=first, table_lines=above, header_block=block, other_above=station, other_lines=other,
-                  below=below)
+                  below=below, rule_below=rule)

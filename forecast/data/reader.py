@@ -25,7 +25,7 @@ import warnings
 from dataclasses import dataclass, field, replace
 from itertools import islice
 from pathlib import Path
-from typing import Callable, Iterable, Literal, Sequence
+from typing import Any, Callable, Iterable, Literal, Sequence
 
 import numpy as np
 import pandas as pd
@@ -36,7 +36,7 @@ from forecast.data.date_time import (DATE_NAMES, TIME_NAMES, check_pair, dates_a
                                      hours_ending, join_date_time, named_date_time_pair)
 from forecast.data.dialect import (SEP_NAMES, SPACES, WHITESPACE, Dialect, dot_thousands, number_marks,
                                    sniff_sep)
-from forecast.data.layout import ENCODING_NOTES, Layout, file_layout
+from forecast.data.layout import ENCODING_NOTES, Layout, file_layout, table_lines
 from forecast.data.magnitudes import strip_magnitudes
 from forecast.data.errors import DataError, require_file
 from forecast.data.hints import TRAIN, Hints
@@ -193,7 +193,8 @@ def _typed_csv(path: Path, header: bool, sep: str, text: Iterable[str | None] = 
         return None
     try:
         table = pacsv.read_csv(path, read_options=pacsv.ReadOptions(autogenerate_column_names=not header,
-                                                                    encoding=layout.encoding, skip_rows=layout.skip),
+                                                                    encoding=layout.encoding, skip_rows=layout.skip,
+                                                                    skip_rows_after_names=layout.rule_below),
                                parse_options=pacsv.ParseOptions(delimiter=sep),
                                convert_options=pacsv.ConvertOptions(column_types=keep, null_values=[],
                                                                     strings_can_be_null=False,
@@ -205,6 +206,28 @@ def _typed_csv(path: Path, header: bool, sep: str, text: Iterable[str | None] = 
     columns = [col.to_numpy() if pa.types.is_integer(col.type) or pa.types.is_floating(col.type)
                else col.cast(pa.string()).to_pandas() for col in table.columns]
     return pd.DataFrame(dict(zip(range(len(names)), columns))).set_axis(names, axis=1)
+
+
+def _spaced_table(path: Path, options: dict[str, Any], *, header: bool, typed: bool,
+                  text: Iterable[str | None]) -> pd.DataFrame:
+    """A table whose columns are separated by runs of spaces (:data:`WHITESPACE`), by pandas' C parser (pyarrow
+    splits on one character): a row of one field more than the header names is a timestamp split at the space
+    between its date and time (joined back) or R's row names (a column ``Unnamed: 0``); where ``typed``, the
+    columns whose every cell is a number as numbers, as pyarrow types a CSV's, but those of ``text``."""
+    frame = pd.read_csv(path, **options)
+    if header and not isinstance(frame.index, pd.RangeIndex):
+        first = frame.columns[0]
+        if dates_and_times(frame.index, frame[first]):
+            frame = frame.assign(**{first: frame.index.astype(str) + " " + frame[first]}).reset_index(drop=True)
+        else:
+            frame = frame.rename_axis("Unnamed: 0").reset_index()
+    if typed:
+        keep = set(text_columns([str(c) for c in frame.columns], text))
+        for column in frame.columns:
+            numbers = pd.to_numeric(frame[column], errors="coerce")
+            if str(column) not in keep and not numbers.isna().any():
+                frame[column] = numbers
+    return frame
 
 
 def read_table(path: Path, header: bool, sep: str = ",", *, typed: bool = True,
@@ -227,18 +250,15 @@ def read_table(path: Path, header: bool, sep: str = ",", *, typed: bool = True,
     if frame is not None:
         return frame
     options = dict(dtype=str, keep_default_na=False, header=0 if header else None, sep=sep, encoding=layout.encoding,
-                   encoding_errors="replace", skiprows=layout.skip)
-    if sep != WHITESPACE:
-        try:
-            return pd.read_csv(path, engine="pyarrow", **options)
-        except (ValueError, pd.errors.ParserError):
-            pass  # what pyarrow refuses (ragged rows, odd quoting), the C parser reports in its own words
+                   encoding_errors="replace",
+                   skiprows=[*range(layout.skip), layout.skip + 1] if layout.rule_below else layout.skip)
+    if sep == WHITESPACE:
+        return _spaced_table(path, options, header=header, typed=typed, text=text)
+    try:
+        return pd.read_csv(path, engine="pyarrow", **options)
+    except (ValueError, pd.errors.ParserError):
+        pass  # what pyarrow refuses (ragged rows, odd quoting), the C parser reports in its own words
     frame = pd.read_csv(path, **options)
-    if sep == WHITESPACE and header and not isinstance(frame.index, pd.RangeIndex):  # a field more than named
-        first = frame.columns[0]
-        if dates_and_times(frame.index, frame[first]):  # a timestamp split at the space between date and time
-            return frame.assign(**{first: frame.index.astype(str) + " " + frame[first]}).reset_index(drop=True)
-        return frame.rename_axis("Unnamed: 0").reset_index()  # R's row names, unnamed
     if header and not isinstance(frame.index, pd.RangeIndex) and len(frame.columns) \
             and (frame.iloc[:, -1].str.strip() == "").all():  # every row ends in a field the header lacks, empty
         # pandas read the first fields as the index and shifted the names: the fields in order, as many as named
@@ -268,7 +288,7 @@ def _read_raw(path: Path | pd.DataFrame, header: bool, hints: Hints, sep: str = 
         first = ", ".join(list(raw.columns)[:4]) + (", …" if len(raw.columns) > 4 else "")
         raise DataError(f"{path}: the file seems to have no header row (line 1 is {first}); add one, or pass "
                         f"{hints.header} to name the columns 0 … {len(raw.columns) - 1}")
-    return raw, (2 if header else 1) + layout.skip
+    return raw, (2 if header else 1) + layout.skip + layout.rule_below
 
 
 def _timestamp_column(names: Sequence[str], wanted: str, path: Path, hints: Hints) -> str:
@@ -732,7 +752,7 @@ def _fill(frame: pd.DataFrame, fill: FillMethod, path: Path, who: str, hints: Hi
     return frame
 
 
-def _join_date_parts(raw: pd.DataFrame, parts: DateParts, timestamp_col: str, path: Path, first_line: int
+def _join_date_parts(raw: pd.DataFrame, parts: DateParts, timestamp_col: str, path: Path, lines: np.ndarray
                      ) -> pd.DataFrame:
     """``raw`` with the date parts' columns replaced by one timestamp column, first (:mod:`forecast.data.date_parts`).
 
@@ -744,7 +764,7 @@ def _join_date_parts(raw: pd.DataFrame, parts: DateParts, timestamp_col: str, pa
     if bad.size:
         r = int(bad[0])
         cells = "-".join(str(raw[c].iloc[r]) for c in parts.columns.values())
-        raise DataError(f"{path}: line {first_line + r}: columns {', '.join(repr(c) for c in parts.columns.values())} "
+        raise DataError(f"{path}: line {lines[r]}: columns {', '.join(repr(c) for c in parts.columns.values())} "
                         f"make no date ({cells}); correct the row")
     joined = raw.drop(columns=list(parts.columns.values()))
     joined.insert(0, timestamp_col, stamps.to_numpy())
@@ -819,10 +839,13 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     named = [*([timestamp_col] if isinstance(timestamp_col, str) or timestamp_col is None else timestamp_col),
              dialect.time_col, id_col]
     raw, first_line = _read_raw(path, header, hints, sep, text=named, layout=layout)
+    # the file line of each row of raw
+    lines_of = first_line + np.arange(len(raw)) if isinstance(path, pd.DataFrame) or path.suffix.lower() in PARQUET \
+        else table_lines(path, layout, first_line, len(raw))
     top, labelled = label_rows(raw) if header else (0, [])
     if top:
         raw = raw.iloc[top:].reset_index(drop=True)
-        first_line += top
+        lines_of = lines_of[top:]
     below = rows_below(raw)
     if below:
         raw = raw.iloc[: len(raw) - len(below)]
@@ -884,7 +907,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
             and not any(named_like_timestamp(str(n)) for n in raw.columns):
         parts = find_date_parts(raw, (id_col,)) if header else leading_date_parts(raw)
         if parts is not None:
-            raw = _join_date_parts(raw, parts, timestamp_col, path, first_line)
+            raw = _join_date_parts(raw, parts, timestamp_col, path, lines_of)
             detected.append(parts.note())
     names = list(raw.columns)
     if timestamp_col is not None and not isinstance(timestamp_col, str):
@@ -922,7 +945,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     if len(raw) == 0:
         raise DataError(f"{path}: the file has {'a header but ' if header else ''}no data rows")
 
-    line = (np.arange(len(raw)) if source_rows is None else source_rows) + first_line  # file line of every row
+    line = lines_of[np.arange(len(raw)) if source_rows is None else source_rows]  # file line of every row
     if id_col is None:
         groups: list[tuple[str | None, np.ndarray]] = [(None, np.arange(len(raw)))]
     else:

@@ -224,3 +224,51 @@ def test_a_workbook_a_header_alone_and_an_empty_year_table_are_refused_in_one_li
     with pytest.raises(DataError, match=r"years.csv: a table of years by months \(Year, Jan .. Dec\) with no value "
                                         r"in any month; fill in the values$"):
         read_panel(empty)
+
+
+def test_a_printed_table_of_years_by_months_with_a_title_rules_and_notes(tmp_path: Path) -> None:
+    """NOAA's monthly sunspot numbers as text: a title and a rule above the header, a rule under it, a blank line
+    after each year, the last year partly written, a rule and notes below; the line numbers stay the file's."""
+    rng = np.random.default_rng(0)
+    values = np.round(rng.uniform(0, 200, (12, 12)), 1)
+    rows = [f"{1749 + y}  " + " ".join(f"{v:5.1f}" for v in values[y]) + "\n\n" for y in range(11)]
+    rows.append("1760  " + " ".join(f"{v:5.1f}" for v in values[11, :6]) + "\n")
+    months = " ".join(f"{m:>5}" for m in ("Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split()))
+    text = ("                          MONTHLY MEAN SUNSPOT NUMBERS\n" + "=" * 79 + "\n"
+            f"Year  {months}\n" + "-" * 79 + "\n" + "".join(rows) + "-" * 79 + "\n"
+            "No observations were available during February 1824.\n\nNote:  Data are preliminary after Dec 08.\n")
+    path = tmp_path / "sunspots_monthly.dat"
+    path.write_text(text)
+    panel = read_panel(path)
+    series = panel.series[0]
+    assert series.index.equals(pd.date_range("1749-01-01", "1760-06-01", freq="MS", name="date"))
+    np.testing.assert_allclose(series.frame["value"], np.concatenate([values[:11].ravel(), values[11, :6]]))
+    assert panel.notes[0].startswith(f"{path}: detected whitespace-separated columns, 2 line(s) of another number "
+                                     f"of fields above the header left out (MONTHLY MEAN SUNSPOT NUMBERS), 3 row(s) "
+                                     f"below the data left out (")
+    path.write_text(text.replace(f"1750  {values[1, 0]:5.1f}", "1750    abc", 1))
+    with pytest.raises(DataError, match=r"line 7: .*'abc'"):
+        read_panel(path)
+
+
+def test_a_text_table_dated_by_year_and_month_columns_with_repeated_names(tmp_path: Path) -> None:
+    """NOAA CPC's El Niño indices: ``YR MON NINO1+2 ANOM NINO3 ANOM``, the columns padded with spaces."""
+    months = pd.date_range("1950-01-01", periods=36, freq="MS")
+    path = tmp_path / "elnino.dat"
+    path.write_text(" YR   MON  NINO1+2  ANOM   NINO3    ANOM\n" + "".join(
+        f"{d.year}  {d.month:2d}   {23 + i / 10:5.2f}   {-1 + i / 50:5.2f}   {24 + i / 20:5.2f}   {i / 40:5.2f}\n"
+        for i, d in enumerate(months)))
+    panel = read_panel(path)
+    assert panel.series[0].index.equals(pd.DatetimeIndex(months, name="date")) and panel.freq == "MS"
+    assert list(panel.series[0].frame.columns) == ["NINO1+2", "ANOM", "NINO3", "ANOM.1"]
+    assert panel.notes == (f"{path}: detected whitespace-separated columns, timestamps from columns 'YR', 'MON'",)
+
+
+def test_a_rule_under_a_csv_header_is_left_out(tmp_path: Path) -> None:
+    path = tmp_path / "ruled.csv"
+    path.write_text("date,load\n----------,-----\n" + "".join(f"2020-01-{d:02d},{d}\n" for d in range(1, 29)))
+    panel = read_panel(path)
+    assert panel.series[0].frame["load"].tolist()[:3] == [1.0, 2.0, 3.0] and panel.freq == "D"
+    path.write_text(path.read_text().replace("2020-01-05,5", "2020-01-05,five"))
+    with pytest.raises(DataError, match=r"ruled.csv: line 7: column 'load' has non-numeric value 'five'"):
+        read_panel(path)
