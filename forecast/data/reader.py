@@ -44,7 +44,7 @@ from forecast.data.regular import (HOLIDAY_RUN, Gap, add_missing_rows, describe_
                                    holiday_note, infer_freq, is_business, months_of_one_day, off_the_grid, offset,
                                    refuse_gap, refuse_other_step, resolve_frequency, snapped_to_step)
 from forecast.data.date_parts import DateParts, find_date_parts, leading_date_parts
-from forecast.data.surround import label_column, label_rows, one_label_columns, rows_below
+from forecast.data.surround import label_column, label_rows, one_label_columns, row_counters, rows_below
 from forecast.data.year_table import VALUE, YearTable, find_year_table
 from forecast.data.timestamps import (TIMESTAMP_NAMES, find_timestamp_column, interval_starts, is_timestamp_name,
                                      named_like_timestamp, parse_timestamps, typed_timestamps)
@@ -752,6 +752,15 @@ def _fill(frame: pd.DataFrame, fill: FillMethod, path: Path, who: str, hints: Hi
     return frame
 
 
+def _counters_from_one(raw: pd.DataFrame) -> list[str]:
+    """The columns named like a timestamp that count the rows from 0 or 1 (``TIME`` beside ``YEAR`` in a table of
+    years; read as text for their name), which the name does not make the timestamps."""
+    named = [c for c in raw.columns if named_like_timestamp(str(c))]
+    numbers = pd.DataFrame({c: pd.to_numeric(raw[c], errors="coerce") for c in named}, index=raw.index)
+    first = [c for c in named if len(raw) and numbers[c].iloc[0] in (0, 1)]
+    return row_counters([numbers], first) if first else []
+
+
 def _join_date_parts(raw: pd.DataFrame, parts: DateParts, timestamp_col: str, path: Path, lines: np.ndarray
                      ) -> pd.DataFrame:
     """``raw`` with the date parts' columns replaced by one timestamp column, first (:mod:`forecast.data.date_parts`).
@@ -903,8 +912,9 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         raw, source_rows, as_written, note, periods = _melt_years(raw, table, timestamp_col, id_col, as_written, path)
         column_of = lambda col, row: periods[row] if col == VALUE else col  # noqa: E731
         detected.append(note)
+    counters = _counters_from_one(raw) if id_col is None else []
     if table is None and isinstance(timestamp_col, str) and timestamp_col not in raw.columns \
-            and not any(named_like_timestamp(str(n)) for n in raw.columns):
+            and not any(named_like_timestamp(str(n)) for n in raw.columns if n not in counters):
         parts = find_date_parts(raw, (id_col,)) if header else leading_date_parts(raw)
         if parts is not None:
             raw = _join_date_parts(raw, parts, timestamp_col, path, lines_of)

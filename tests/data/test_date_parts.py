@@ -56,7 +56,8 @@ def test_years_and_quarters_in_two_columns(tmp_path: Path) -> None:
 
 def test_a_column_of_years_alone(tmp_path: Path) -> None:
     """statsmodels' sunspots.csv (``"YEAR","SUNACTIVITY"``), and a panel of firms by year (grunfeld.csv); a column
-    named year that counts 1, 2, ... or sits beside a month column of names is not read as years."""
+    named year that counts 1, 2, ... or sits beside a month column of names is not read as years; one named like a
+    timestamp that counts the rows from 1 (copper.csv's ``TIME``) does not hide the years."""
     csv = tmp_path / "sunspots.csv"
     csv.write_text('"YEAR","SUNACTIVITY"\n' + "".join(f"{1700 + i},{i % 11}\n" for i in range(60)))
     panel = read_panel(csv)
@@ -73,6 +74,14 @@ def test_a_column_of_years_alone(tmp_path: Path) -> None:
     counter.write_text("year,y\n" + "".join(f"{i + 1},{i}\n" for i in range(30)))
     with pytest.raises(DataError, match=r"no timestamp column 'date' \(columns: year, y\)"):
         read_panel(counter)
+    copper = tmp_path / "copper.csv"  # statsmodels' copper.csv: a TIME column counting the rows beside YEAR
+    copper.write_text('"YEAR","CONSUMPTION","TIME"\n' + "".join(f"{1951 + i},{3000 + i},{i + 1}\n" for i in range(25)))
+    panel = read_panel(copper)
+    assert panel.series[0].frame.index[0] == pd.Timestamp("1951-01-01") and panel.freq == "YS-JAN"
+    assert panel.notes == (f"{copper}: detected timestamps from column 'YEAR'",)
+    copper.write_text('"YEAR","CONSUMPTION","TIME"\n' + "".join(f"{1951 + i},{3000 + i},{i + 5}\n" for i in range(25)))
+    with pytest.raises(DataError, match=r"column 'TIME' holds numbers \(5 .. 29\), not dates"):
+        read_panel(copper)  # counting from 5: it may be the timestamps; the user names them
     named = tmp_path / "named_months.csv"
     named.write_text("Year,Month,y\n" + "".join(f"{2000 + i // 12},{m},{i}\n"
                                                 for i, m in enumerate(["Jan", "Feb", "Mar"] * 8)))
