@@ -755,10 +755,10 @@ def _fill(frame: pd.DataFrame, fill: FillMethod, path: Path, who: str, hints: Hi
 def _counters_from_one(raw: pd.DataFrame) -> list[str]:
     """The columns named like a timestamp that count the rows from 0 or 1 (``TIME`` beside ``YEAR`` in a table of
     years; read as text for their name), which the name does not make the timestamps."""
-    named = [c for c in raw.columns if named_like_timestamp(str(c))]
+    named = [c for c in raw.columns if named_like_timestamp(str(c)) and len(raw)
+             and pd.to_numeric(raw[c].iloc[:1], errors="coerce").isin([0, 1]).all()]
     numbers = pd.DataFrame({c: pd.to_numeric(raw[c], errors="coerce") for c in named}, index=raw.index)
-    first = [c for c in named if len(raw) and numbers[c].iloc[0] in (0, 1)]
-    return row_counters([numbers], first) if first else []
+    return row_counters([numbers], named) if named else []
 
 
 def _join_date_parts(raw: pd.DataFrame, parts: DateParts, timestamp_col: str, path: Path, lines: np.ndarray
@@ -912,9 +912,11 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         raw, source_rows, as_written, note, periods = _melt_years(raw, table, timestamp_col, id_col, as_written, path)
         column_of = lambda col, row: periods[row] if col == VALUE else col  # noqa: E731
         detected.append(note)
-    counters = _counters_from_one(raw) if id_col is None else []
-    if table is None and isinstance(timestamp_col, str) and timestamp_col not in raw.columns \
-            and not any(named_like_timestamp(str(n)) for n in raw.columns if n not in counters):
+    stamp_like = [] if table is not None or not isinstance(timestamp_col, str) or timestamp_col in raw.columns \
+        else [n for n in raw.columns if named_like_timestamp(str(n))]
+    if stamp_like and id_col is None:
+        stamp_like = [n for n in stamp_like if n not in _counters_from_one(raw[stamp_like])]
+    if table is None and isinstance(timestamp_col, str) and timestamp_col not in raw.columns and not stamp_like:
         parts = find_date_parts(raw, (id_col,)) if header else leading_date_parts(raw)
         if parts is not None:
             raw = _join_date_parts(raw, parts, timestamp_col, path, lines_of)
