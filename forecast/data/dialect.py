@@ -170,16 +170,17 @@ def sniff_sep(first_line: str, below: Sequence[str] = ()) -> str:
     (:data:`WHITESPACE`) when it has none of these, three in four of the lines ``below`` it split into one number of
     fields, at least two (the others: a last row partly written, notes), and it into as many or one fewer (R's
     ``write.table`` names no column of its row names), not every line below a number with its thousands separated by
-    spaces; else ``,``."""
+    spaces (none, where the header is one fewer: a column of such numbers); else ``,``."""
     counts = {s: first_line.count(s) for s in SNIFFED}
     best = max(counts, key=lambda s: counts[s])
     if counts[best] > first_line.count(","):
         return best
     widths = Counter(len(whitespace_fields(line)) for line in below)
     width, lines = widths.most_common(1)[0] if widths else (0, 0)
+    grouped = [bool(_SPACE_DOT.match(line.strip()) or _SPACE_COMMA.match(line.strip())) for line in below]
+    more = width - len(whitespace_fields(first_line))  # fields a row has beyond the header's names
     if first_line.count(",") == 0 and width >= 2 and 4 * lines >= 3 * len(below) \
-            and 0 <= width - len(whitespace_fields(first_line)) <= 1 \
-            and not all(_SPACE_DOT.match(line.strip()) or _SPACE_COMMA.match(line.strip()) for line in below):
+            and (more == 0 and not all(grouped) or more == 1 and not any(grouped)):
         return WHITESPACE
     return ","
 

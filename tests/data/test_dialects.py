@@ -863,6 +863,7 @@ def test_sniffing_the_separator() -> None:
     assert sniff_sep('"date" "value"\n', ['"1" "2020-01-01" 1.5\n']) == WHITESPACE  # R's write.table
     assert sniff_sep("Daily sunspots\n", ["12\n", "15\n"]) == ","  # one column named in two words
     assert sniff_sep("Monthly sales\n", ["1 234\n", "12 500\n"]) == ","  # thousands grouped by spaces
+    assert sniff_sep("Passengers\n", ["1 234\n", "12 500\n", "987\n", "2 001\n"]) == ","  # a column of them
     assert sniff_sep("a b c\n", ["1 2\n", "1 2 3\n"]) == ","  # lines of different widths
     assert sniff_sep("date value\n") == ","  # no line below to confirm it
 
