@@ -47,7 +47,7 @@ from forecast.data.date_parts import DateParts, find_date_parts, leading_date_pa
 from forecast.data.surround import label_column, label_rows, one_label_columns, row_counters, rows_below
 from forecast.data.year_table import VALUE, YearTable, find_year_table
 from forecast.data.timestamps import (TIMESTAMP_NAMES, find_timestamp_column, interval_starts, is_timestamp_name,
-                                     named_like_timestamp, parse_timestamps, typed_timestamps)
+                                     iso_weeks, named_like_timestamp, parse_timestamps, typed_timestamps)
 
 FillMethod = Literal["ffill", "interpolate"]
 DATAFRAME = "<DataFrame>"  # how messages (and a run's config.yaml) name data given as a DataFrame
@@ -389,6 +389,8 @@ def _first_dates(raw: pd.DataFrame, wanted: object) -> str | None:
         return None
     starts = interval_starts(sample)
     sample = sample if starts is None else starts
+    weeks = iso_weeks(sample)
+    sample = sample if weeks is None else weeks
     with warnings.catch_warnings():  # pandas warns that it guesses each cell's format: only a yes or no is asked
         warnings.simplefilter("ignore")
         try:

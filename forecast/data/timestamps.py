@@ -6,7 +6,8 @@ times, UTC offsets, and local time with daylight saving (:class:`~forecast.data.
 * Dates told by their shape: one number, year first, 8 digits ``20180131`` (``%Y%m%d``) or 6 digits ``201801``
   (``%Y%m``), every month and day in range; Excel's months ``Jan-05`` (``%b-%y``); ``1980M01`` (``%YM%m``);
   ``01.1980`` (``%m.%Y``) and ``1980.01`` (``%Y.%m``), two-digit months;
-  quarters ``1990 Q1``, ``Q1 1990``, ``1990-Q1`` (each its first day).
+  quarters ``1990 Q1``, ``Q1 1990``, ``1990-Q1`` (each its first day); ISO weeks ``2020-W02``, ``2020W02``
+  (each its Monday; ``2020-W02-3`` its Wednesday).
 * Unix times: numbers in the timestamp column read as seconds, milliseconds, microseconds or nanoseconds
   since 1970-01-01 UTC when their size says which (``data.epoch_unit`` otherwise).
 * Excel's serial days: numbers 20,000 .. 80,000 (1954 .. 2119; far below any Unix time) where a date cell lost
@@ -58,6 +59,8 @@ _SHAPED = {"%Y%m%d": (re.compile(r"^[12]\d{3}(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01]
            "%Y.%m": (re.compile(r"^[12]\d{3}\.(0[1-9]|1[0-2])$"), "YYYY.MM")}
 # quarters as statistics offices write them: 1990 Q1 (ONS), Q1 1990, 1990-Q1, Q1-1990
 _QUARTER = re.compile(r"^(?:(?P<y1>\d{4})\s*-?\s*[Qq](?P<q1>[1-4])|[Qq](?P<q2>[1-4])\s*-?\s*(?P<y2>\d{4}))$")
+# ISO weeks as Eurostat and ISO 8601 write them: 2020W02, 2020-W02, 2020-W02-3 (the week's day, 1 Monday .. 7)
+_ISO_WEEK = re.compile(r"^(?P<year>\d{4})-?W(?P<week>\d{2})(?:-?(?P<day>[1-7]))?$")
 _FIELDS = re.compile(r"^(\d{1,2})[-/.](\d{1,2})[-/.]")
 # an interval, start and end (ENTSO-E's "01.01.2023 00:00 - 01.01.2023 01:00"): a dash with spaces around it
 _INTERVAL = re.compile(r"^(?P<start>\S.*?\d)\s+[-\u2013]\s+\S.*\d$")
@@ -138,6 +141,20 @@ def _evenly_spaced(stamps: pd.DatetimeIndex, groups: Sequence[np.ndarray]) -> bo
     def named(index: pd.DatetimeIndex) -> bool:
         return infer_freq(index if index.is_monotonic_increasing else index[::-1]) is not None
     return all(named(stamps[rows]) for rows in groups)
+
+
+def iso_weeks(text: pd.Series) -> pd.Series | None:
+    """ISO weeks (``2020-W02``, ``2020W02``, ``2020-W02-3``) as the dates of their Monday (or the day written),
+    ``YYYY-MM-DD`` text, NaN for a week its year lacks (``2021-W53``); None unless every cell is written so."""
+    if not len(text) or not _ISO_WEEK.match(str(text.iloc[0]).strip()):
+        return None
+    parts = text.astype(str).str.strip().str.extract(_ISO_WEEK)
+    if parts["year"].isna().any():
+        return None
+    iso = parts["year"] + "-W" + parts["week"] + "-" + parts["day"].fillna("1")
+    dates = pd.to_datetime(iso, format="%G-W%V-%u", errors="coerce")
+    weeks = dates.dt.isocalendar().week.astype("float64").to_numpy()  # 2021-W53 rolls over into 2022-W01
+    return dates.dt.strftime("%Y-%m-%d").where(weeks == parts["week"].astype(int).to_numpy())
 
 
 def _order_the_fields_say(text: pd.Series) -> bool | None:
@@ -403,6 +420,12 @@ def parse_timestamps(text: pd.Series, groups: Sequence[np.ndarray], *, col: str,
             year, quarter = parts["y1"].fillna(parts["y2"]).astype(int), parts["q1"].fillna(parts["q2"]).astype(int)
             written += (f"quarters ({text.iloc[0]} .. {text.iloc[-1]})",)
             text = year.astype(str) + "-" + (3 * quarter - 2).map("{:02d}".format) + "-01"
+    weeks = iso_weeks(text) if dialect.date_format is None and dialect.epoch_unit is None else None
+    if weeks is not None:
+        _refuse_unparsed(pd.DatetimeIndex(pd.to_datetime(weeks)), text, col=col, source=source, line=line,
+                         how=" as an ISO week (a week its year has)", hints=hints)
+        written += (f"ISO weeks ({text.iloc[0]} .. {text.iloc[-1]}), each its Monday or the day written",)
+        text = weeks
     epoch = _epoch(text, col=col, dialect=dialect, source=source, line=line, hints=hints)
     if epoch is not None:
         return epoch

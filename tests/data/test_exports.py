@@ -272,3 +272,25 @@ def test_a_rule_under_a_csv_header_is_left_out(tmp_path: Path) -> None:
     path.write_text(path.read_text().replace("2020-01-05,5", "2020-01-05,five"))
     with pytest.raises(DataError, match=r"ruled.csv: line 7: column 'load' has non-numeric value 'five'"):
         read_panel(path)
+
+
+def test_iso_weeks_are_their_mondays(tmp_path: Path) -> None:
+    """ISO 8601's ``2020-W02`` and Eurostat's ``2020W02`` (``TIME_PERIOD;OBS_VALUE``, decimal commas); a week its
+    year lacks is refused on its line."""
+    mondays = pd.date_range("2020-12-07", periods=40, freq="W-MON")  # through 2020-W53 into 2021
+    path = tmp_path / "weekly.csv"
+    path.write_text("week,y\n" + "".join(f"{d:%G-W%V},{i}\n" for i, d in enumerate(mondays)))
+    panel = read_panel(path)
+    assert panel.series[0].index.equals(pd.DatetimeIndex(mondays, name="week")) and panel.freq == "W-MON"
+    assert panel.notes == (f"{path}: detected timestamps in the first column, 'week', ISO weeks (2020-W50 .. "
+                           f"2021-W36), each its Monday or the day written",)
+    eurostat = tmp_path / "estat.csv"
+    eurostat.write_text("TIME_PERIOD;OBS_VALUE\n" + "".join(f"{d:%G}W{d:%V};{i},5\n" for i, d in enumerate(mondays)))
+    series = read_panel(eurostat).series[0]
+    assert series.index.equals(pd.DatetimeIndex(mondays, name="TIME_PERIOD"))
+    np.testing.assert_allclose(series.frame["OBS_VALUE"], np.arange(40) + 0.5)
+    path.write_text("week,y\n" + "".join(f"2021-W{k:02d},{k}\n" for k in range(40, 54)))
+    with pytest.raises(DataError) as err:
+        read_panel(path, timestamp_col="week")
+    assert str(err.value).startswith(f"{path}: line 15: cannot parse timestamp '2021-W53' in column 'week' as an "
+                                     f"ISO week (a week its year has)")
