@@ -472,6 +472,21 @@ def _missing(text: pd.Series, dialect: Dialect) -> pd.Series:
     return text.str.lower().isin(_MISSING) | text.isin(dialect.na_values)
 
 
+def _flag_columns(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect) -> dict[str, str]:
+    """The text ``columns`` without a digit in any cell, empty (or a missing-value word) in at least half of them
+    and not in all (SDMX's ``OBS_FLAG``: empty, ``p`` on a provisional value), with their first other cell: flags
+    on a few values, not values. A column of words in every row (``on``, ``off``) is no such column."""
+    found = {}
+    for col in columns:
+        if typed_number(raw[col]) or not len(raw):
+            continue
+        text = as_text(raw[col]).str.strip()
+        marked = text[~_missing(text, dialect)]
+        if 0 < len(marked) <= len(text) / 2 and not text.str.contains(r"\d", regex=True).any():
+            found[str(col)] = str(marked.iloc[0])
+    return found
+
+
 def _strip_units(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect) -> tuple[pd.DataFrame, list[str]]:
     """``raw`` with the currency or percent sign left out of every text column among ``columns`` whose every
     non-missing cell is a number written with that one sign before or after it (``$-0.70``, ``-$0.70``,
@@ -945,6 +960,12 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
             detected.append(f"column(s) holding one label in every row left out ("
                             f"{', '.join(f'{c!r}: {v!r}' for c, v in list(labels.items())[:3])}"
                             f"{', ...' if len(labels) > 3 else ''})")
+        flags = _flag_columns(raw, available, dialect)
+        if flags and len(flags) < len(available):
+            available = [c for c in available if c not in flags]
+            detected.append(f"column(s) of flags without a number left out ("
+                            f"{', '.join(f'{c!r}: {v!r}' for c, v in list(flags.items())[:3])}"
+                            f"{', ...' if len(flags) > 3 else ''}); data.columns=[...] names the columns to use")
         columns = available
         extra: tuple[str, ...] = ()
     else:

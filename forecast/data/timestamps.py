@@ -39,7 +39,7 @@ from forecast.data.errors import DataError
 from forecast.data.hints import Hints
 from forecast.data.regular import infer_freq, one_time_of_day
 
-TIMESTAMP_NAMES = ("date", "timestamp", "time", "ds", "datetime")  # recognised timestamp columns, any case
+TIMESTAMP_NAMES = ("date", "timestamp", "time", "ds", "datetime", "time_period")  # any case; SDMX's TIME_PERIOD
 # words that name a timestamp column, alone (Datum) or within a longer name (observation_date), any case
 TIMESTAMP_WORDS = ("date", "datetime", "timestamp", "datum", "fecha", "zeitstempel")
 # a UTC offset at a cell's end; one that follows a time of day (not the year of 02-Jan-2024 or 01-02-2024)

@@ -294,3 +294,19 @@ def test_iso_weeks_are_their_mondays(tmp_path: Path) -> None:
         read_panel(path, timestamp_col="week")
     assert str(err.value).startswith(f"{path}: line 15: cannot parse timestamp '2021-W53' in column 'week' as an "
                                      f"ISO week (a week its year has)")
+
+
+def test_an_sdmx_csv_export_reads_its_values(tmp_path: Path) -> None:
+    """Eurostat's SDMX-CSV: labels that repeat on every row, the time in ``TIME_PERIOD``, the value in ``OBS_VALUE``
+    and a flag on a few values (``p``, provisional) in ``OBS_FLAG``; one series a country with ``data.id_col=geo``."""
+    months = pd.date_range("2015-01-01", periods=40, freq="MS")
+    path = tmp_path / "prc_hicp_midx.csv"
+    path.write_text("DATAFLOW,LAST UPDATE,freq,unit,geo,TIME_PERIOD,OBS_VALUE,OBS_FLAG\n" + "".join(
+        f"ESTAT:PRC_HICP_MIDX(1.0),23/01/24 23:00:00,M,I15,{geo},{d:%Y-%m},{100 + i / 4:.2f},{'p' if i > 36 else ''}\n"
+        for geo in ("DE", "FR") for i, d in enumerate(months)))
+    panel = read_panel(path, id_col="geo")
+    assert [s.series_id for s in panel.series] == ["DE", "FR"] and panel.freq == "MS"
+    assert list(panel.series[0].frame.columns) == ["OBS_VALUE"]
+    np.testing.assert_allclose(panel.series[1].frame["OBS_VALUE"], 100 + np.arange(40) / 4)
+    assert panel.notes[0].endswith("column(s) of flags without a number left out ('OBS_FLAG': 'p'); data.columns=[...] "
+                                   "names the columns to use")
