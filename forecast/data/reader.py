@@ -44,7 +44,8 @@ from forecast.data.regular import (HOLIDAY_RUN, Gap, add_missing_rows, describe_
                                    holiday_note, infer_freq, is_business, months_of_one_day, off_the_grid, offset,
                                    refuse_gap, refuse_other_step, resolve_frequency, snapped_to_step)
 from forecast.data.date_parts import DateParts, find_date_parts, leading_date_parts
-from forecast.data.surround import label_column, label_rows, one_label_columns, row_counters, rows_below
+from forecast.data.surround import (flag_columns_by_name, label_column, label_rows, one_label_columns,
+                                    row_counters, rows_below)
 from forecast.data.year_table import VALUE, YearTable, find_year_table
 from forecast.data.timestamps import (TIMESTAMP_NAMES, find_timestamp_column, interval_starts, is_timestamp_name,
                                      iso_weeks, named_like_timestamp, parse_timestamps, typed_timestamps)
@@ -472,18 +473,19 @@ def _missing(text: pd.Series, dialect: Dialect) -> pd.Series:
     return text.str.lower().isin(_MISSING) | text.isin(dialect.na_values)
 
 
-def _flag_columns(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect) -> dict[str, str]:
-    """The text ``columns`` without a digit in any cell, empty (or a missing-value word) in at least half of them
-    and not in all (SDMX's ``OBS_FLAG``: empty, ``p`` on a provisional value), with their first other cell: flags
-    on a few values, not values. A column of words in every row (``on``, ``off``) is no such column."""
-    found = {}
+def _flag_columns(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect) -> list[str]:
+    """The flags on the values among ``columns``: text columns named as another column's flags
+    (:func:`~forecast.data.surround.flag_columns_by_name`), and text columns without a digit in any cell, empty (or a
+    missing-value word) in at least half of them and not in all (``p`` on a provisional value). A column of words
+    in every row (``on``, ``off``) is neither."""
+    found = flag_columns_by_name(raw, columns)
     for col in columns:
-        if typed_number(raw[col]) or not len(raw):
+        if typed_number(raw[col]) or not len(raw) or col in found:
             continue
         text = as_text(raw[col]).str.strip()
         marked = text[~_missing(text, dialect)]
         if 0 < len(marked) <= len(text) / 2 and not text.str.contains(r"\d", regex=True).any():
-            found[str(col)] = str(marked.iloc[0])
+            found.append(str(col))
     return found
 
 
@@ -963,8 +965,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         flags = _flag_columns(raw, available, dialect)
         if flags and len(flags) < len(available):
             available = [c for c in available if c not in flags]
-            detected.append(f"column(s) of flags without a number left out ("
-                            f"{', '.join(f'{c!r}: {v!r}' for c, v in list(flags.items())[:3])}"
+            detected.append(f"column(s) of flags on the values left out ({', '.join(repr(c) for c in flags[:3])}"
                             f"{', ...' if len(flags) > 3 else ''}); data.columns=[...] names the columns to use")
         columns = available
         extra: tuple[str, ...] = ()

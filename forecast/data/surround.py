@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from forecast.data.cells import as_text, is_number, typed_number, typed_time
+from forecast.data.date_time import bare_name
 
 _WITH_MARKS = re.compile(r"[-+]?\d[\d.,' ]*")  # digits and marks alone: 5,827 or 1.234,5
 _DIGIT = re.compile(r"\d")
@@ -76,6 +77,23 @@ def one_label_columns(raw: pd.DataFrame, columns: Sequence[str]) -> dict[str, st
         first = str(text.iloc[0])
         if first and not numeric(first) and bool((text == first).all()):
             found[str(col)] = first
+    return found
+
+
+_FLAG = re.compile(r"^(?P<stem>.+?)[\s_.-]*(?:flags?|attributes?|qc|cd|quality|qualifiers?|status)$", re.IGNORECASE)
+
+
+def flag_columns_by_name(raw: pd.DataFrame, columns: Sequence[str]) -> list[str]:
+    """The text ``columns`` named as the flags of another of them: its name (without a unit in brackets) and a
+    word such as ``flag``, ``attributes``, ``qc`` or ``cd`` (NOAA's ``TMAX`` and ``TMAX_ATTRIBUTES``, Environment
+    Canada's ``Max Temp (°C)`` and ``Max Temp Flag``, USGS's ``..._00060_00003_cd``, SDMX's ``OBS_VALUE`` and
+    ``OBS_FLAG``, stems compared without ``_value``)."""
+    stems = {bare_name(c).removesuffix("_value").removesuffix(" value"): str(c) for c in columns}
+    found = []
+    for col in columns:
+        match = _FLAG.match(bare_name(col))
+        if match and not typed_number(raw[col]) and stems.get(match["stem"].strip(" _.-"), str(col)) != str(col):
+            found.append(str(col))
     return found
 
 

@@ -308,5 +308,27 @@ def test_an_sdmx_csv_export_reads_its_values(tmp_path: Path) -> None:
     assert [s.series_id for s in panel.series] == ["DE", "FR"] and panel.freq == "MS"
     assert list(panel.series[0].frame.columns) == ["OBS_VALUE"]
     np.testing.assert_allclose(panel.series[1].frame["OBS_VALUE"], 100 + np.arange(40) / 4)
-    assert panel.notes[0].endswith("column(s) of flags without a number left out ('OBS_FLAG': 'p'); data.columns=[...] "
-                                   "names the columns to use")
+    assert panel.notes[0].endswith("column(s) of flags on the values left out ('OBS_FLAG'); data.columns=[...] names "
+                                   "the columns to use")
+
+
+def test_flag_columns_beside_their_values_are_left_out(tmp_path: Path) -> None:
+    """NOAA's daily summaries (``TMAX``, ``TMAX_ATTRIBUTES`` = ``,,W,2400``) and Environment Canada's (``Max Temp
+    (°C)``, ``Max Temp Flag``); a text column not named as a flag is still refused."""
+    days = pd.date_range("2020-01-01", periods=40, freq="D")
+    flags = [",,W,2400", "T,,W,2400", ",,7,0700", ",,W,"]
+    path = tmp_path / "ghcnd.csv"
+    path.write_text('"STATION","DATE","PRCP","PRCP_ATTRIBUTES","TMAX","TMAX_ATTRIBUTES"\n' + "".join(
+        f'"USW00013881","{d:%Y-%m-%d}","{i % 7 / 10}","{flags[i % 4]}","{20 + i % 5}","{flags[(i + 1) % 4]}"\n'
+        for i, d in enumerate(days)))
+    panel = read_panel(path)
+    assert list(panel.series[0].frame.columns) == ["PRCP", "TMAX"]
+    assert "column(s) of flags on the values left out ('PRCP_ATTRIBUTES', 'TMAX_ATTRIBUTES')" in panel.notes[0]
+    canada = tmp_path / "en_climate_daily.csv"
+    canada.write_text('"Date/Time","Max Temp (°C)","Max Temp Flag","Min Temp (°C)","Min Temp Flag"\n' + "".join(
+        f'"{d:%Y-%m-%d}","{5 + i % 3}","{"E" if i % 9 == 0 else ""}","{i % 4 - 2}","{"M" if i % 3 else ""}"\n'
+        for i, d in enumerate(days)))
+    assert list(read_panel(canada).series[0].frame.columns) == ["Max Temp (°C)", "Min Temp (°C)"]
+    path.write_text(path.read_text().replace("TMAX_ATTRIBUTES", "SOURCE"))
+    with pytest.raises(DataError, match=r"column 'SOURCE' has non-numeric value"):
+        read_panel(path)
