@@ -32,8 +32,8 @@ import pandas as pd
 from pandas.tseries.frequencies import to_offset
 
 from forecast.data.cells import ARROW_TEXT, as_text, is_number, typed_number, typed_time
-from forecast.data.date_time import (DATE_NAMES, TIME_NAMES, check_pair, dates_and_times, find_date_time_pair,
-                                     hours_ending, join_date_time, named_date_time_pair)
+from forecast.data.date_time import (DATE_NAMES, TIME_NAMES, bare_name, check_pair, dates_and_times,
+                                     find_date_time_pair, hours_ending, join_date_time, named_date_time_pair)
 from forecast.data.dialect import (SEP_NAMES, SPACES, WHITESPACE, Dialect, dot_thousands, number_marks,
                                    sniff_sep)
 from forecast.data.layout import ENCODING_NOTES, Layout, file_layout, table_lines
@@ -43,7 +43,7 @@ from forecast.data.hints import TRAIN, Hints
 from forecast.data.regular import (HOLIDAY_RUN, Gap, add_missing_rows, describe_gaps, evenly_spaced, find_gaps,
                                    holiday_note, infer_freq, is_business, months_of_one_day, off_the_grid, offset,
                                    refuse_gap, refuse_other_step, resolve_frequency, snapped_to_step)
-from forecast.data.date_parts import DateParts, find_date_parts, leading_date_parts
+from forecast.data.date_parts import PART_NAMES, DateParts, find_date_parts, leading_date_parts
 from forecast.data.surround import (flag_columns_by_name, label_column, label_rows, one_label_columns,
                                     row_counters, rows_below)
 from forecast.data.year_table import VALUE, YearTable, find_year_table
@@ -471,6 +471,24 @@ def _missing(text: pd.Series, dialect: Dialect) -> pd.Series:
     """Which stripped cells mean "missing": empty, a word such as ``NaN`` or ``n/a``, or one of the dialect's
     ``na_values``, (N,) bool."""
     return text.str.lower().isin(_MISSING) | text.isin(dialect.na_values)
+
+
+def _repeated_parts(raw: pd.DataFrame, columns: Sequence[str], stamps: pd.DatetimeIndex) -> list[str]:
+    """The ``columns`` named as a part of a date (:data:`~forecast.data.date_parts.PART_NAMES`) whose every value is
+    that part of its row's timestamp: Environment Canada's ``Year``, ``Month``, ``Day`` beside ``Date/Time``."""
+    found = []
+    for col in columns:
+        part = next((p for p, spelled in PART_NAMES.items() if bare_name(col) in spelled), None)
+        if part is None or not len(raw):
+            continue
+        numbers = pd.to_numeric(raw[col], errors="coerce").to_numpy(dtype=np.float64)
+        if np.array_equal(numbers, np.asarray(getattr(stamps, _STAMP_PART[part]), dtype=np.float64)):
+            found.append(str(col))
+    return found
+
+
+_STAMP_PART = {"year": "year", "month": "month", "day": "day", "doy": "dayofyear", "hour": "hour",
+               "quarter": "quarter"}  # the DatetimeIndex attribute of each date part
 
 
 def _flag_columns(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect) -> list[str]:
@@ -955,6 +973,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     if fill_missing_dates and fill is None:
         raise DataError(f"{path}: {hints.fill_missing_dates} adds empty rows: also pass {hints.fill} to fill them")
     available = [c for c in names if c not in (timestamp_col, time_col, id_col)]
+    picked = columns is None  # the reader chooses the columns
     if columns is None:
         labels = one_label_columns(raw, available)
         if labels and len(labels) < len(available):
@@ -966,7 +985,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         if flags and len(flags) < len(available):
             available = [c for c in available if c not in flags]
             detected.append(f"column(s) of flags on the values left out ({', '.join(repr(c) for c in flags[:3])}"
-                            f"{', ...' if len(flags) > 3 else ''}); data.columns=[...] names the columns to use")
+                            f"{', ...' if len(flags) > 3 else ''})")
         columns = available
         extra: tuple[str, ...] = ()
     else:
@@ -1027,6 +1046,10 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
             stamps = months[0]
             detected.append(f"timestamps all on day {months[1]} of their month, read as their months (MS)")
         stamps = _snap(stamps, groups, detected, path=path, line=line)
+        repeated = _repeated_parts(raw, columns, stamps) if picked else []
+        if repeated and len(repeated) < len(columns):
+            columns = [c for c in columns if c not in repeated]
+            detected.append(f"column(s) repeating the timestamps' parts left out ({', '.join(map(repr, repeated))})")
     values, marks, coded = _values(raw, columns, path, line, fill, hints, sep=sep, dialect=dialect,
                                    as_written=as_written, column_of=column_of)
     detected += [marks] if marks else []

@@ -308,13 +308,13 @@ def test_an_sdmx_csv_export_reads_its_values(tmp_path: Path) -> None:
     assert [s.series_id for s in panel.series] == ["DE", "FR"] and panel.freq == "MS"
     assert list(panel.series[0].frame.columns) == ["OBS_VALUE"]
     np.testing.assert_allclose(panel.series[1].frame["OBS_VALUE"], 100 + np.arange(40) / 4)
-    assert panel.notes[0].endswith("column(s) of flags on the values left out ('OBS_FLAG'); data.columns=[...] names "
-                                   "the columns to use")
+    assert panel.notes[0].endswith("column(s) of flags on the values left out ('OBS_FLAG')")
 
 
 def test_flag_columns_beside_their_values_are_left_out(tmp_path: Path) -> None:
     """NOAA's daily summaries (``TMAX``, ``TMAX_ATTRIBUTES`` = ``,,W,2400``) and Environment Canada's (``Max Temp
-    (°C)``, ``Max Temp Flag``); a text column not named as a flag is still refused."""
+    (°C)``, ``Max Temp Flag``, and ``Year``, ``Month``, ``Day`` repeating ``Date/Time``); a text column not named
+    as a flag is still refused."""
     days = pd.date_range("2020-01-01", periods=40, freq="D")
     flags = [",,W,2400", "T,,W,2400", ",,7,0700", ",,W,"]
     path = tmp_path / "ghcnd.csv"
@@ -325,10 +325,17 @@ def test_flag_columns_beside_their_values_are_left_out(tmp_path: Path) -> None:
     assert list(panel.series[0].frame.columns) == ["PRCP", "TMAX"]
     assert "column(s) of flags on the values left out ('PRCP_ATTRIBUTES', 'TMAX_ATTRIBUTES')" in panel.notes[0]
     canada = tmp_path / "en_climate_daily.csv"
-    canada.write_text('"Date/Time","Max Temp (°C)","Max Temp Flag","Min Temp (°C)","Min Temp Flag"\n' + "".join(
-        f'"{d:%Y-%m-%d}","{5 + i % 3}","{"E" if i % 9 == 0 else ""}","{i % 4 - 2}","{"M" if i % 3 else ""}"\n'
-        for i, d in enumerate(days)))
-    assert list(read_panel(canada).series[0].frame.columns) == ["Max Temp (°C)", "Min Temp (°C)"]
+    canada.write_text('"Date/Time","Year","Month","Day","Max Temp (°C)","Max Temp Flag","Min Temp (°C)","Min Temp '
+                      'Flag"\n' + "".join(f'"{d:%Y-%m-%d}","{d.year}","{d.month:02d}","{d.day:02d}","{5 + i % 3}",'
+                                          f'"{"E" if i % 9 == 0 else ""}","{i % 4 - 2}","{"M" if i % 3 else ""}"\n'
+                                          for i, d in enumerate(days)))
+    panel = read_panel(canada)
+    assert list(panel.series[0].frame.columns) == ["Max Temp (°C)", "Min Temp (°C)"]
+    assert panel.notes == (f"{canada}: detected timestamps in column 'Date/Time', column(s) of flags on the values "
+                           f"left out ('Max Temp Flag', 'Min Temp Flag'), column(s) repeating the timestamps' parts "
+                           f"left out ('Year', 'Month', 'Day')",)
+    assert list(read_panel(canada, columns=["Month", "Max Temp (°C)"]).series[0].frame.columns) == \
+        ["Month", "Max Temp (°C)"]  # named: kept
     path.write_text(path.read_text().replace("TMAX_ATTRIBUTES", "SOURCE"))
     with pytest.raises(DataError, match=r"column 'SOURCE' has non-numeric value"):
         read_panel(path)
