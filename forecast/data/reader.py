@@ -934,7 +934,8 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     if counter is not None and counter not in (timestamp_col, id_col) and counter not in (columns or ()):
         raw = raw.drop(columns=[counter])
         detected.append(f"an unnamed column of row numbers left out ({counter!r}, the index pandas writes)")
-    dated = _first_dates(raw, timestamp_col) if header else None
+    table = find_year_table(raw, timestamp_col=timestamp_col, id_col=id_col) if header else None
+    dated = _first_dates(raw, timestamp_col) if header and table is None else None
     if dated is not None and _UNNAMED.match(dated):
         raw = raw.rename(columns={dated: timestamp_col})
         detected.append(f"timestamps in the unnamed first column, read as {timestamp_col!r} (the index pandas "
@@ -942,7 +943,6 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     elif dated is not None:
         timestamp_col = dated
         detected.append(f"timestamps in the first column, {dated!r}")
-    table = find_year_table(raw, timestamp_col=timestamp_col, id_col=id_col) if header else None
     source_rows = None  # the row of the file's table each row of raw comes from, where it was reshaped
     column_of: Callable[[str, int], str] = lambda col, row: col  # the file's column of a cell
     if table is not None:
