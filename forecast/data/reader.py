@@ -420,10 +420,17 @@ def _empty_tail(raw: pd.DataFrame) -> int:
 
 
 def _sep_hint(names: Sequence[str], hints: Hints) -> str:
-    """The separator setting, when the header was read as one column whose name holds another separator ("" when
-    it does not: a separator inside names that were split is part of them)."""
+    """The separator setting, when the header was read as one column whose name holds another separator, or spaces
+    between words one of which names a timestamp ("" otherwise: a separator inside names that were split is part of
+    them)."""
     held = [s for s in SEP_NAMES if s != "," and len(names) == 1 and s in names[0]]
-    return f"the header line holds {SEP_NAMES[held[0]]}s: pass {hints.set('sep', SEP_NAMES[held[0]])}" if held else ""
+    words = names[0].split() if len(names) == 1 else []
+    if not held and len(words) > 1 and any(is_timestamp_name(word) for word in words):
+        held = [WHITESPACE]  # "date value": names separated by spaces, the rows not as many fields as detection needs
+    if not held:
+        return ""
+    marks = "spaces" if held[0] == WHITESPACE else f"{SEP_NAMES[held[0]]}s"
+    return f"the header line holds {marks}: pass {hints.set('sep', SEP_NAMES[held[0]])}"
 
 
 DST_MONTHS = (3, 4, 9, 10, 11)  # the months in which clocks go back, north and south of the equator
@@ -996,7 +1003,9 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         extra = tuple(c for c in available if c not in columns)
     if not columns:
         besides = " and ".join(repr(c) for c in (timestamp_col, time_col, id_col) if c is not None)
-        raise DataError(f"{path}: no numeric columns{' besides ' + besides if besides else ''}")
+        hint = _sep_hint([str(c) for c in raw.columns], hints)
+        raise DataError(f"{path}: no numeric columns{' besides ' + besides if besides else ''}"
+                        f"{'; ' + hint if hint else ''}")
     if len(raw) == 0:
         raise DataError(f"{path}: the file has {'a header but ' if header else ''}no data rows")
 

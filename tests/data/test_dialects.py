@@ -868,6 +868,18 @@ def test_sniffing_the_separator() -> None:
     assert sniff_sep("date value\n") == ","  # no line below to confirm it
 
 
+def test_a_header_of_names_separated_by_spaces_names_the_setting(tmp_path: Path) -> None:
+    """Rows too ragged for the separator to be detected: the refusal says how to set it."""
+    path = tmp_path / "ragged.txt"
+    path.write_text("date value\n2020-01-01 1\n2020-01-02\n2020-01-03 3 4\n2020-01-04 4\n")
+    with pytest.raises(DataError) as err:
+        read_panel(path)
+    assert str(err.value) == (f"{path}: no numeric columns besides 'date value'; the header line holds spaces: pass "
+                              f"data.sep=whitespace")
+    with pytest.raises(DataError, match=r"ragged.txt: cannot read as CSV \(.*\); expected a whitespace-separated file"):
+        read_panel(path, dialect=dialect_from_settings(sep="whitespace"))
+
+
 @pytest.mark.parametrize("word", [" ", "space", "whitespace"])
 def test_a_separator_of_spaces_is_set_by_word(word: str) -> None:
     assert dialect_from_settings(sep=word).sep == WHITESPACE
