@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+MISSING_WORDS = ("", "nan", "na", "null", "n/a", "#n/a")  # cells that mean "missing", lower case
 ARROW_TEXT = pd.StringDtype("pyarrow")  # text whose string methods and regular expressions run in Arrow's kernels
 
 

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 from pandas.tseries.frequencies import to_offset
 
-from forecast.data.cells import ARROW_TEXT, as_text, is_number, typed_number, typed_time
+from forecast.data.cells import ARROW_TEXT, MISSING_WORDS, as_text, is_number, typed_number, typed_time
 from forecast.data.date_time import (DATE_NAMES, TIME_NAMES, bare_name, check_pair, dates_and_times,
                                      find_date_time_pair, hours_ending, join_date_time, named_date_time_pair)
 from forecast.data.dialect import (SEP_NAMES, SPACES, WHITESPACE, Dialect, dot_thousands, number_marks,
@@ -43,9 +43,9 @@ from forecast.data.hints import TRAIN, Hints
 from forecast.data.regular import (HOLIDAY_RUN, Gap, add_missing_rows, describe_gaps, evenly_spaced, find_gaps,
                                    holiday_note, infer_freq, is_business, months_of_one_day, off_the_grid, offset,
                                    refuse_gap, refuse_other_step, resolve_frequency, snapped_to_step)
-from forecast.data.date_parts import PART_NAMES, DateParts, find_date_parts, leading_date_parts
-from forecast.data.surround import (flag_columns_by_name, label_column, label_rows, one_label_columns,
-                                    row_counters, rows_below)
+from forecast.data.date_parts import DateParts, find_date_parts, leading_date_parts
+from forecast.data.surround import (flag_columns, label_column, label_rows, one_label_columns, repeated_date_parts,
+                                    rows_below, timestamp_counters)
 from forecast.data.year_table import VALUE, YearTable, find_year_table
 from forecast.data.timestamps import (TIMESTAMP_NAMES, find_timestamp_column, interval_starts, is_timestamp_name,
                                      iso_weeks, named_like_timestamp, parse_timestamps, typed_timestamps)
@@ -53,7 +53,6 @@ from forecast.data.timestamps import (TIMESTAMP_NAMES, find_timestamp_column, in
 FillMethod = Literal["ffill", "interpolate"]
 DATAFRAME = "<DataFrame>"  # how messages (and a run's config.yaml) name data given as a DataFrame
 STEP = "step"  # the index name of a series without timestamps
-_MISSING = ("", "nan", "na", "null", "n/a", "#n/a")  # lower case
 _PANDAS_MISSING = ["na", "Na", "NULL", "null", "nan", "NaN", "NA", "N/A", "n/a", "#N/A", ""]  # read_csv's na_values
 _MARKED = re.compile(r"\d[,.' ]\d")  # a digit, a mark, a digit: a number written with marks
 _DATE = re.compile(r"^\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}([ T]\d{1,2}(:\d{2}){0,2}(\.\d+)?)?$")
@@ -477,41 +476,7 @@ def _newest_first(stamps: pd.DatetimeIndex, groups: Sequence[np.ndarray]) -> boo
 def _missing(text: pd.Series, dialect: Dialect) -> pd.Series:
     """Which stripped cells mean "missing": empty, a word such as ``NaN`` or ``n/a``, or one of the dialect's
     ``na_values``, (N,) bool."""
-    return text.str.lower().isin(_MISSING) | text.isin(dialect.na_values)
-
-
-def _repeated_parts(raw: pd.DataFrame, columns: Sequence[str], stamps: pd.DatetimeIndex) -> list[str]:
-    """The ``columns`` named as a part of a date (:data:`~forecast.data.date_parts.PART_NAMES`) whose every value is
-    that part of its row's timestamp: Environment Canada's ``Year``, ``Month``, ``Day`` beside ``Date/Time``."""
-    found = []
-    for col in columns:
-        part = next((p for p, spelled in PART_NAMES.items() if bare_name(col) in spelled), None)
-        if part is None or not len(raw):
-            continue
-        numbers = pd.to_numeric(raw[col], errors="coerce").to_numpy(dtype=np.float64)
-        if np.array_equal(numbers, np.asarray(getattr(stamps, _STAMP_PART[part]), dtype=np.float64)):
-            found.append(str(col))
-    return found
-
-
-_STAMP_PART = {"year": "year", "month": "month", "day": "day", "doy": "dayofyear", "hour": "hour",
-               "quarter": "quarter"}  # the DatetimeIndex attribute of each date part
-
-
-def _flag_columns(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect) -> list[str]:
-    """The flags on the values among ``columns``: text columns named as another column's flags
-    (:func:`~forecast.data.surround.flag_columns_by_name`), and text columns without a digit in any cell, empty (or a
-    missing-value word) in at least half of them and not in all (``p`` on a provisional value). A column of words
-    in every row (``on``, ``off``) is neither."""
-    found = flag_columns_by_name(raw, columns)
-    for col in columns:
-        if typed_number(raw[col]) or not len(raw) or col in found:
-            continue
-        text = as_text(raw[col]).str.strip()
-        marked = text[~_missing(text, dialect)]
-        if 0 < len(marked) <= len(text) / 2 and not text.str.contains(r"\d", regex=True).any():
-            found.append(str(col))
-    return found
+    return text.str.lower().isin(MISSING_WORDS) | text.isin(dialect.na_values)
 
 
 def _strip_units(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect) -> tuple[pd.DataFrame, list[str]]:
@@ -796,15 +761,6 @@ def _fill(frame: pd.DataFrame, fill: FillMethod, path: Path, who: str, hints: Hi
     return frame
 
 
-def _counters_from_one(raw: pd.DataFrame) -> list[str]:
-    """The columns named like a timestamp that count the rows from 0 or 1 (``TIME`` beside ``YEAR`` in a table of
-    years; read as text for their name), which the name does not make the timestamps."""
-    named = [c for c in raw.columns if named_like_timestamp(str(c)) and len(raw)
-             and pd.to_numeric(raw[c].iloc[:1], errors="coerce").isin([0, 1]).all()]
-    numbers = pd.DataFrame({c: pd.to_numeric(raw[c], errors="coerce") for c in named}, index=raw.index)
-    return row_counters([numbers], named) if named else []
-
-
 def _join_date_parts(raw: pd.DataFrame, parts: DateParts, timestamp_col: str, path: Path, lines: np.ndarray
                      ) -> pd.DataFrame:
     """``raw`` with the date parts' columns replaced by one timestamp column, first (:mod:`forecast.data.date_parts`).
@@ -959,7 +915,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     stamp_like = [] if table is not None or not isinstance(timestamp_col, str) or timestamp_col in raw.columns \
         else [n for n in raw.columns if named_like_timestamp(str(n))]
     if stamp_like and id_col is None:
-        stamp_like = [n for n in stamp_like if n not in _counters_from_one(raw[stamp_like])]
+        stamp_like = [n for n in stamp_like if n not in timestamp_counters(raw[stamp_like])]
     if table is None and isinstance(timestamp_col, str) and timestamp_col not in raw.columns and not stamp_like:
         parts = find_date_parts(raw, (id_col,)) if header else leading_date_parts(raw)
         if parts is not None:
@@ -988,7 +944,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
             detected.append(f"column(s) holding one label in every row left out ("
                             f"{', '.join(f'{c!r}: {v!r}' for c, v in list(labels.items())[:3])}"
                             f"{', ...' if len(labels) > 3 else ''})")
-        flags = _flag_columns(raw, available, dialect)
+        flags = flag_columns(raw, available, dialect.na_values)
         if flags and len(flags) < len(available):
             available = [c for c in available if c not in flags]
             detected.append(f"column(s) of flags on the values left out ({', '.join(repr(c) for c in flags[:3])}"
@@ -1055,7 +1011,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
             stamps = months[0]
             detected.append(f"timestamps all on day {months[1]} of their month, read as their months (MS)")
         stamps = _snap(stamps, groups, detected, path=path, line=line)
-        repeated = _repeated_parts(raw, columns, stamps) if picked else []
+        repeated = repeated_date_parts(raw, columns, stamps) if picked else []
         if repeated and len(repeated) < len(columns):
             columns = [c for c in columns if c not in repeated]
             detected.append(f"column(s) repeating the timestamps' parts left out ({', '.join(map(repr, repeated))})")

@@ -1,5 +1,6 @@
 """Rows and columns around a file's data that hold no data: labels under the header (units), a total and notes
-below it, columns holding one label in every row, and the column of labels that names a long file's series."""
+below it, columns holding one label in every row, counting the rows, repeating the timestamps' parts or flagging
+the values, and the column of labels that names a long file's series."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from forecast.data.cells import as_text, is_number, typed_number, typed_time
+from forecast.data.cells import MISSING_WORDS, as_text, is_number, typed_number, typed_time
+from forecast.data.date_parts import PART_NAMES
 from forecast.data.date_time import bare_name
+from forecast.data.timestamps import named_like_timestamp
 
 _WITH_MARKS = re.compile(r"[-+]?\d[\d.,' ]*")  # digits and marks alone: 5,827 or 1.234,5
 _DIGIT = re.compile(r"\d")
@@ -80,6 +83,10 @@ def one_label_columns(raw: pd.DataFrame, columns: Sequence[str]) -> dict[str, st
     return found
 
 
+_STAMP_PART = {"year": "year", "month": "month", "day": "day", "doy": "dayofyear", "hour": "hour",
+               "quarter": "quarter"}  # the DatetimeIndex attribute of each date part
+
+
 _FLAG = re.compile(r"^(?P<stem>.+?)[\s_.-]*(?:flags?|attributes?|qc|cd|quality|qualifiers?|status)$", re.IGNORECASE)
 
 
@@ -121,3 +128,42 @@ def label_column(raw: pd.DataFrame, besides: Sequence[str | None]) -> str | None
         if pd.to_numeric(text, errors="coerce").isna().mean() > 0.5 and text.nunique() <= len(raw) // 2:
             return str(col)
     return None
+
+
+def timestamp_counters(raw: pd.DataFrame) -> list[str]:
+    """The columns named like a timestamp that count the rows from 0 or 1 (``TIME`` beside ``YEAR`` in a table of
+    years; read as text for their name), which the name does not make the timestamps."""
+    named = [c for c in raw.columns if named_like_timestamp(str(c)) and len(raw)
+             and pd.to_numeric(raw[c].iloc[:1], errors="coerce").isin([0, 1]).all()]
+    numbers = pd.DataFrame({c: pd.to_numeric(raw[c], errors="coerce") for c in named}, index=raw.index)
+    return row_counters([numbers], named) if named else []
+
+
+def repeated_date_parts(raw: pd.DataFrame, columns: Sequence[str], stamps: pd.DatetimeIndex) -> list[str]:
+    """The ``columns`` named as a part of a date (:data:`~forecast.data.date_parts.PART_NAMES`) whose every value is
+    that part of its row's timestamp: Environment Canada's ``Year``, ``Month``, ``Day`` beside ``Date/Time``."""
+    found = []
+    for col in columns:
+        part = next((p for p, spelled in PART_NAMES.items() if bare_name(col) in spelled), None)
+        if part is None or not len(raw):
+            continue
+        numbers = pd.to_numeric(raw[col], errors="coerce").to_numpy(dtype=np.float64)
+        if np.array_equal(numbers, np.asarray(getattr(stamps, _STAMP_PART[part]), dtype=np.float64)):
+            found.append(str(col))
+    return found
+
+
+def flag_columns(raw: pd.DataFrame, columns: Sequence[str], na_values: Sequence[str]) -> list[str]:
+    """The flags on the values among ``columns``: text columns named as another column's flags
+    (:func:`flag_columns_by_name`), and text columns without a digit in any cell, empty (or a missing-value word,
+    or one of ``na_values``) in at least half of them and not in all (``p`` on a provisional value). A column of
+    words in every row (``on``, ``off``) is neither."""
+    found = flag_columns_by_name(raw, columns)
+    for col in columns:
+        if typed_number(raw[col]) or not len(raw) or col in found:
+            continue
+        text = as_text(raw[col]).str.strip()
+        marked = text[~(text.str.lower().isin(MISSING_WORDS) | text.isin(na_values))]
+        if 0 < len(marked) <= len(text) / 2 and not text.str.contains(r"\d", regex=True).any():
+            found.append(str(col))
+    return found
