@@ -85,13 +85,14 @@ def dates_and_times(dates: Sequence[str], times: Sequence[str]) -> bool:
                                                                          for t in times)
 
 
+_ANGLED = re.compile(r"^<(.+)>$")  # a name in angle brackets: ``<DATE>``
 _UNIT = re.compile(r"\s*[(\[][^()\[\]]*[)\]]$")  # a format or unit after a name: ``Date (MM/DD/YYYY)``
 
 
 def bare_name(name: object) -> str:
     """A column's name in lower case without the format or unit in brackets after it (``Time (HH:MM)``:
-    ``time``)."""
-    return _UNIT.sub("", str(name).strip()).strip().lower()
+    ``time``) or the angle brackets around it (MetaTrader's ``<TIME>``)."""
+    return _ANGLED.sub(r"\1", _UNIT.sub("", str(name).strip()).strip()).lower()
 
 
 def _named(a: str, b: str) -> bool:

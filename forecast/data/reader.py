@@ -48,7 +48,8 @@ from forecast.data.surround import (flag_columns, label_column, label_rows, one_
                                     rows_below, timestamp_counters)
 from forecast.data.year_table import VALUE, YearTable, find_year_table
 from forecast.data.timestamps import (TIMESTAMP_NAMES, find_timestamp_column, interval_starts, is_timestamp_name,
-                                     iso_weeks, named_like_timestamp, parse_timestamps, typed_timestamps)
+                                     iso_weeks, leading_epoch, named_like_timestamp, parse_timestamps,
+                                     typed_timestamps)
 
 FillMethod = Literal["ffill", "interpolate"]
 DATAFRAME = "<DataFrame>"  # how messages (and a run's config.yaml) name data given as a DataFrame
@@ -921,6 +922,9 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         if parts is not None:
             raw = _join_date_parts(raw, parts, timestamp_col, path, lines_of)
             detected.append(parts.note())
+        elif not header and leading_epoch(raw):
+            detected.append(f"timestamps in the first column, {raw.columns[0]!r}")
+            raw = raw.rename(columns={raw.columns[0]: timestamp_col})
     names = list(raw.columns)
     if timestamp_col is not None and not isinstance(timestamp_col, str):
         timestamp_col, time_col = check_pair(timestamp_col)

@@ -126,6 +126,17 @@ def _epoch_unit(numbers: pd.Series) -> str | None:
     return units[0] if len(units) == 1 else None
 
 
+def leading_epoch(raw: pd.DataFrame) -> bool:
+    """In a file without a header: whether its first column holds Unix times, whole numbers rising row by row whose
+    size says the unit (an exchange's candles: ``1704153600000,42283.58,...``)."""
+    if not len(raw.columns) or len(raw) < 3:
+        return False
+    numbers = pd.to_numeric(raw[raw.columns[0]], errors="coerce")
+    if numbers.isna().any() or not (numbers == numbers.round()).all():
+        return False
+    return bool((np.diff(numbers.to_numpy(dtype=np.float64)) > 0).all()) and _epoch_unit(numbers) is not None
+
+
 def _increasing(stamps: pd.DatetimeIndex, groups: Sequence[np.ndarray]) -> bool:
     """No NaT, and every series' timestamps non-decreasing in row order, or every series' decreasing (a file
     written newest first)."""

@@ -339,3 +339,24 @@ def test_flag_columns_beside_their_values_are_left_out(tmp_path: Path) -> None:
     path.write_text(path.read_text().replace("TMAX_ATTRIBUTES", "SOURCE"))
     with pytest.raises(DataError, match=r"column 'SOURCE' has non-numeric value"):
         read_panel(path)
+
+
+def test_metatraders_angled_names_and_a_headerless_file_of_unix_times(tmp_path: Path) -> None:
+    """MetaTrader's export (``<DATE>\\t<TIME>\\t<OPEN>...``, ``2024.01.02\\t01:00:00``) and an exchange's candles
+    without a header, the first column Unix milliseconds."""
+    hours = pd.date_range("2024-01-02", periods=40, freq="h")
+    path = tmp_path / "EURUSD_H1.csv"
+    path.write_text("<DATE>\t<TIME>\t<OPEN>\t<CLOSE>\n" + "".join(
+        f"{h:%Y.%m.%d}\t{h:%H:%M:%S}\t{1.1 + i / 1e4:.5f}\t{1.1 + i / 1e4:.5f}\n" for i, h in enumerate(hours)))
+    panel = read_panel(path)
+    assert panel.series[0].index.equals(pd.DatetimeIndex(hours, name="<DATE>")) and panel.freq == "h"
+    assert list(panel.series[0].frame.columns) == ["<OPEN>", "<CLOSE>"]
+    candles = tmp_path / "BTCUSDT-1h.csv"
+    candles.write_text("".join(f"{int(h.timestamp()) * 1000},{40000 + i},{12.5 + i}\n" for i, h in enumerate(hours)))
+    panel = read_panel(candles, header=False)
+    assert panel.series[0].index.equals(pd.DatetimeIndex(hours.tz_localize("UTC"), name="date"))
+    assert panel.notes == (f"{candles}: detected timestamps in the first column, '0', Unix times in milliseconds "
+                           f"(read as UTC)",)
+    candles.write_text("".join(f"{i + 1},{40000 + i},{12.5 + i}\n" for i in range(40)))  # a row number: no time
+    with pytest.raises(DataError, match=r"no timestamp column 'date' \(columns: 0, 1, 2\)"):
+        read_panel(candles, header=False)
