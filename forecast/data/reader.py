@@ -48,8 +48,8 @@ from forecast.data.surround import (flag_columns, label_column, label_rows, one_
                                     rows_below, timestamp_counters)
 from forecast.data.year_table import VALUE, YearTable, find_year_table
 from forecast.data.timestamps import (TIMESTAMP_NAMES, find_timestamp_column, interval_starts, is_timestamp_name,
-                                     iso_weeks, leading_epoch, named_like_timestamp, parse_timestamps,
-                                     typed_timestamps)
+                                     interval_columns, iso_weeks, leading_epoch, named_like_timestamp,
+                                     parse_timestamps, typed_timestamps)
 
 FillMethod = Literal["ffill", "interpolate"]
 DATAFRAME = "<DataFrame>"  # how messages (and a run's config.yaml) name data given as a DataFrame
@@ -899,6 +899,13 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         raw = raw.drop(columns=[counter])
         detected.append(f"an unnamed column of row numbers left out ({counter!r}, the index pandas writes)")
     table = find_year_table(raw, timestamp_col=timestamp_col, id_col=id_col) if header else None
+    listed = [str(c) for c in raw.columns]
+    bounds = interval_columns(raw) if header and table is None and isinstance(timestamp_col, str) \
+        and timestamp_col not in listed and find_timestamp_column(listed) is None \
+        and named_date_time_pair(listed) is None else None
+    if bounds is not None:  # each row an interval: its start is its timestamp
+        raw, timestamp_col = raw.drop(columns=[bounds[1]]), bounds[0]
+        detected.append(f"intervals from column {bounds[0]!r} to {bounds[1]!r}, each read as its start")
     dated = _first_dates(raw, timestamp_col) if header and table is None else None
     if dated is not None and _UNNAMED.match(dated):
         raw = raw.rename(columns={dated: timestamp_col})

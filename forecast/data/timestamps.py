@@ -119,6 +119,25 @@ def find_timestamp_column(names: Sequence[str]) -> str | None:
     return found[0] if len(found) == 1 else None
 
 
+_STARTS, _ENDS = {"start", "begin", "from"}, {"end", "to", "until"}  # the words of an interval's two columns
+
+
+def interval_columns(raw: pd.DataFrame) -> tuple[str, str] | None:
+    """The two columns that bound each row's interval, its start and its end, named alike but for a word of each
+    (``Start``, ``End``; ``period_start``, ``period_end``; ``datetime_from``, ``datetime_to``), their first cells
+    dates; None where there are no such two."""
+    def bound(words: set[str]) -> list[tuple[str, list[str]]]:
+        named = [(str(c), _words(str(c))) for c in raw.columns]
+        return [(c, [w for w in ws if w not in words]) for c, ws in named if len(set(ws) & words) == 1]
+    starts, ends = bound(_STARTS), bound(_ENDS)
+    if len(starts) != 1 or len(ends) != 1 or starts[0][1] != ends[0][1] or not len(raw):
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        first = pd.to_datetime(raw[[starts[0][0], ends[0][0]]].iloc[0].astype(str).str.strip(), errors="coerce")
+    return None if first.isna().any() else (starts[0][0], ends[0][0])
+
+
 def _epoch_unit(numbers: pd.Series) -> str | None:
     """The unit every number falls in (1973 .. 2100), or None."""
     lo, hi = float(numbers.min()), float(numbers.max())

@@ -360,3 +360,23 @@ def test_metatraders_angled_names_and_a_headerless_file_of_unix_times(tmp_path: 
     candles.write_text("".join(f"{i + 1},{40000 + i},{12.5 + i}\n" for i in range(40)))  # a row number: no time
     with pytest.raises(DataError, match=r"no timestamp column 'date' \(columns: 0, 1, 2\)"):
         read_panel(candles, header=False)
+
+
+def test_intervals_in_a_start_and_an_end_column_are_their_starts(tmp_path: Path) -> None:
+    """An electricity supplier's half hours (``Consumption (kwh), Start, End``, offsets written) and
+    ``period_start,period_end``; a ``from,to`` pair of currencies is no interval."""
+    starts = pd.date_range("2023-01-01", periods=48, freq="30min", tz="UTC")
+    path = tmp_path / "consumption.csv"
+    path.write_text("Consumption (kwh), Start, End\n" + "".join(
+        f"{i % 7 / 10:.3f}, {t.isoformat()}, {(t + pd.Timedelta('30min')).isoformat()}\n" for i, t in enumerate(starts)))
+    panel = read_panel(path)
+    assert panel.series[0].index.equals(pd.DatetimeIndex(starts, name="Start")) and panel.freq == "30min"
+    assert list(panel.series[0].frame.columns) == ["Consumption (kwh)"]
+    assert panel.notes[0].startswith(f"{path}: detected intervals from column 'Start' to 'End', each read as its start")
+    local = starts.tz_localize(None)
+    path.write_text("period_start,period_end,load\n" + "".join(
+        f"{t},{t + pd.Timedelta('30min')},{i}\n" for i, t in enumerate(local)))
+    assert read_panel(path).series[0].index.equals(pd.DatetimeIndex(local, name="period_start"))
+    path.write_text("from,to,rate\n" + "".join(f"USD,EUR,{0.9 + i / 100}\n" for i in range(10)))
+    with pytest.raises(DataError, match=r"no timestamp column 'date' \(columns: from, to, rate\)"):
+        read_panel(path)
