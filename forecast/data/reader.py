@@ -129,6 +129,7 @@ def _separator(path: Path, dialect: Dialect, layout: Layout = Layout()) -> str:
 
 
 PARQUET = (".parquet", ".pq")  # file suffixes read as Parquet
+TRAILING = "trailing_field"  # a table's attrs key: every row ended in an empty field the header lacks, left out
 _NO_TIMESTAMPS = "\x01%Y\x01"  # a timestamp format no cell matches: pyarrow leaves dates as text for the reader
 
 
@@ -264,6 +265,7 @@ def read_table(path: Path, header: bool, sep: str = ",", *, typed: bool = True,
             and (frame.iloc[:, -1].str.strip() == "").all():  # every row ends in a field the header lacks, empty
         # pandas read the first fields as the index and shifted the names: the fields in order, as many as named
         frame = frame.reset_index().iloc[:, :len(frame.columns)].set_axis(list(frame.columns), axis=1)
+        frame.attrs[TRAILING] = True
     return frame
 
 
@@ -849,6 +851,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     named = [*([timestamp_col] if isinstance(timestamp_col, str) or timestamp_col is None else timestamp_col),
              dialect.time_col, id_col]
     raw, first_line = _read_raw(path, header, hints, sep, text=named, layout=layout)
+    trailing = bool(raw.attrs.get(TRAILING))
     # the file line of each row of raw
     lines_of = first_line + np.arange(len(raw)) if isinstance(path, pd.DataFrame) or path.suffix.lower() in PARQUET \
         else table_lines(path, layout, first_line, len(raw))
@@ -874,6 +877,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     detected += [f"a header block of {layout.header_block} lines left out (-BEGIN HEADER- .. -END HEADER-)"] \
         if layout.header_block else []
     detected += [f"{comments} comment line(s) above the header left out"] if comments else []
+    detected += ["an empty field at the end of every row, which the header does not name, left out"] if trailing else []
     above = layout.table_above[:60] + ("..." if len(layout.table_above) > 60 else "")
     detected += [f"a table of its own above a blank line left out ({above})"] if layout.table_lines else []
     other = layout.other_above[:60] + ("..." if len(layout.other_above) > 60 else "")

@@ -129,6 +129,8 @@ def test_a_header_of_another_width_than_its_rows_is_no_line_above_it(tmp_path: P
     panel = read_panel(csv)
     assert panel.series[0].frame["v"].tolist()[:3] == [1.0, 2.0, 3.0] and panel.freq == "D"
     assert not any("above the header" in note for note in panel.notes)
+    assert panel.notes == (f"{csv}: detected an empty field at the end of every row, which the header does not name, "
+                           f"left out",)
 
 
 def test_columns_holding_one_label_in_every_row_are_left_out(tmp_path: Path) -> None:
