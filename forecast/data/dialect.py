@@ -166,14 +166,16 @@ def whitespace_fields(line: str) -> list[str]:
 
 
 def sniff_sep(first_line: str, below: Sequence[str] = ()) -> str:
-    """The separator of a header line: ``;``, tab or ``|`` when the line has more of it than commas; runs of spaces
-    (:data:`WHITESPACE`) when it has none of these, three in four of the lines ``below`` it split into one number of
+    """The separator of a header line: ``;``, tab or ``|`` when the line has more of it than commas (tabs: as many
+    on every line); runs of spaces (:data:`WHITESPACE`) when it has none of these, or tabs that vary from line to line
+    (a table aligned with tabs and spaces), three in four of the lines ``below`` it split into one number of
     fields, at least two (the others: a last row partly written, notes), and it into as many or one fewer (R's
     ``write.table`` names no column of its row names), not every line below a number with its thousands separated by
     spaces (none, where the header is one fewer: a column of such numbers); else ``,``."""
     counts = {s: first_line.count(s) for s in SNIFFED}
     best = max(counts, key=lambda s: counts[s])
-    if counts[best] > first_line.count(","):
+    named = counts[best] > first_line.count(",")
+    if named and (best != "\t" or len({line.count("\t") for line in [first_line, *below]}) == 1):
         return best
     widths = Counter(len(whitespace_fields(line)) for line in below)
     width, lines = widths.most_common(1)[0] if widths else (0, 0)
@@ -182,7 +184,7 @@ def sniff_sep(first_line: str, below: Sequence[str] = ()) -> str:
     if first_line.count(",") == 0 and width >= 2 and 4 * lines >= 3 * len(below) \
             and (more == 0 and not all(grouped) or more == 1 and not any(grouped)):
         return WHITESPACE
-    return ","
+    return best if named else ","
 
 
 def _cells(columns: Sequence[Sequence[str]]) -> pd.Series:

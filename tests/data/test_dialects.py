@@ -866,6 +866,8 @@ def test_sniffing_the_separator() -> None:
     assert sniff_sep("Passengers\n", ["1 234\n", "12 500\n", "987\n", "2 001\n"]) == ","  # a column of them
     assert sniff_sep("a b c\n", ["1 2\n", "1 2 3\n"]) == ","  # lines of different widths
     assert sniff_sep("date value\n") == ","  # no line below to confirm it
+    assert sniff_sep("date\tvalue  other\n", ["2020-01-01 \t 1\t  2\n", "2020-01-02\t 3 4\n"]) == WHITESPACE
+    assert sniff_sep("date\tvalue\n", ["2020-01-01\t1\n", "2020-01-02\t3\t\n", "Notes: a b c\n"]) == "\t"
 
 
 def test_a_header_of_names_separated_by_spaces_names_the_setting(tmp_path: Path) -> None:
