@@ -482,6 +482,13 @@ def _missing(text: pd.Series, dialect: Dialect) -> pd.Series:
     return text.str.lower().isin(MISSING_WORDS) | text.isin(dialect.na_values)
 
 
+def _no_values(col: pd.Series, dialect: Dialect) -> bool:
+    """Every cell of ``col`` is missing: NaN, empty, a missing-value word or one of the dialect's codes."""
+    if typed_number(col):
+        return bool(col.isna().all())
+    return bool(_missing(as_text(col).str.strip(), dialect).all())
+
+
 def _strip_units(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect) -> tuple[pd.DataFrame, list[str]]:
     """``raw`` with the currency or percent sign left out of every text column among ``columns`` whose every
     non-missing cell is a number written with that one sign before or after it (``$-0.70``, ``-$0.70``,
@@ -811,7 +818,7 @@ def _melt_years(raw: pd.DataFrame, table: YearTable, timestamp_col: str, id_col:
 def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: str | Sequence[str] | None = "date",
                columns: Sequence[str] | None = None, id_col: str | None = None, header: bool = True,
                fill: FillMethod | None = None, freq: str | None = None, model_freq: bool = False,
-               fill_missing_dates: bool = False,
+               fill_missing_dates: bool = False, keep: Sequence[str] = (),
                hints: Hints = TRAIN, dialect: Dialect = Dialect()) -> Panel:
     """Read ``path`` and validate it.
 
@@ -822,8 +829,9 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
             without it but with one column named date, timestamp, time, ds or datetime (any case) uses that;
             a date column followed by a time-of-day column (``Date;Time``) is read as one timestamp, and
             ``[date, time]`` names such a pair (:mod:`forecast.data.date_time`).
-        columns: the numeric columns required, in this order; ``None`` takes every other column.
-            Columns present in the file but not required are listed in ``extra_columns``.
+        columns: the numeric columns required, in this order; ``None`` takes every other column (but those
+            holding labels, flags or no value at all, each said in a note). Columns present in the file but not
+            required are listed in ``extra_columns``.
         id_col: the series id column (many series in one file), or None for one series.
         header: the first line names the columns; ``False`` names them ``0 … n-1``.
         fill: fill empty, NaN and infinite cells (``ffill`` then back-fill the head, or linear
@@ -831,6 +839,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         freq: the frequency the timestamps must follow; ``None`` infers it.
         model_freq: ``freq`` is a trained model's: a file at another frequency is refused as such.
         fill_missing_dates: add the rows missing from the timestamps (filled by ``fill``).
+        keep: columns taken even with no value (the target: refused as empty rather than left out).
         hints: the remedies messages name (``forecast-train`` keys or ``forecast-predict`` options).
         dialect: how the file is written (``None`` fields are detected where the file makes them clear).
 
@@ -964,6 +973,11 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
             available = [c for c in available if c not in flags]
             detected.append(f"column(s) of flags on the values left out ({', '.join(repr(c) for c in flags[:3])}"
                             f"{', ...' if len(flags) > 3 else ''})")
+        empty = [c for c in available if c not in keep and _no_values(raw[c], dialect)] if header else []
+        if empty and len(empty) < len(available):
+            available = [c for c in available if c not in empty]
+            detected.append(f"column(s) with no value in any row left out ({', '.join(repr(c) for c in empty[:4])}"
+                            f"{', ...' if len(empty) > 4 else ''})")
         columns = available
         extra: tuple[str, ...] = ()
     else:

@@ -306,8 +306,11 @@ def test_missing_value_code(tmp_path: Path) -> None:
                               f"data.fill=ffill|interpolate")
     frame["OT"] = None  # nothing to fill from: the remedy is to leave the column out
     frame.to_csv(csv, index=False)
-    with pytest.raises(DataError) as err:
-        read_panel(csv, dialect=Dialect(na_values=("-200",)))
+    panel = read_panel(csv, dialect=Dialect(na_values=("-200",)), fill="ffill")  # not asked for: left out
+    assert list(panel.series[0].frame.columns) == list(frame.columns[1:-1])
+    assert panel.notes[0] == f"{csv}: detected column(s) with no value in any row left out ('OT')"
+    with pytest.raises(DataError) as err:  # the target: refused
+        read_panel(csv, dialect=Dialect(na_values=("-200",)), keep=["OT"])
     assert str(err.value) == (f"{csv}: column 'OT' is empty or NaN on every row; leave the column out: "
                               f"data.columns=[the columns to use]")
 

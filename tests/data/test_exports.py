@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from forecast.data.datamodule import ForecastDataModule
 from forecast.data.dialect import Dialect
 from forecast.data.errors import DataError
 from forecast.data.reader import read_panel
@@ -382,3 +383,20 @@ def test_intervals_in_a_start_and_an_end_column_are_their_starts(tmp_path: Path)
     path.write_text("from,to,rate\n" + "".join(f"USD,EUR,{0.9 + i / 100}\n" for i in range(10)))
     with pytest.raises(DataError, match=r"no timestamp column 'date' \(columns: from, to, rate\)"):
         read_panel(path)
+
+
+def test_columns_with_no_value_are_left_out_but_the_target(tmp_path: Path) -> None:
+    """Meteostat's hourly export: ``snow``, ``wpgt`` and ``tsun`` empty on every row; an empty target is refused."""
+    hours = pd.date_range("2023-01-01", periods=60, freq="h")
+    path = tmp_path / "meteostat.csv"
+    path.write_text("time,temp,snow,wspd,tsun\n" + "".join(f"{h:%Y-%m-%d %H:%M:%S},{i / 10},,{10 + i % 3},\n"
+                                                             for i, h in enumerate(hours)))
+    panel = read_panel(path)
+    assert list(panel.series[0].frame.columns) == ["temp", "wspd"]
+    assert panel.notes == (f"{path}: detected timestamps in column 'time', column(s) with no value in any row left "
+                           f"out ('snow', 'tsun')",)
+    with pytest.raises(DataError, match=r"column 'snow' is empty or NaN on every row"):
+        read_panel(path, keep=["snow"])
+    with pytest.raises(DataError, match=r"meteostat.csv: column 'snow' is empty or NaN on every row"):
+        ForecastDataModule(path=str(path), target="snow", features="MS", seq_len=8, label_len=4, pred_len=2,
+                           timestamp_col="time").setup()
