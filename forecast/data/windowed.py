@@ -234,7 +234,8 @@ class WindowedData:
         source = self.path if self.frame is None else self.frame
         panel = read_panel(source, timestamp_col=self.timestamp_col, columns=wanted, id_col=self.id_col,
                            header=self.header, fill=self.fill, freq=self.freq,
-                           fill_missing_dates=self.fill_missing_dates, keep=[self.target], hints=TRAIN,
+                           fill_missing_dates=self.fill_missing_dates, keep=[self.target, *self.future_columns],
+                           hints=TRAIN,
                            dialect=self.dialect)
         for note in panel.notes:
             print(f"note: {note}", file=sys.stderr)
