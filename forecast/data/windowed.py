@@ -235,8 +235,7 @@ class WindowedData:
         panel = read_panel(source, timestamp_col=self.timestamp_col, columns=wanted, id_col=self.id_col,
                            header=self.header, fill=self.fill, freq=self.freq,
                            fill_missing_dates=self.fill_missing_dates, keep=[self.target, *self.future_columns],
-                           hints=TRAIN,
-                           dialect=self.dialect)
+                           hints=TRAIN, dialect=self.dialect)
         for note in panel.notes:
             print(f"note: {note}", file=sys.stderr)
         read = list(panel.series[0].frame.columns)
