@@ -386,7 +386,7 @@ def test_intervals_in_a_start_and_an_end_column_are_their_starts(tmp_path: Path)
 
 
 def test_columns_with_no_value_are_left_out_but_the_target(tmp_path: Path) -> None:
-    """Meteostat's hourly export: ``snow``, ``wpgt`` and ``tsun`` empty on every row; an empty target is refused."""
+    """Meteostat's hourly export: ``snow`` and ``tsun`` empty on every row; an empty target is refused."""
     hours = pd.date_range("2023-01-01", periods=60, freq="h")
     path = tmp_path / "meteostat.csv"
     path.write_text("time,temp,snow,wspd,tsun\n" + "".join(f"{h:%Y-%m-%d %H:%M:%S},{i / 10},,{10 + i % 3},\n"
