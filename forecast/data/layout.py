@@ -24,6 +24,7 @@ LEGACY = "cp1252"
 UTF16 = "utf-16"  # with its byte-order mark, which says the byte order
 ENCODING_NOTES = {LEGACY: "Windows-1252 text (not UTF-8)", UTF16: "UTF-16 text"}  # what a note says of each
 _CHUNK = 1 << 24  # bytes decoded at a time
+_COUNT_BUFFER = 1 << 20  # bytes read at a time to count line ends
 _MAX_PREAMBLE = 1000  # lines looked at for comments above the header
 _EXCEL_SEP = re.compile(r"^sep=(.)\r?\n?$")  # the line Excel writes above a CSV's header to name its separator
 
@@ -200,12 +201,21 @@ def other_lines(lines: list[str], start: int = 0) -> int:
     return 0
 
 
+def _line_ends(path: Path) -> int:
+    """The number of line ends (``\\n``) in ``path``, read into one reused buffer of ``_COUNT_BUFFER`` bytes."""
+    ends, buffer = 0, bytearray(_COUNT_BUFFER)
+    with path.open("rb", buffering=0) as f:
+        while size := f.readinto(buffer):
+            ends += buffer.count(b"\n", 0, size)
+    return ends
+
+
 def table_lines(path: Path, layout: Layout, first: int, rows: int) -> np.ndarray:
     """The file line (1-based) of each of the ``rows`` rows a parser read from line ``first`` on, (rows,): the
     lines in turn, or, where the file has more lines than that (blank lines among the rows, which the parsers pass
     over; a file written with CR line ends), the lines that are not blank."""
     lines = first + np.arange(rows)
-    ends = sum(chunk.count(b"\n") for chunk in _chunks(path))
+    ends = _line_ends(path)
     if ends in (first - 1 + rows, first - 2 + rows):  # the last line with or without its line end
         return lines
     found = []
