@@ -482,6 +482,18 @@ def _missing(text: pd.Series, dialect: Dialect) -> pd.Series:
     return text.str.lower().isin(MISSING_WORDS) | text.isin(dialect.na_values)
 
 
+def _leave_out(available: list[str], found: Sequence[str], what: str, detected: list[str], *,
+               shown: Sequence[str] | None = None, limit: int = 3) -> list[str]:
+    """``available`` without the columns ``found``, with a note in ``detected`` (``what`` they are, the first
+    ``limit`` of ``shown``, by default their names), unless they are all of it (then the reader says what is
+    wrong with the file instead)."""
+    if not found or len(found) >= len(available):
+        return available
+    named = [repr(c) for c in found] if shown is None else list(shown)
+    detected.append(f"column(s) {what} left out ({', '.join(named[:limit])}{', ...' if len(named) > limit else ''})")
+    return [c for c in available if c not in found]
+
+
 def _no_values(col: pd.Series, dialect: Dialect) -> bool:
     """Every cell of ``col`` is missing: NaN, empty, a missing-value word or one of the dialect's codes."""
     if typed_number(col):
@@ -861,9 +873,9 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
              dialect.time_col, id_col]
     raw, first_line = _read_raw(path, header, hints, sep, text=named, layout=layout)
     trailing = bool(raw.attrs.get(TRAILING))
+    csv_file = not isinstance(path, pd.DataFrame) and path.suffix.lower() not in PARQUET
     # the file line of each row of raw
-    lines_of = first_line + np.arange(len(raw)) if isinstance(path, pd.DataFrame) or path.suffix.lower() in PARQUET \
-        else table_lines(path, layout, first_line, len(raw))
+    lines_of = table_lines(path, layout, first_line, len(raw)) if csv_file else first_line + np.arange(len(raw))
     top, labelled = label_rows(raw) if header else (0, [])
     if top:
         raw = raw.iloc[top:].reset_index(drop=True)
@@ -871,7 +883,6 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     below = rows_below(raw)
     if below:
         raw = raw.iloc[: len(raw) - len(below)]
-    csv_file = not isinstance(path, pd.DataFrame) and path.suffix.lower() not in PARQUET
     # a CSV's cells as written (all text), for number marks; the rows of raw (``written``: label rows at the top,
     # an empty tail and rows with no values off the grid dropped)
     as_written = (lambda: _read_raw(path, header, hints, sep, typed=False, layout=layout)[0]
@@ -963,21 +974,12 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     picked = columns is None  # the reader chooses the columns
     if columns is None:
         labels = one_label_columns(raw, available)
-        if labels and len(labels) < len(available):
-            available = [c for c in available if c not in labels]
-            detected.append(f"column(s) holding one label in every row left out ("
-                            f"{', '.join(f'{c!r}: {v!r}' for c, v in list(labels.items())[:3])}"
-                            f"{', ...' if len(labels) > 3 else ''})")
-        flags = flag_columns(raw, available, dialect.na_values)
-        if flags and len(flags) < len(available):
-            available = [c for c in available if c not in flags]
-            detected.append(f"column(s) of flags on the values left out ({', '.join(repr(c) for c in flags[:3])}"
-                            f"{', ...' if len(flags) > 3 else ''})")
+        available = _leave_out(available, list(labels), "holding one label in every row", detected,
+                               shown=[f"{c!r}: {v!r}" for c, v in labels.items()])
+        available = _leave_out(available, flag_columns(raw, available, dialect.na_values), "of flags on the values",
+                               detected)
         empty = [c for c in available if c not in keep and _no_values(raw[c], dialect)] if header else []
-        if empty and len(empty) < len(available):
-            available = [c for c in available if c not in empty]
-            detected.append(f"column(s) with no value in any row left out ({', '.join(repr(c) for c in empty[:4])}"
-                            f"{', ...' if len(empty) > 4 else ''})")
+        available = _leave_out(available, empty, "with no value in any row", detected, limit=4)
         columns = available
         extra: tuple[str, ...] = ()
     else:
@@ -1041,9 +1043,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
             detected.append(f"timestamps all on day {months[1]} of their month, read as their months (MS)")
         stamps = _snap(stamps, groups, detected, path=path, line=line)
         repeated = repeated_date_parts(raw, columns, stamps) if picked else []
-        if repeated and len(repeated) < len(columns):
-            columns = [c for c in columns if c not in repeated]
-            detected.append(f"column(s) repeating the timestamps' parts left out ({', '.join(map(repr, repeated))})")
+        columns = _leave_out(list(columns), repeated, "repeating the timestamps' parts", detected, limit=len(repeated))
     values, marks, coded = _values(raw, columns, path, line, fill, hints, sep=sep, dialect=dialect,
                                    as_written=as_written, column_of=column_of)
     detected += [marks] if marks else []

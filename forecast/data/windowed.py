@@ -251,7 +251,7 @@ class WindowedData:
             if self.columns is None and self.features != "S" else []
         if counters:
             inputs = [c for c in inputs if c not in counters]
-            print(f"note: {self.path if self.frame is None else 'the data'}: column(s) counting the rows left out "
+            print(f"note: {self.source}: column(s) counting the rows left out "
                   f"({', '.join(repr(c) for c in counters)}: each row 1 more than the last, the row's position); "
                   f"data.columns=[...] keeps them", file=sys.stderr)
         targets = [self.target] if self.features in ("S", "MS") else inputs
@@ -285,8 +285,7 @@ class WindowedData:
                              future_scale=floats(future_std), dialect=panel.dialect)
         # (N, C_in) float32, every series one after another, scaled with its own statistics or the pooled ones
         scaled = np.empty((int(offsets[-1]), len(inputs)), dtype=np.float32)
-        codes = [] if self.dialect.na_values else code_notes(inputs, values, self.path if self.frame is None
-                                                            else "the data")
+        codes = [] if self.dialect.na_values else code_notes(inputs, values, self.source)
         for note in codes:
             print(f"note: {note}", file=sys.stderr)
         far = FarValues(inputs, name_codes=self.id_col is None)
@@ -297,7 +296,7 @@ class WindowedData:
                 trained = sl.ranges["train"].end
                 far.add(v[trained:], scaled[sl.offset + trained: sl.offset + sl.rows])
         del values
-        for note in far.notes(self.path if self.frame is None else "the data"):
+        for note in far.notes(self.source):
             print(f"note: {note}", file=sys.stderr)
         self.index = kept[0].index.append([s.index for s in kept[1:]]) if len(kept) > 1 else kept[0].index
         x = as_tensor(scaled)
@@ -390,8 +389,7 @@ class WindowedData:
         scored = [c for c in constant if c in targets]
         also = f"; {len(scored)} of them forecast and scored, lowering test/mse" if scored else ""
         shown = ", ".join(repr(c) for c in constant[:5]) + (", ..." if len(constant) > 5 else "")
-        where = self.path if self.frame is None else "the data"
-        print(f"note: {where}: {len(constant)} column(s) hold one value in every training row ({shown}){also}; "
+        print(f"note: {self.source}: {len(constant)} column(s) hold one value in every training row ({shown}){also}; "
               f"data.columns=[...] leaves them out", file=sys.stderr)
 
     def _fit_scaler(self, train_rows: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -399,6 +397,11 @@ class WindowedData:
         return _moments(np.concatenate(train_rows), self.scale)
 
     # ------------------------------------------------------------------------------ sizes for models
+    @property
+    def source(self) -> Path | str:
+        """How notes name the data: the file, or "the data" for a DataFrame."""
+        return self.path if self.frame is None else "the data"
+
     @property
     def n_inputs(self) -> int:
         return len(self._spec().input_columns)
