@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -45,16 +45,36 @@ def write_walk(name: str, data_dir: Path) -> None:
 RIDGE = "ridge"
 
 
-def choices(name: str, data_dir: Path) -> dict[str, Any]:
-    """The default's floor and the ridge-first choice, and their test MSE."""
-    from forecast.training.evidence import hac_lag, weigh, window_losses
+class ScoredFloors(NamedTuple):
+    """The series' data module, the default's ``BestFloor`` after its choice, each floor's per-window validation
+    MSE (``{floor: (W,)}``) and test MSE, and the best test MSE of the four older floors."""
+
+    datamodule: Any
+    floor: Any
+    val: dict[str, np.ndarray]
+    test: dict[str, float]
+    old_floors_test: float
+
+
+def scored_floors(name: str, data_dir: Path) -> ScoredFloors:
+    """The default's floors on the series ``name`` (a random walk of :data:`WALKS` written first), scored on its
+    validation and test windows."""
+    from forecast.training.evidence import window_losses
 
     if name in WALKS:
         write_walk(name, data_dir)
     dm, floor, _, val_batches = default_floor(name, data_dir)
     candidates = dict(floor.candidates.items())
-    val = window_losses(candidates, val_batches)  # {floor: (W,)}
+    val = window_losses(candidates, val_batches)
     test = {f: float(loss.mean()) for f, loss in window_losses(candidates, dm.ordered_dataloader("test")).items()}
+    return ScoredFloors(dm, floor, val, test, min(test[f] for f in FLOORS if f in test))
+
+
+def choices(name: str, data_dir: Path) -> dict[str, Any]:
+    """The default's floor and the ridge-first choice, and their test MSE."""
+    from forecast.training.evidence import hac_lag, weigh
+
+    dm, floor, val, test, old_floors_test = scored_floors(name, data_dir)
     lag = hac_lag(dm.pred_len)
     eligible = [RIDGE]
     for f in floor.names:
@@ -68,7 +88,7 @@ def choices(name: str, data_dir: Path) -> dict[str, Any]:
             eligible.append(f)
     ridge_first = min(eligible, key=lambda f: float(val[f].mean()))
     return {"series": name, "default": floor.chosen, "default_test": test[floor.chosen], "ridge_first": ridge_first,
-            "ridge_first_test": test[ridge_first], "old_floors_test": min(test[f] for f in FLOORS if f in test)}
+            "ridge_first_test": test[ridge_first], "old_floors_test": old_floors_test}
 
 
 def main() -> None:

@@ -14,21 +14,15 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from default_floor import compare_rules, default_floor  # noqa: E402
-from keep_rule import FLOORS  # noqa: E402
-import floor_prior  # noqa: E402,F401  (the random walks in SERIES)
+from default_floor import compare_rules  # noqa: E402
+import floor_prior  # noqa: E402  (its random walks join SERIES)
 
 
 def choices(name: str, data_dir: Path) -> dict[str, Any]:
     from forecast.baselines.best_floor import RIDGE
-    from forecast.training.evidence import hac_lag, window_losses
+    from forecast.training.evidence import hac_lag
 
-    if name in floor_prior.WALKS:
-        floor_prior.write_walk(name, data_dir)
-    dm, floor, _, val_batches = default_floor(name, data_dir)
-    candidates = dict(floor.candidates.items())
-    val = window_losses(candidates, val_batches)
-    test = {f: float(loss.mean()) for f, loss in window_losses(candidates, dm.ordered_dataloader("test")).items()}
+    dm, floor, val, test, old_floors_test = floor_prior.scored_floors(name, data_dir)
     eligible = [RIDGE, *sorted({v.challenger for v in floor.verdicts if v.replace})]
     held = floor.held_out
     wide_loss = {f: float(np.concatenate([held[f], val[f]]).mean()) if held is not None else float(val[f].mean())
@@ -39,8 +33,7 @@ def choices(name: str, data_dir: Path) -> dict[str, Any]:
     short_wide = wide if short else by_val
     return {"series": name, "default": floor.chosen, "default_test": test[floor.chosen], "by_val": by_val,
             "wide": wide, "wide_test": test[wide], "short_wide": short_wide, "short_wide_test": test[short_wide],
-            "short": short, "eligible": " ".join(eligible),
-            "old_floors_test": min(test[f] for f in FLOORS if f in test)}
+            "short": short, "eligible": " ".join(eligible), "old_floors_test": old_floors_test}
 
 
 if __name__ == "__main__":
