@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import pandas as pd
 
@@ -70,13 +70,15 @@ class Run:
 
 
 def override_value(value: Any) -> str:
-    """A Python value as a Hydra override value (``True`` -> ``true``, ``None`` -> ``null``, lists)."""
+    """A Python value as a Hydra override value (``True`` -> ``true``, ``None`` -> ``null``, lists, dicts)."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if value is None:
         return "null"
     if isinstance(value, (list, tuple)):
         return "[" + ",".join(override_value(v) for v in value) + "]"
+    if isinstance(value, Mapping):
+        return "{" + ",".join(f"{k}:{override_value(v)}" for k, v in value.items()) + "}"
     return str(value)
 
 

@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from hydra import compose, initialize_config_dir
 
 from forecast import Model, Run, load, train
 from forecast.api import as_overrides
 from forecast.cli.predict import run as predict_cli
-from forecast.runtime import PROJECT_ROOT
+from forecast.runtime import CONF_DIR, PROJECT_ROOT, register_resolvers
 from forecast.data.errors import DataError
 from forecast.data.reader import read_panel
 from tests.conftest import ETTH1, tiny_model
@@ -55,6 +56,11 @@ def test_keyword_settings_become_overrides() -> None:
     assert as_overrides(["model=linear"], {"trainer__max_epochs": 1, "plot": False, "data__ratios": [0.6, 0.2, 0.2],
                                            "tag": None}) == [
         "model=linear", "trainer.max_epochs=1", "plot=false", "data.ratios=[0.6,0.2,0.2]", "tag=null"]
+    register_resolvers()
+    items = as_overrides(["data=csv"], {"data__agg": {"rain": "sum", "snow": "max"}})
+    assert items == ["data=csv", "data.agg={rain:sum,snow:max}"]
+    with initialize_config_dir(str(CONF_DIR), version_base="1.3"):
+        assert compose("train", overrides=items).data.agg == {"rain": "sum", "snow": "max"}
 
 
 @pytest.fixture(scope="module")

@@ -26,6 +26,8 @@ class Hints:
         id_col: the setting that names the series id column.
         setting: how a reading option (``forecast.data.dialect``) is set, with ``{key}`` and ``{value}``.
         columns: how to leave a column of the file out ("" where the command reads only the columns it needs).
+        resample: how to aggregate readings at irregular or repeated times into steps, as the end of a message
+            (``; or aggregate them ...``; "" where the model's steps are fixed).
     """
 
     timestamp: str
@@ -36,6 +38,7 @@ class Hints:
     id_col: str
     setting: str = "data.{key}={value}"
     columns: str = ""
+    resample: str = ""
 
     @property
     def leave_out(self) -> str:
@@ -59,7 +62,8 @@ class Hints:
 TRAIN = Hints(timestamp="set data.timestamp_col=NAME, or data.timestamp_col=null for rows without timestamps",
               fill="data.fill=ffill|interpolate", header="data.header=false",
               fill_missing_dates="data.fill_missing_dates=true", freq="set data.freq", id_col="set data.id_col",
-              columns="or leave the column out: data.columns=[the columns to use]")
+              columns="or leave the column out: data.columns=[the columns to use]",
+              resample="; or aggregate the readings into steps: data.resample=FREQ (e.g. h), data.agg=mean|sum|...")
 PREDICT = Hints(timestamp="pass --timestamp-col NAME, or --timestamp-col none for rows without timestamps",
                 fill="--fill ffill|interpolate", header="--no-header", fill_missing_dates="--fill-missing-dates",
                 freq="resample the file", id_col="the model was trained with that id column",

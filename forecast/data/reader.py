@@ -9,8 +9,9 @@ straight to them. A file may have
   order, the series possibly interleaved.
 
 Empty, NaN and infinite cells (and the dialect's ``na_values``) are refused unless ``fill`` is given, which
-treats them all as missing. Timestamps must be evenly spaced; rows missing from them (gaps) are refused unless
-``fill_missing_dates`` adds them, filled by ``fill``. At a business-day frequency short gaps are holidays:
+treats them all as missing. Timestamps must be evenly spaced (or ``resample`` aggregates the readings into steps:
+:mod:`forecast.data.resample`); rows missing from them (gaps) are refused unless ``fill_missing_dates`` adds them,
+filled by ``fill``. At a business-day frequency short gaps are holidays:
 kept as they are, and counted in a note.
 
 How the file is written (separator, decimal and thousands marks, missing-value codes, date order, Unix times,
@@ -25,7 +26,7 @@ import warnings
 from dataclasses import dataclass, field, replace
 from itertools import islice
 from pathlib import Path
-from typing import Any, Callable, Iterable, Literal, Sequence
+from typing import Any, Callable, Iterable, Literal, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -43,6 +44,7 @@ from forecast.data.hints import TRAIN, Hints
 from forecast.data.regular import (HOLIDAY_RUN, Gap, add_missing_rows, describe_gaps, evenly_spaced, find_gaps,
                                    holiday_note, infer_freq, is_business, months_of_one_day, off_the_grid, offset,
                                    refuse_gap, refuse_other_step, resolve_frequency, snapped_to_step)
+from forecast.data.resample import Steps, aggregate
 from forecast.data.date_parts import DateParts, find_date_parts, leading_date_parts
 from forecast.data.surround import (flag_columns, label_column, label_rows, one_label_columns, repeated_date_parts,
                                     rows_below, timestamp_counters)
@@ -444,13 +446,14 @@ def _could_be_dst_repeat(stamp: pd.Timestamp) -> bool:
 
 
 def _order(stamps: pd.DatetimeIndex, path: Path, line: np.ndarray, col: str, who: str, *, order_hint: str = "",
-           hints: Hints = TRAIN, labels: Callable[[], str | None] = lambda: None) -> None:
-    """Refuse duplicate or decreasing timestamps of one series (``line`` maps its rows to file lines).
+           hints: Hints = TRAIN, labels: Callable[[], str | None] = lambda: None, repeats: bool = False) -> None:
+    """Refuse duplicate (unless ``repeats``) or decreasing timestamps of one series (``line`` maps its rows to file
+    lines).
 
     ``order_hint`` (the date order read) ends an "unsorted" refusal; a duplicate naive timestamp at a night
     hour of a month in which clocks go back names the time zone setting, which places the repeated hour.
     """
-    dup = np.flatnonzero(np.asarray(stamps.duplicated()))
+    dup = np.flatnonzero(np.asarray(stamps.duplicated())) if not repeats else np.empty(0, dtype=np.int64)
     if dup.size:
         r = int(dup[0])
         first = int(np.flatnonzero(stamps == stamps[r])[0])
@@ -460,7 +463,7 @@ def _order(stamps: pd.DatetimeIndex, path: Path, line: np.ndarray, col: str, who
         series = "" if named is None else (
             f"; if column {named!r} names each row's series (long format), pass {hints.set('id_col', named)}")
         raise DataError(f"{path}: line {line[r]}: duplicate timestamp {stamps[r]}{who} (also on line {line[first]}); "
-                        f"remove or aggregate duplicates{series}{local}")
+                        f"remove or aggregate duplicates{series}{local}{'' if series or local else hints.resample}")
     back = np.flatnonzero(np.diff(stamps.asi8) < 0)
     if back.size:
         r = int(back[0]) + 1
@@ -831,6 +834,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
                columns: Sequence[str] | None = None, id_col: str | None = None, header: bool = True,
                fill: FillMethod | None = None, freq: str | None = None, model_freq: bool = False,
                fill_missing_dates: bool = False, keep: Sequence[str] = (),
+               resample: str | None = None, agg: str | Mapping[str, str] | None = None,
                hints: Hints = TRAIN, dialect: Dialect = Dialect()) -> Panel:
     """Read ``path`` and validate it.
 
@@ -852,6 +856,10 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         model_freq: ``freq`` is a trained model's: a file at another frequency is refused as such.
         fill_missing_dates: add the rows missing from the timestamps (filled by ``fill``).
         keep: columns taken even with no value (the target: refused as empty rather than left out).
+        resample: aggregate the readings into steps of this frequency (:mod:`forecast.data.resample`): timestamps
+            may then repeat and be irregular; None reads each row as one step.
+        agg: how the readings of a step are aggregated: one of ``resample.HOWS``, or a mapping of some columns
+            to theirs (the others ``mean``).
         hints: the remedies messages name (``forecast-train`` keys or ``forecast-predict`` options).
         dialect: how the file is written (``None`` fields are detected where the file makes them clear).
 
@@ -965,6 +973,12 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     time_col = dialect.time_col
     if id_col is not None and id_col not in names:
         raise DataError(f"{path}: no id column {id_col!r} (columns: {', '.join(names)}); {hints.id_col}")
+    steps = Steps.of(resample, agg, source=str(path))
+    if steps is not None and timestamp_col is None:
+        raise DataError(f"{path}: data.resample aggregates readings by their timestamps: name the timestamp column")
+    if steps is not None and freq is not None and offset(freq, source=str(path)) != offset(steps.freq):
+        raise DataError(f"{path}: data.freq {freq!r} and data.resample {steps.freq!r} differ: leave data.freq out "
+                        f"(the steps are data.resample's)")
     if fill_missing_dates and timestamp_col is None:
         raise DataError(f"{path}: filling missing dates needs timestamps; leave out {hints.fill_missing_dates} or "
                         f"name the timestamp column")
@@ -1027,26 +1041,31 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
             detected.append("rows newest first, read oldest first")
         for name, rows in groups:
             _order(stamps[rows], path, line[rows], timestamp_col, "" if name is None else f" of series {name}",
-                   order_hint=order_hint, hints=hints,
+                   order_hint=order_hint, hints=hints, repeats=steps is not None,
                    labels=(lambda: label_column(raw, (timestamp_col, time_col)) if id_col is None else None))
         off_grid = _empty_off_the_grid(raw, columns, stamps, groups, freq, path=path, line=line, hints=hints) \
-            if table is None else None
+            if table is None and steps is None else None
         if off_grid is not None:
             keep, note = off_grid
             detected.append(note)
             raw, line, stamps, written = raw[keep].reset_index(drop=True), line[keep], stamps[keep], written[keep]
             position = np.cumsum(keep) - 1  # each kept row's position after the drop
             groups = [(name, position[rows[keep[rows]]]) for name, rows in groups]
-        months = months_of_one_day(stamps)
+        months = months_of_one_day(stamps) if steps is None else None
         if months is not None:
             stamps = months[0]
             detected.append(f"timestamps all on day {months[1]} of their month, read as their months (MS)")
-        stamps = _snap(stamps, groups, detected, path=path, line=line)
+        stamps = _snap(stamps, groups, detected, path=path, line=line) if steps is None else stamps
         repeated = repeated_date_parts(raw, columns, stamps) if picked else []
         columns = _leave_out(list(columns), repeated, "repeating the timestamps' parts", detected, limit=len(repeated))
-    values, marks, coded = _values(raw, columns, path, line, fill, hints, sep=sep, dialect=dialect,
-                                   as_written=as_written, column_of=column_of)
+    values, marks, coded = _values(raw, columns, path, line, fill if steps is None else "interpolate", hints,
+                                   sep=sep, dialect=dialect, as_written=as_written, column_of=column_of)
     detected += [marks] if marks else []
+    if steps is not None:  # a reading's empty cells are left out of its step's value
+        steps_of = aggregate(values, stamps, groups, line, steps, columns, source=str(path), fill=fill, hints=hints)
+        values, stamps, groups, line = steps_of.values, steps_of.stamps, steps_of.groups, steps_of.line
+        freq, coded = steps.freq, 0
+        detected.append(steps_of.note)
     frame_fill: FillMethod | None = fill if fill is not None or not coded else "interpolate"
     missing = int((~np.isfinite(values)).sum()) if frame_fill is not None else 0  # the cells the fill fills
 
@@ -1060,7 +1079,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
             detected += [f"business days ({freq})"] if is_business(freq) else []
         else:
             offset(freq, source=str(path))
-            whose = "the model's frequency" if model_freq else "data.freq"
+            whose = "the model's frequency" if model_freq else "data.resample" if steps is not None else "data.freq"
         for (name, rows), index in zip(groups, indexes):
             if model_freq:
                 own = infer_freq(index)

@@ -248,7 +248,7 @@ def find_gaps(index: pd.DatetimeIndex, freq: str, *, source: str, lines: np.ndar
         if len(grid) < 3 or grid[0] != index[i - 1] or grid[-1] != index[i]:
             raise DataError(f"{source}: line {int(lines[i])}: timestamp {index[i]} follows {index[i - 1]}, but {whose} "
                             f"{freq!r} expects {expected[i - 1]}; timestamps must be evenly spaced: fill the gaps "
-                            f"(e.g. resample) or trim the file")
+                            f"(e.g. resample) or trim the file{hints.resample}")
         gaps.append(Gap(row=i, line=int(lines[i]), after=index[i - 1], missing=len(grid) - 2))
     return gaps
 

@@ -7,7 +7,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Sequence
+from typing import Annotated, Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -131,6 +131,9 @@ class WindowedData:
             ``id_col``.
         sep, decimal, thousands, na_values, dayfirst, date_format, epoch_unit, tz: how the file is written
             (:class:`~forecast.data.dialect.Dialect`; None detects where the file makes it clear).
+        resample: aggregate readings at irregular or repeated times into steps of this frequency
+            (:mod:`forecast.data.resample`); None: each row is one step.
+        agg: how a step's readings are aggregated (``mean`` when None; ``sum``, ..., or ``{column: how}``).
         val_max_windows: most validation windows scored after each training round: a fixed seeded
             sample when there are more (None: every one).
         eval_max_windows: most windows the final validation and test score: a file with more scores them
@@ -164,7 +167,10 @@ class WindowedData:
                  sep: str | None = None, decimal: str | None = None,
                  thousands: str | None = None, na_values: Sequence[str] | str | None = None,
                  dayfirst: bool | None = None, date_format: str | None = None, epoch_unit: str | None = None,
-                 tz: str | None = None) -> None:
+                 tz: str | None = None,
+                 resample: Annotated[str | None, "a pandas frequency such as h, 15min, D"] = None,
+                 agg: Annotated[str | Mapping[str, str] | None, "mean, sum, median, min, max, first or last, or "
+                                "{column: sum}"] = None) -> None:
         super().__init__()
         check_settings(WindowedData.__init__, {k: v for k, v in locals().items()
                                                      if k not in ("self", "__class__", *DIALECT_KEYS)})
@@ -199,6 +205,7 @@ class WindowedData:
         self.seed = seed
         self.header, self.id_col, self.scaler = header, _name(id_col), scaler
         self.fill_missing_dates = fill_missing_dates
+        self.resample, self.agg = resample, agg
         self.val_max_windows, self.eval_max_windows = val_max_windows, eval_max_windows
         self.fit_max_windows, self.fit_max_rows = fit_max_windows, fit_max_rows
         self.round_cap: int | None = None  # set_round: most steps in a training round (None: an epoch) ...
@@ -235,7 +242,7 @@ class WindowedData:
         panel = read_panel(source, timestamp_col=self.timestamp_col, columns=wanted, id_col=self.id_col,
                            header=self.header, fill=self.fill, freq=self.freq,
                            fill_missing_dates=self.fill_missing_dates, keep=[self.target, *self.future_columns],
-                           hints=TRAIN, dialect=self.dialect)
+                           resample=self.resample, agg=self.agg, hints=TRAIN, dialect=self.dialect)
         for note in panel.notes:
             print(f"note: {note}", file=sys.stderr)
         read = list(panel.series[0].frame.columns)

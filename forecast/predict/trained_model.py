@@ -113,7 +113,8 @@ class TrainedModel:
              timestamp_col: str | None = FROM_CHECKPOINT,
              header: bool | None = None, fill_missing_dates: bool | None = None, min_rows: int | None = None,
              what: str | None = None, dialect: Dialect | None = None, spelling: Spelling = CLI) -> Panel:
-        """Read and validate a CSV (or a DataFrame) against the training data's columns, frequency and series.
+        """Read and validate a CSV (or a DataFrame) against the training data's columns, frequency and series;
+        readings are aggregated into steps as the training run's were (its ``data.resample`` and ``data.agg``).
 
         Args:
             path: the CSV, or a DataFrame of its columns (a named index counts as a column).
@@ -152,7 +153,7 @@ class TrainedModel:
         panel = read_panel(path, timestamp_col=ts, columns=columns, id_col=spec.id_col,
                            header=spec.header if header is None else header, fill=fill, freq=spec.freq,
                            model_freq=spec.freq is not None, fill_missing_dates=fill_missing_dates,
-                           hints=spelling.hints,
+                           resample=trained.get("resample"), agg=trained.get("agg"), hints=spelling.hints,
                            dialect=spec.dialect_for(ts) if dialect is None else dialect)
         needed = spec.seq_len if min_rows is None else min_rows
         what = what or f"the model's input window (seq_len {spec.seq_len})"

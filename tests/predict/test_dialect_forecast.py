@@ -90,6 +90,20 @@ def years(path: Path) -> None:  # 1750 .. 2011, written as whole numbers
     series(index, list(index.year), name="year").to_csv(path, index=False)
 
 
+LOG_END = pd.Timestamp("2024-01-17 15:00")  # the hour of the sensor log's last reading
+
+
+def sensor_log(path: Path) -> None:  # 6 readings an hour at random seconds, two at the same second
+    rng = np.random.default_rng(0)
+    hours = pd.date_range("2024-01-01", LOG_END, freq="h")
+    times = np.sort(np.repeat(hours.to_numpy(), 6) + rng.integers(0, 3600, 6 * len(hours)).astype("timedelta64[s]"))
+    times[41] = times[40]
+    t = (times - times[0]) / np.timedelta64(1, "h")
+    pd.DataFrame({"time": pd.DatetimeIndex(times).strftime("%Y-%m-%d %H:%M:%S"),
+                  "OT": 20 + 5 * np.sin(2 * np.pi * t / 24) + rng.normal(0, 0.5, len(t)),
+                  "rain": rng.choice([0.0, 0.2, 1.0], len(t))}).to_csv(path, index=False)
+
+
 def after(last: pd.Timestamp, freq: str | pd.DateOffset) -> pd.DatetimeIndex:
     return pd.date_range(last, periods=PRED_LEN + 1, freq=freq)[1:]
 
@@ -105,6 +119,7 @@ CASES: dict[str, tuple[Callable[[Path], None], list[str], str, pd.DatetimeIndex]
     "unix_seconds": (unix_seconds, [], "timestamp", after(ETT_END.tz_localize("UTC"), "h")),
     "thousands": (thousands, [], "date", after(ETT_END, "h")),
     "years": (years, ["data.timestamp_col=year"], "year", after(pd.Timestamp("2011-01-01"), "YS")),
+    "sensor_log": (sensor_log, ["data.resample=h", "data.agg={rain: sum}"], "time", after(LOG_END, "h")),
 }
 _RUNS: dict[str, tuple[Path, Path]] = {}
 
