@@ -6,8 +6,9 @@ times, UTC offsets, and local time with daylight saving (:class:`~forecast.data.
 * Dates told by their shape: one number, year first, 8 digits ``20180131`` (``%Y%m%d``) or 6 digits ``201801``
   (``%Y%m``), every month and day in range; Excel's months ``Jan-05`` (``%b-%y``); ``1980M01`` (``%YM%m``);
   ``01.1980`` (``%m.%Y``) and ``1980.01`` (``%Y.%m``), two-digit months;
-  quarters ``1990 Q1``, ``Q1 1990``, ``1990-Q1`` (each its first day); ISO weeks ``2020-W02``, ``2020W02``
-  (each its Monday; ``2020-W02-3`` its Wednesday).
+  quarters ``1990 Q1``, ``Q1 1990``, ``1990-Q1`` (each its first day); months ``1960m1``, ``1960M1`` (Stata, the
+  IMF); ISO weeks ``2020-W02``, ``2020W02`` (each its Monday; ``2020-W02-3`` its Wednesday).
+* ``24:00`` (``2020-01-01 24:00``, files of hours ending) is the midnight that ends its day: 00:00 of the next.
 * Unix times: numbers in the timestamp column read as seconds, milliseconds, microseconds or nanoseconds
   since 1970-01-01 UTC when their size says which (``data.epoch_unit`` otherwise).
 * Excel's serial days: numbers 20,000 .. 80,000 (1954 .. 2119; far below any Unix time) where a date cell lost
@@ -59,8 +60,11 @@ _SHAPED = {"%Y%m%d": (re.compile(r"^[12]\d{3}(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01]
            "%Y.%m": (re.compile(r"^[12]\d{3}\.(0[1-9]|1[0-2])$"), "YYYY.MM")}
 # quarters as statistics offices write them: 1990 Q1 (ONS), Q1 1990, 1990-Q1, Q1-1990
 _QUARTER = re.compile(r"^(?:(?P<y1>\d{4})\s*-?\s*[Qq](?P<q1>[1-4])|[Qq](?P<q2>[1-4])\s*-?\s*(?P<y2>\d{4}))$")
+# months as Stata (1960m1) and IMF tables (1960M1) write them, the month with or without its leading zero
+_MONTH = re.compile(r"^(?P<year>\d{4})[Mm](?P<month>0?[1-9]|1[0-2])$")
 # ISO weeks as Eurostat and ISO 8601 write them: 2020W02, 2020-W02, 2020-W02-3 (the week's day, 1 Monday .. 7)
 _ISO_WEEK = re.compile(r"^(?P<year>\d{4})-?W(?P<week>\d{2})(?:-?(?P<day>[1-7]))?$")
+_HOUR_24 = re.compile(r"(?<=[\d ]\s|\dT)24:00(?::00)?$")  # midnight written as the end of its day: 2020-01-01 24:00
 _FIELDS = re.compile(r"^(\d{1,2})[-/.](\d{1,2})[-/.]")
 # an interval, start and end (ENTSO-E's "01.01.2023 00:00 - 01.01.2023 01:00"): a dash with spaces around it
 _INTERVAL = re.compile(r"^(?P<start>\S.*?\d)\s+[-\u2013]\s+\S.*\d$")
@@ -200,13 +204,31 @@ def _order_the_fields_say(text: pd.Series) -> bool | None:
 
 
 def _to_datetime(text: pd.Series, **kwargs: object) -> pd.DatetimeIndex:
+    """``pd.to_datetime`` of the cells, NaT where one does not parse; ``24:00`` is the midnight that ends its day."""
+    ends = _day_ends(text)
+    if ends is not None:
+        text = text.where(~ends, text.str.replace(_HOUR_24, "00:00", regex=True))
     with warnings.catch_warnings():  # "could not infer format": parsed element-wise, checked by the caller
         warnings.simplefilter("ignore")
         try:
-            return pd.DatetimeIndex(pd.to_datetime(text, errors="coerce", **kwargs))
+            stamps = pd.DatetimeIndex(pd.to_datetime(text, errors="coerce", **kwargs))
         except ValueError as exc:  # a bad format directive; unparsable cells are NaT
             raise DataError(f"data.date_format {kwargs.get('format')!r}: not a date format ({exc}); use strftime "
                             f"codes such as '%d.%m.%Y %H:%M'") from exc
+    if ends is None:
+        return stamps
+    shifted = stamps.to_series().reset_index(drop=True)
+    shifted[ends.to_numpy()] += pd.DateOffset(days=1)
+    return pd.DatetimeIndex(shifted)
+
+
+def _day_ends(text: pd.Series) -> pd.Series | None:
+    """(N,) bool: the cells whose time is ``24:00`` (``2020-01-01 24:00``, hour-ending files); None where none is."""
+    maybe = text.str.endswith(("24:00", "24:00:00"), na=False)  # a quick look first: 00:24:00 ends so too
+    if not maybe.any():
+        return None
+    ends = maybe & text.str.contains(_HOUR_24, regex=True, na=False)
+    return ends if ends.any() else None
 
 
 def _refuse_unparsed(stamps: pd.DatetimeIndex, raw: pd.Series, *, col: str, source: str, line: np.ndarray,
@@ -450,6 +472,15 @@ def parse_timestamps(text: pd.Series, groups: Sequence[np.ndarray], *, col: str,
             year, quarter = parts["y1"].fillna(parts["y2"]).astype(int), parts["q1"].fillna(parts["q2"]).astype(int)
             written += (f"quarters ({text.iloc[0]} .. {text.iloc[-1]})",)
             text = year.astype(str) + "-" + (3 * quarter - 2).map("{:02d}".format) + "-01"
+    if dialect.date_format is None and dialect.epoch_unit is None and len(text) and _MONTH.match(text.iloc[0]):
+        parts = text.str.extract(_MONTH)  # a cell that is no month: NaN, refused by its line
+        months = pd.DatetimeIndex(pd.to_datetime(parts["year"] + "-" + parts["month"].str.zfill(2) + "-01"))
+        _refuse_unparsed(months, text, col=col, source=source, line=line, how=" as a month (1960m1 .. 1960m12)",
+                         hints=hints)
+        written += (f"months ({text.iloc[0]} .. {text.iloc[-1]})",)
+        text = pd.Series(months.strftime("%Y-%m-%d"), index=text.index)
+    if _day_ends(text) is not None:
+        written += ("midnight written 24:00, read as 00:00 of the next day",)
     weeks = iso_weeks(text) if dialect.date_format is None and dialect.epoch_unit is None else None
     if weeks is not None:
         _refuse_unparsed(pd.DatetimeIndex(pd.to_datetime(weeks)), text, col=col, source=source, line=line,

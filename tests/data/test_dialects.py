@@ -613,6 +613,39 @@ def test_months_with_a_dot_need_two_digit_months(tmp_path: Path) -> None:
         read_panel(csv)
 
 
+@pytest.mark.parametrize("form", ["{y}m{m}", "{y}M{m}", "{y}m{m:02d}"])
+def test_months_as_stata_and_the_imf_write_them_are_months(form: str, tmp_path: Path) -> None:
+    """1960m1 (Stata's %tm), 1960M1 (IMF tables): each month its first day."""
+    stamps = pd.date_range("1960-01-01", periods=30, freq="MS")
+    cells = [form.format(y=t.year, m=t.month) for t in stamps]
+    csv = tmp_path / "monthly.csv"
+    pd.DataFrame({"date": cells, "cpi": np.linspace(5.0, 2.0, 30)}).to_csv(csv, index=False)
+    panel = read_panel(csv)
+    assert panel.series[0].index.equals(pd.DatetimeIndex(stamps, name="date", freq=None)) and panel.freq == "MS"
+    assert panel.notes == (f"{csv}: detected months ({cells[0]} .. {cells[-1]})",)
+    csv.write_text("date,cpi\n1960m1,1\n1960m13,2\n1960m3,3\n")
+    with pytest.raises(DataError, match=r"line 3: cannot parse timestamp '1960m13'"):
+        read_panel(csv)
+
+
+@pytest.mark.parametrize("write", ["%Y-%m-%d {h}:00", "%d.%m.%Y {h}:00", "%Y-%m-%dT{h}:00:00"])
+def test_midnight_written_24_00_ends_its_day(write: str, tmp_path: Path) -> None:
+    """Hourly files that write each day's hours 01:00 .. 24:00: 24:00 is 00:00 of the next day; 00:24:00 is not."""
+    stamps = pd.date_range("2021-03-01 01:00", periods=72, freq="h")
+    cells = [(t - pd.Timedelta(hours=1)).strftime(write.format(h=24)) if t.hour == 0
+             else t.strftime(write.format(h=f"{t.hour:02d}")) for t in stamps]
+    csv = tmp_path / "hours.csv"
+    pd.DataFrame({"date": cells, "load": np.arange(72.0)}).to_csv(csv, index=False)
+    panel = read_panel(csv)
+    assert cells[23].endswith(("24:00", "24:00:00")) and panel.freq == "h"
+    assert panel.series[0].index.equals(pd.DatetimeIndex(stamps, name="date", freq=None))
+    assert panel.notes[0].startswith(f"{csv}: detected midnight written 24:00, read as 00:00 of the next day")
+    minutes = pd.date_range("2021-03-01", periods=40, freq="min")  # 00:24:00 is a time like any other
+    pd.DataFrame({"date": minutes.strftime("%Y-%m-%d %H:%M:%S"), "load": np.arange(40.0)}).to_csv(csv, index=False)
+    panel = read_panel(csv)
+    assert panel.series[0].index.equals(pd.DatetimeIndex(minutes, name="date", freq=None)) and panel.notes == ()
+
+
 @pytest.mark.parametrize("form", ["{y} Q{q}", "Q{q} {y}", "{y}-Q{q}", "Q{q}-{y}", "{y}Q{q}"])
 def test_quarters_as_statistics_offices_write_them_are_quarters(form: str, tmp_path: Path) -> None:
     """1990 Q1 (the ONS), Q1 1990, 1990-Q1 ...: each quarter its first day."""
