@@ -15,6 +15,10 @@ PART_NAMES = {"year": ("year", "yr", "yyyy"), "month": ("month", "mo", "mon", "m
               "doy": ("doy", "day_of_year", "dayofyear"), "hour": ("hour", "hr", "hh"), "quarter": ("quarter", "qtr")}
 _RANGES = {"year": (1, 9999), "month": (1, 12), "day": (1, 31), "doy": (1, 366), "hour": (0, 23), "quarter": (1, 4)}
 YEARS = (1000, 2999)  # the range of a column of years alone (a column named year counting 1, 2, ... is no date)
+_MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+                "november", "december")
+MONTHS = {**{m: k + 1 for k, m in enumerate(_MONTH_NAMES)}, **{m[:3]: k + 1 for k, m in enumerate(_MONTH_NAMES)},
+          "sept": 9}  # a month's English name or its abbreviation (any case) -> its number
 # the parts that make a timestamp, finest first
 _SHAPES = (("year", "month", "day", "hour"), ("year", "doy", "hour"), ("year", "month", "day"), ("year", "doy"),
            ("year", "month"), ("year", "quarter"))
@@ -32,8 +36,7 @@ class DateParts:
 
     def timestamps(self, raw: pd.DataFrame) -> pd.Series:
         """Each row's timestamp, (N,) datetime64 (NaT where the parts make no date: 31 February)."""
-        part = {name: pd.to_numeric(raw[col], errors="coerce").to_numpy(dtype=float)
-                for name, col in self.columns.items()}
+        part = {name: _numbers(raw[col]) for name, col in self.columns.items()}
         if "quarter" in part:
             part["month"] = 3 * part.pop("quarter") - 2  # a quarter is read as its first month
         if "doy" in part:
@@ -51,8 +54,16 @@ class DateParts:
         return f"timestamps from column{'s' if len(names) > 1 else ''} {', '.join(names)}"
 
 
-def _whole_in(col: pd.Series, low: int, high: int) -> bool:
+def _numbers(col: pd.Series) -> np.ndarray:
+    """(N,) float: the column's numbers, or the months it names (``January``, ``Jan``); NaN where neither."""
     values = pd.to_numeric(col, errors="coerce").to_numpy(dtype=float)
+    if np.isnan(values).all() and len(col):
+        values = col.astype(str).str.strip().str.rstrip(".").str.casefold().map(MONTHS).to_numpy(dtype=float)
+    return values
+
+
+def _whole_in(col: pd.Series, low: int, high: int) -> bool:
+    values = _numbers(col)
     return bool(len(values) and np.isfinite(values).all() and (values == np.round(values)).all()
                 and (values >= low).all() and (values <= high).all())
 
@@ -74,7 +85,7 @@ def leading_date_parts(raw: pd.DataFrame) -> DateParts | None:
 
 def find_date_parts(raw: pd.DataFrame, names_taken: Sequence[str | None]) -> DateParts | None:
     """The date parts ``raw``'s columns hold (a year and a month, quarter, day or day of year, and maybe an hour,
-    each in one column of whole numbers in its range, named as ``PART_NAMES`` says), the finest shape first; or a
+    each in one column of whole numbers in its range, months maybe by name, named as ``PART_NAMES`` says), the finest shape first; or a
     column of years (:data:`YEARS`) where no other part is named; None where there are none. ``names_taken``:
     columns that are something else (an id column)."""
     key = {str(c): str(c).strip().casefold() for c in raw.columns if c not in names_taken}

@@ -56,7 +56,7 @@ def test_years_and_quarters_in_two_columns(tmp_path: Path) -> None:
 
 def test_a_column_of_years_alone(tmp_path: Path) -> None:
     """statsmodels' sunspots.csv (``"YEAR","SUNACTIVITY"``), and a panel of firms by year (grunfeld.csv); a column
-    named year that counts 1, 2, ... or sits beside a month column of names is not read as years; one named like a
+    named year that counts 1, 2, ... is not read as years; one named like a
     timestamp that counts the rows from 1 (copper.csv's ``TIME``) does not hide the years."""
     csv = tmp_path / "sunspots.csv"
     csv.write_text('"YEAR","SUNACTIVITY"\n' + "".join(f"{1700 + i},{i % 11}\n" for i in range(60)))
@@ -82,11 +82,20 @@ def test_a_column_of_years_alone(tmp_path: Path) -> None:
     copper.write_text('"YEAR","CONSUMPTION","TIME"\n' + "".join(f"{1951 + i},{3000 + i},{i + 5}\n" for i in range(25)))
     with pytest.raises(DataError, match=r"column 'TIME' holds numbers \(5 .. 29\), not dates"):
         read_panel(copper)  # counting from 5: it may be the timestamps; the user names them
-    named = tmp_path / "named_months.csv"
-    named.write_text("Year,Month,y\n" + "".join(f"{2000 + i // 12},{m},{i}\n"
-                                                for i, m in enumerate(["Jan", "Feb", "Mar"] * 8)))
+
+
+@pytest.mark.parametrize("month", ["%b", "%B", "%b."])
+def test_a_year_and_the_months_name(month: str, tmp_path: Path) -> None:
+    """``Year,Month,y`` with ``Jan``, ``January`` or ``Jan.``: each row its month's first day."""
+    months = pd.date_range("2000-01-01", periods=30, freq="MS")
+    csv = tmp_path / "named_months.csv"
+    csv.write_text("Year,Month,y\n" + "".join(f"{t.year},{t.strftime(month)},{i}\n" for i, t in enumerate(months)))
+    panel = read_panel(csv)
+    assert panel.freq == "MS" and panel.series[0].frame.index.equals(pd.DatetimeIndex(months, name="date", freq=None))
+    assert panel.notes == (f"{csv}: detected timestamps from columns 'Year', 'Month'",)
+    csv.write_text("Year,Month,y\n2000,Jan,1\n2000,Febr,2\n2000,Mar,3\n")
     with pytest.raises(DataError, match=r"no timestamp column 'date' \(columns: Year, Month, y\)"):
-        read_panel(named)
+        read_panel(csv)  # a name that is no month's: the column is no part of a date
 
 
 def test_a_file_without_a_header_dated_by_its_first_columns(tmp_path: Path) -> None:
