@@ -22,6 +22,21 @@ def require_file(path: Path) -> None:
         raise DataError(f"{path}: file not found; check the path")
     with path.open("rb") as f:
         start = f.read(4)
-    if start in _WORKBOOKS:
+    if start in _WORKBOOKS and not _zipped_file(path):
         raise DataError(f"{path}: a spreadsheet workbook (Excel), not a CSV file; save the sheet as CSV, or read "
                         f"it with pandas.read_excel and pass the DataFrame to the Python API (forecast.api)")
+
+
+def _zipped_file(path: Path) -> bool:
+    """``path`` is a zip archive of files, not a spreadsheet workbook (an .xlsx is a zip of ``xl/`` parts).
+
+    Raises:
+        DataError: a damaged archive.
+    """
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return not any(name.startswith(("xl/", "[Content_Types]")) for name in archive.namelist())
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise DataError(f"{path}: a zip archive that cannot be opened ({exc}); check that the file is whole") from exc

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from forecast.data.compressed import READ_ERRORS, open_binary, open_text
 from forecast.data.dialect import whitespace_fields
 
 UTF8 = "utf-8-sig"  # UTF-8, with the byte-order mark spreadsheets write left out
@@ -60,7 +61,7 @@ class Layout:
 
 def _chunks(path: Path) -> Iterator[bytes]:
     """The bytes of ``path``, ``_CHUNK`` at a time."""
-    with path.open("rb") as f:
+    with open_binary(path) as f:
         while chunk := f.read(_CHUNK):
             yield chunk
 
@@ -111,21 +112,21 @@ def file_encoding(path: Path) -> str:
     so (Excel's "Unicode Text"); else ``LEGACY``. ``UTF8`` too for a file that holds NUL bytes outside UTF-16 (no
     text: the reader refuses it) or cannot be opened (the reader names it)."""
     try:
-        with path.open("rb") as f:
+        with open_binary(path) as f:
             start = f.read(2)
         if start in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
             return UTF16 if _decodes(path, UTF16) and _lines_of_text(path) else UTF8
         return _utf8_or_legacy(path)
-    except OSError:
+    except READ_ERRORS:
         return UTF8
 
 
 def _top_lines(path: Path, encoding: str) -> list[str]:
     """The first ``_MAX_PREAMBLE`` lines of ``path`` ([] when it cannot be opened)."""
     try:
-        with path.open(encoding=encoding, errors="replace", newline="") as f:
+        with open_text(path, encoding, newline="") as f:
             return list(islice(f, _MAX_PREAMBLE))
-    except OSError:
+    except READ_ERRORS:
         return []
 
 
@@ -204,7 +205,7 @@ def other_lines(lines: list[str], start: int = 0) -> int:
 def _line_ends(path: Path) -> int:
     """The number of line ends (``\\n``) in ``path``, read into one reused buffer of ``_COUNT_BUFFER`` bytes."""
     ends, buffer = 0, bytearray(_COUNT_BUFFER)
-    with path.open("rb", buffering=0) as f:
+    with open_binary(path, buffering=0) as f:
         while size := f.readinto(buffer):
             ends += buffer.count(b"\n", 0, size)
     return ends
@@ -219,7 +220,7 @@ def table_lines(path: Path, layout: Layout, first: int, rows: int) -> np.ndarray
     if ends in (first - 1 + rows, first - 2 + rows):  # the last line with or without its line end
         return lines
     found = []
-    with path.open(encoding=layout.encoding, errors="replace") as f:
+    with open_text(path, layout.encoding) as f:
         for number, line in enumerate(islice(f, first - 1, None), start=first):
             if line.strip():
                 found.append(number)

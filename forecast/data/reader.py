@@ -23,6 +23,7 @@ from __future__ import annotations
 import csv
 import re
 import warnings
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from itertools import islice
 from pathlib import Path
@@ -33,6 +34,7 @@ import pandas as pd
 from pandas.tseries.frequencies import to_offset
 
 from forecast.data.cells import ARROW_TEXT, MISSING_WORDS, as_text, is_number, typed_number, typed_time
+from forecast.data.compressed import READ_ERRORS, is_compressed, open_binary, open_text
 from forecast.data.date_time import (DATE_NAMES, TIME_NAMES, bare_name, check_pair, dates_and_times,
                                      find_date_time_pair, hours_ending, join_date_time, named_date_time_pair)
 from forecast.data.dialect import (SEP_NAMES, SPACES, WHITESPACE, Dialect, dot_thousands, number_marks,
@@ -171,7 +173,7 @@ def text_columns(names: Sequence[str], named: Iterable[str | None]) -> list[str]
 
 def _header(path: Path, sep: str, layout: Layout = Layout()) -> list[str]:
     """The cells of the file's first line below its comments."""
-    with path.open(encoding=layout.encoding, errors="replace", newline="") as f:
+    with open_text(path, layout.encoding, newline="") as f:
         return next(csv.reader(islice(f, layout.skip, None), delimiter=sep), [])
 
 
@@ -196,14 +198,16 @@ def _typed_csv(path: Path, header: bool, sep: str, text: Iterable[str | None] = 
     if len(set(names)) != len(names):
         return None
     try:
-        table = pacsv.read_csv(path, read_options=pacsv.ReadOptions(autogenerate_column_names=not header,
-                                                                    encoding=layout.encoding, skip_rows=layout.skip,
-                                                                    skip_rows_after_names=layout.rule_below),
-                               parse_options=pacsv.ParseOptions(delimiter=sep),
-                               convert_options=pacsv.ConvertOptions(column_types=keep, null_values=[],
-                                                                    strings_can_be_null=False,
-                                                                    timestamp_parsers=[_NO_TIMESTAMPS]))
-    except (pa.ArrowException, OSError):
+        with open_binary(path) if is_compressed(path) else nullcontext(path) as source:
+            table = pacsv.read_csv(source, read_options=pacsv.ReadOptions(autogenerate_column_names=not header,
+                                                                          encoding=layout.encoding,
+                                                                          skip_rows=layout.skip,
+                                                                          skip_rows_after_names=layout.rule_below),
+                                   parse_options=pacsv.ParseOptions(delimiter=sep),
+                                   convert_options=pacsv.ConvertOptions(column_types=keep, null_values=[],
+                                                                        strings_can_be_null=False,
+                                                                        timestamp_parsers=[_NO_TIMESTAMPS]))
+    except (pa.ArrowException, *READ_ERRORS):
         return None
     if table.num_columns != len(names):
         return None
@@ -281,11 +285,13 @@ def _read_raw(path: Path | pd.DataFrame, header: bool, hints: Hints, sep: str = 
     require_file(path)
     try:
         raw = read_table(path, header, sep, typed=typed, text=text, layout=layout)
-    except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+    except (*READ_ERRORS, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        said = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        if is_compressed(path) and isinstance(exc, READ_ERRORS):
+            raise DataError(f"{path}: cannot decompress the file ({said}); check that it is whole") from exc
         other = "" if sep != "," else f"; {hints.set('sep', 'semicolon')} (or tab, pipe) reads another separator"
-        raise DataError(f"{path}: cannot read as CSV ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__}); "
-                        f"expected a {SEP_NAMES.get(sep, repr(sep))}-separated file"
-                        f"{' with a header row' if header else ''}{other}") from exc
+        raise DataError(f"{path}: cannot read as CSV ({said}); expected a {SEP_NAMES.get(sep, repr(sep))}-separated "
+                        f"file{' with a header row' if header else ''}{other}") from exc
     names = [str(c) for c in raw.columns]
     stripped = [c.strip() for c in names]  # "date, load, temp": the names without the spaces after the commas
     raw.columns = stripped if len(set(stripped)) == len(stripped) else names

@@ -1,0 +1,65 @@
+"""A CSV as people ship it compressed: ``.gz``, ``.bz2``, ``.xz``, or a ``.zip`` archive holding one file.
+
+Every reader of a CSV's bytes or lines opens it through :func:`open_binary` or :func:`open_text`, which
+decompress as they read (the standard library's ``gzip``, ``bz2``, ``lzma`` and ``zipfile``): the layout, the
+encoding, the line numbers of messages and the parsers all see the file as written before it was compressed.
+
+Importing this module costs nothing (no pandas), like :mod:`forecast.data.errors`.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import lzma
+import zipfile
+import zlib
+from pathlib import Path
+from typing import IO, Callable
+
+from forecast.data.errors import DataError
+
+
+def _zip_member(path: Path) -> IO[bytes]:
+    """The one file of the zip archive ``path``, opened for reading."""
+    archive = zipfile.ZipFile(path)
+    members = [m for m in archive.infolist() if not m.is_dir()]
+    if len(members) != 1:
+        names = ", ".join(m.filename for m in members[:4]) + (", ..." if len(members) > 4 else "")
+        archive.close()
+        raise DataError(f"{path}: a zip archive of {len(members)} files ({names}), where one CSV is read; unzip it "
+                        f"and pass the file to read")
+    return archive.open(members[0])
+
+
+READ_ERRORS = (OSError, EOFError, lzma.LZMAError, zlib.error, zipfile.BadZipFile)
+"""What reading a file may raise: a damaged or cut compressed file, besides the operating system's errors."""
+
+OPENERS: dict[str, Callable[[Path], IO[bytes]]] = {
+    ".gz": lambda path: gzip.open(path, "rb"), ".bz2": lambda path: bz2.open(path, "rb"),
+    ".xz": lambda path: lzma.open(path, "rb"), ".zip": _zip_member}
+"""The suffixes of compressed files, each with how it is opened for reading its decompressed bytes."""
+
+
+def is_compressed(path: Path) -> bool:
+    """``path``'s suffix is one of :data:`OPENERS`."""
+    return path.suffix.lower() in OPENERS
+
+
+def open_binary(path: Path, buffering: int = -1) -> IO[bytes]:
+    """``path``'s bytes as written before compression (the file itself, opened with ``buffering``, when it is not
+    compressed).
+
+    Raises:
+        DataError: a zip archive that does not hold exactly one file.
+    """
+    opener = OPENERS.get(path.suffix.lower())
+    return path.open("rb", buffering=buffering) if opener is None else opener(path)
+
+
+def open_text(path: Path, encoding: str, errors: str = "replace", newline: str | None = None) -> IO[str]:
+    """``path``'s text as written before compression, decoded (``open(..., encoding, errors, newline)``)."""
+    if not is_compressed(path):
+        return path.open(encoding=encoding, errors=errors, newline=newline)
+    return io.TextIOWrapper(open_binary(path), encoding=encoding, errors=errors, newline=newline)
