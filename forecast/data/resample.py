@@ -147,12 +147,37 @@ def aggregate(values: np.ndarray, stamps: pd.DatetimeIndex, groups: Sequence[tup
                       hints=hints)
     blank = int(np.isnan(values).sum())
     empty_steps = total - len(observed)
+    partial = _partial_last(grouped.size().to_numpy(), series_of, labels, groups) if "sum" in by_how else ""
     note = (f"{len(values)} reading(s) aggregated into {total} step(s) of {steps.freq!r}, each {steps.describe()} "
             f"of its readings (data.resample)" + (f"; {empty_steps} step(s) with no reading" if empty_steps else "")
-            + (f"; {blank} empty cell(s) of readings left out of their step's value" if blank else ""))
+            + (f"; {blank} empty cell(s) of readings left out of their step's value" if blank else "") + partial)
     return Aggregated(values=block, stamps=grid[step_of].rename(stamps.name),
                       groups=[(name, np.arange(b, b + n)) for (name, _), b, n in zip(groups, begin, counts)],
                       line=pd.Series(first).bfill().to_numpy(dtype=np.int64), note=note)
+
+
+def _partial_last(sizes: np.ndarray, series_of: np.ndarray, labels: pd.DatetimeIndex,
+                  groups: Sequence[tuple[str | None, np.ndarray]]) -> str:
+    """The note's part for series whose last step holds under half the readings of their median step (a log that
+    ends within a step: a sum over it covers a part of the step); "" where none does.
+
+    Args:
+        sizes: (O,) the readings of each step with a reading, ordered by series, then time.
+        series_of: (O,) each such step's series.
+        labels: (O,) each such step's label.
+        groups: each series' name and rows.
+    """
+    last = np.flatnonzero(np.diff(series_of, append=-1) != 0)  # (G,) each series' last step with a reading
+    usual = pd.Series(sizes).groupby(series_of).median().to_numpy()  # (G,)
+    short = np.flatnonzero(sizes[last] * 2 < usual[series_of[last]])
+    if not short.size:
+        return ""
+    k = int(short[0])
+    name = groups[int(series_of[last[k]])][0]
+    which = f"the last step ({labels[last[k]]})" if name is None else (
+        f"the last step of {short.size} series (of series {name}, {labels[last[k]]})")
+    return (f"; {which} holds {sizes[last[k]]} reading(s) where a step holds {usual[series_of[last[k]]]:g}: its "
+            f"sum covers a part of the step")
 
 
 def _refuse_empty(block: np.ndarray, steps_at: pd.DatetimeIndex, first: np.ndarray, stamps: pd.DatetimeIndex,

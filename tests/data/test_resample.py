@@ -170,3 +170,16 @@ def test_the_data_module_windows_the_steps_and_checks_agg(tmp_path: Path) -> Non
     with pytest.raises(DataError, match=r"data.agg must be mean, sum, median, min, max, first or last, or "
                                         r"\{column: sum\} or null, got 3"):
         ForecastDataModule(path=csv, target="temp", resample="h", agg=3)
+
+
+def test_a_last_step_the_log_only_began_is_named_for_a_sum(tmp_path: Path) -> None:
+    """Readings every 10 minutes up to 05:00: the 05:00 step holds one where the others hold six."""
+    csv = tmp_path / "meter.csv"
+    times = pd.date_range("2024-01-01", "2024-01-01 05:00", freq="10min")
+    pd.DataFrame({"time": times, "kwh": np.ones(len(times))}).to_csv(csv, index=False)
+    frame = read_panel(csv, resample="h", agg="sum").series[0].frame
+    assert frame["kwh"].tolist() == [6.0] * 5 + [1.0]
+    assert read_panel(csv, resample="h", agg="sum").notes[0].endswith(
+        "each the sum of its readings (data.resample); the last step (2024-01-01 05:00:00) holds 1 reading(s) where "
+        "a step holds 6: its sum covers a part of the step")
+    assert read_panel(csv, resample="h").notes[0].endswith("each the mean of its readings (data.resample)")
