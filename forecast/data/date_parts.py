@@ -4,11 +4,14 @@ SILSO's sunspot numbers), joined into one timestamp column."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
 import pandas as pd
+
+from forecast.data.cells import as_text
 
 # each part's column names (any case) and its range
 PART_NAMES = {"year": ("year", "yr", "yyyy"), "month": ("month", "mo", "mon", "mm"), "day": ("day", "dy", "dd"),
@@ -21,7 +24,11 @@ MONTHS = {**{m: k + 1 for k, m in enumerate(_MONTH_NAMES)}, **{m[:3]: k + 1 for 
           "sept": 9}  # a month's English name or its abbreviation (any case) -> its number
 # the parts that make a timestamp, finest first
 _SHAPES = (("year", "month", "day", "hour"), ("year", "doy", "hour"), ("year", "month", "day"), ("year", "doy"),
-           ("year", "month"), ("year", "quarter"))
+           ("year", "month"), ("year", "quarter"), ("year", "period"))
+# the U.S. Bureau of Labor Statistics' periods in a column named Period: months M01 .. M12 (M13: the year's
+# average), quarters Q01 .. Q04, half years S01, S02, the year A01
+_PERIOD = re.compile(r"^(?:M(?P<m>0[1-9]|1[0-3])|Q0(?P<q>[1-4])|S0(?P<s>[12])|A01)$")
+SUMMARY_PERIOD = "M13"
 
 
 @dataclass(frozen=True)
@@ -36,7 +43,10 @@ class DateParts:
 
     def timestamps(self, raw: pd.DataFrame) -> pd.Series:
         """Each row's timestamp, (N,) datetime64 (NaT where the parts make no date: 31 February)."""
-        part = {name: _numbers(raw[col]) for name, col in self.columns.items()}
+        part = {name: _period_months(raw[col]) if name == "period" else _numbers(raw[col])
+                for name, col in self.columns.items()}
+        if "period" in part:
+            part["month"] = part.pop("period")
         if "quarter" in part:
             part["month"] = 3 * part.pop("quarter") - 2  # a quarter is read as its first month
         if "doy" in part:
@@ -49,6 +59,12 @@ class DateParts:
             stamps = stamps + pd.to_timedelta(part["hour"], unit="h")
         return stamps
 
+    def summaries(self, raw: pd.DataFrame) -> np.ndarray:
+        """(N,) bool: the rows of a year's average (BLS's period ``M13``), which are no step of the series."""
+        if "period" not in self.columns:
+            return np.zeros(len(raw), dtype=bool)
+        return (as_text(raw[self.columns["period"]]).str.strip() == SUMMARY_PERIOD).to_numpy()
+
     def note(self) -> str:
         names = [repr(c) for c in self.columns.values()]
         return f"timestamps from column{'s' if len(names) > 1 else ''} {', '.join(names)}"
@@ -60,6 +76,24 @@ def _numbers(col: pd.Series) -> np.ndarray:
     if np.isnan(values).all() and len(col):
         values = col.astype(str).str.strip().str.rstrip(".").str.casefold().map(MONTHS).to_numpy(dtype=float)
     return values
+
+
+def _period_months(col: pd.Series) -> np.ndarray:
+    """(N,) float: the first month of each BLS period (``M03`` 3, ``Q02`` 4, ``S02`` 7, ``A01`` 1); NaN for ``M13``
+    and cells that are no period."""
+    parts = as_text(col).str.strip().str.extract(_PERIOD)
+    months = pd.to_numeric(parts["m"], errors="coerce")
+    months = months.where(months != 13)
+    months = months.fillna(3 * pd.to_numeric(parts["q"], errors="coerce") - 2)
+    months = months.fillna(6 * pd.to_numeric(parts["s"], errors="coerce") - 5)
+    annual = as_text(col).str.strip() == "A01"
+    return months.mask(annual, 1.0).to_numpy(dtype=float)
+
+
+def _periods(col: pd.Series) -> bool:
+    """Every cell is a BLS period, and some cell one of a step (not ``M13`` alone)."""
+    text = as_text(col).str.strip()
+    return bool(len(text)) and bool(text.str.match(_PERIOD).all()) and bool((text != SUMMARY_PERIOD).any())
 
 
 def _whole_in(col: pd.Series, low: int, high: int) -> bool:
@@ -94,6 +128,9 @@ def find_date_parts(raw: pd.DataFrame, names_taken: Sequence[str | None]) -> Dat
         cols = [c for c, k in key.items() if k in spelled]
         if len(cols) == 1 and _whole_in(raw[cols[0]], *_RANGES[part]):
             found[part] = cols[0]
+    periods = [c for c, k in key.items() if k == "period"]
+    if "year" in found and len(periods) == 1 and _periods(raw[periods[0]]):
+        found["period"] = periods[0]
     for shape in _SHAPES:
         if all(part in found for part in shape):
             return DateParts({part: found[part] for part in shape})

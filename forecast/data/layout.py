@@ -31,6 +31,7 @@ _EXCEL_SEP = re.compile(r"^sep=(.)\r?\n?$")  # the line Excel writes above a CSV
 
 
 _MAX_TABLE = 8  # lines of a small table of its own above a blank line and the file's table
+_MAX_OTHER = 16  # lines above a header of another number of fields (a station line, a title, BLS's series facts)
 _BELOW = 20  # lines under a would-be header that must have its number of fields for the lines above it to be left out
 _SEPS = (",", ";", "\t", "|")
 _RULE = re.compile(r"^\s*([-=_*~+])\1{2,}[-=_*~+\s]*$")  # a line drawn under or over a text table's header: ----
@@ -180,18 +181,21 @@ def is_rule(line: str) -> bool:
 
 
 def other_lines(lines: list[str], start: int = 0) -> int:
-    """The number of ``lines`` from ``start`` on (at most ``_MAX_TABLE``), each with another number of fields than
+    """The number of ``lines`` from ``start`` on (at most ``_MAX_OTHER``), each with another number of fields than
     the line of names below them (a letter in every field) and the ``_BELOW`` lines under that, which all have its
     number: a station's number, name and place above a TMY3 file's header (``723170,"GREENSBORO PIEDMONT TRIAD
-    INT",NC,-5.0,...``), a logger's ``"TOA5","CR1000",...`` above a TOA5 file's, a title (``Monthly sales``); in a
-    table separated by spaces, a title and a rule (``=====``) above its header; 0 when there are none."""
-    for k in range(1, _MAX_TABLE + 1):
+    INT",NC,-5.0,...``), a logger's ``"TOA5","CR1000",...`` above a TOA5 file's, a title (``Monthly sales``), the
+    facts of a BLS series (``Series Id:  LNS14000000Q``, blank lines); in a table separated by spaces, a title and a
+    rule (``=====``) above its header; 0 when there are none. A line's empty last field (a separator ending the
+    header, ``Series id,Year,Period,Value,``) is not counted."""
+    for k in range(1, _MAX_OTHER + 1):
         header = start + k
         below = [line for line in lines[header: header + 1 + _BELOW] if line.strip() and not is_rule(line)]
         if len(below) < 3:
             return 0
         sep = max(_SEPS, key=lines[header].count)
-        fields = (lambda line: _cells(line, sep)) if sep in lines[header] else whitespace_fields  # a text table's
+        split = (lambda line: _cells(line, sep)) if sep in lines[header] else whitespace_fields  # a text table's
+        fields = lambda line: _without_empty_last(split(line))  # noqa: E731
         names = fields(lines[header])
         width = len(names)
         if width < 2 or any(len(fields(line)) != width for line in below):
@@ -200,6 +204,10 @@ def other_lines(lines: list[str], start: int = 0) -> int:
         named = all(any(ch.isalpha() for ch in name) for name in names)  # a letter in every field
         return k if named and all(n != width for n in above) else 0
     return 0
+
+
+def _without_empty_last(fields: list[str]) -> list[str]:
+    return fields[:-1] if len(fields) > 1 and not fields[-1].strip() else fields
 
 
 def _line_ends(path: Path) -> int:

@@ -965,6 +965,11 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     if table is None and isinstance(timestamp_col, str) and timestamp_col not in raw.columns and not stamp_like:
         parts = find_date_parts(raw, (id_col,)) if header else leading_date_parts(raw)
         if parts is not None:
+            summary = parts.summaries(raw)
+            if summary.any():  # a year's average among its months: no step of the series
+                lines_of, written = lines_of[: len(raw)][~summary], written[~summary]
+                raw = raw[~summary].reset_index(drop=True)
+                detected.append(f"{int(summary.sum())} row(s) of a year's average (period M13) left out")
             raw = _join_date_parts(raw, parts, timestamp_col, path, lines_of)
             detected.append(parts.note())
         elif not header and leading_epoch(raw):

@@ -400,3 +400,36 @@ def test_columns_with_no_value_are_left_out_but_the_target(tmp_path: Path) -> No
     with pytest.raises(DataError, match=r"meteostat.csv: column 'snow' is empty or NaN on every row"):
         ForecastDataModule(path=str(path), target="snow", features="MS", seq_len=8, label_len=4, pred_len=2,
                            timestamp_col="time").setup()
+
+
+BLS_FACTS = ("Series Id:           CUUR0000SA0\nNot Seasonally Adjusted\nSeries Title:        All items in U.S. city "
+             "average, all urban consumers, not seasonally adjusted\nArea:                U.S. city average\n"
+             "Item:                All items\nBase Period:         1982-84=100\nYears:               2015 to 2019\n\n\n")
+
+
+def test_a_bls_download_is_dated_by_its_year_and_period(tmp_path: Path) -> None:
+    """The Bureau of Labor Statistics' CSV: the series' facts above a header that ends in a comma, ``Year`` and
+    ``Period`` (``M01`` .. ``M12``, and ``M13`` for a year's average, which is no month), the id on every row."""
+    csv = tmp_path / "SeriesReport.csv"
+    rows = []
+    for year in range(2015, 2020):
+        rows += [f"CUUR0000SA0,{year},M{m:02d},{230 + (year - 2015) * 12 + m}.5" for m in range(1, 13)]
+        rows.append(f"CUUR0000SA0,{year},M13,{236 + (year - 2015) * 12}.0")
+    csv.write_text(BLS_FACTS + "Series id,Year,Period,Value,\n" + "\n".join(rows) + "\n")
+    panel = read_panel(csv)
+    frame = panel.series[0].frame
+    months = pd.date_range("2015-01-01", periods=60, freq="MS")
+    assert panel.freq == "MS" and frame.index.equals(pd.DatetimeIndex(months, name="date", freq=None))
+    assert list(frame.columns) == ["Value"] and frame["Value"].iloc[12] == 243.5  # January 2016, after an M13
+    assert panel.notes == (f"{csv}: detected 9 line(s) of another number of fields above the header left out (Series "
+                           f"Id:           CUUR0000SA0), 1 empty unnamed column(s) left out ('Unnamed: 4'), 5 row(s) of "
+                           f"a year's average (period M13) left out, timestamps from columns 'Year', 'Period', column(s) "
+                           f"holding one label in every row left out ('Series id': 'CUUR0000SA0')",)
+    csv.write_text(BLS_FACTS + "Series id,Year,Period,Value,\n" + "\n".join(rows).replace("248.5", "-") + "\n")
+    with pytest.raises(DataError, match=r"SeriesReport.csv: line 29: column 'Value' has non-numeric value '-'"):
+        read_panel(csv)  # 2016-06, below a year's average: its line in the file
+    quarters = "".join(f"LNS14000000Q,{1959 + i // 4},Q0{i % 4 + 1},{5 + i / 10:.1f}\n" for i in range(20))
+    csv.write_text(BLS_FACTS + "Series id,Year,Period,Value,\n" + quarters)
+    panel = read_panel(csv)
+    assert panel.freq == "QS-JAN" and panel.series[0].frame.index[[0, -1]].tolist() == [
+        pd.Timestamp("1959-01-01"), pd.Timestamp("1963-10-01")]
