@@ -1,7 +1,8 @@
-"""A CSV as people ship it compressed: ``.gz``, ``.bz2``, ``.xz``, or a ``.zip`` archive holding one file.
+"""A CSV as people ship it compressed: ``.gz``, ``.bz2``, ``.xz``, or a ``.zip`` or tar archive (``.tar.gz``,
+``.tgz``, ``.tar``) holding one file.
 
 Every reader of a CSV's bytes or lines opens it through :func:`open_binary` or :func:`open_text`, which
-decompress as they read (the standard library's ``gzip``, ``bz2``, ``lzma`` and ``zipfile``): the layout, the
+decompress as they read (the standard library's ``gzip``, ``bz2``, ``lzma``, ``zipfile`` and ``tarfile``): the layout, the
 encoding, the line numbers of messages and the parsers all see the file as written before it was compressed.
 
 Importing this module costs nothing (no pandas), like :mod:`forecast.data.errors`.
@@ -13,6 +14,7 @@ import bz2
 import gzip
 import io
 import lzma
+import tarfile
 import zipfile
 import zlib
 from pathlib import Path
@@ -33,7 +35,24 @@ def _zip_member(path: Path) -> IO[bytes]:
     return archive.open(members[0])
 
 
-READ_ERRORS = (OSError, EOFError, lzma.LZMAError, zlib.error, zipfile.BadZipFile)
+def _tar_member(path: Path) -> IO[bytes]:
+    """The one file of the tar archive ``path`` (compressed or not), opened for reading."""
+    archive = tarfile.open(path, "r:*")
+    members = [m for m in archive.getmembers() if m.isfile()]
+    if len(members) != 1:
+        names = ", ".join(m.name for m in members[:4]) + (", ..." if len(members) > 4 else "")
+        archive.close()
+        raise DataError(f"{path}: a tar archive of {len(members)} files ({names}), where one CSV is read; unpack it "
+                        f"and pass the file to read")
+    member = archive.extractfile(members[0])
+    assert member is not None  # a regular file
+    return member
+
+
+TARS = (".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz")
+"""The endings of tar archives' names."""
+
+READ_ERRORS = (OSError, EOFError, lzma.LZMAError, zlib.error, zipfile.BadZipFile, tarfile.TarError)
 """What reading a file may raise: a damaged or cut compressed file, besides the operating system's errors."""
 
 OPENERS: dict[str, Callable[[Path], IO[bytes]]] = {
@@ -42,9 +61,16 @@ OPENERS: dict[str, Callable[[Path], IO[bytes]]] = {
 """The suffixes of compressed files, each with how it is opened for reading its decompressed bytes."""
 
 
+def _opener(path: Path) -> Callable[[Path], IO[bytes]] | None:
+    """How ``path`` is opened for its decompressed bytes; None for a file that is not compressed."""
+    if path.name.lower().endswith(TARS):
+        return _tar_member
+    return OPENERS.get(path.suffix.lower())
+
+
 def is_compressed(path: Path) -> bool:
-    """``path``'s suffix is one of :data:`OPENERS`."""
-    return path.suffix.lower() in OPENERS
+    """``path`` is compressed or archived (:data:`OPENERS`, :data:`TARS`)."""
+    return _opener(path) is not None
 
 
 def open_binary(path: Path, buffering: int = -1) -> IO[bytes]:
@@ -52,9 +78,9 @@ def open_binary(path: Path, buffering: int = -1) -> IO[bytes]:
     compressed).
 
     Raises:
-        DataError: a zip archive that does not hold exactly one file.
+        DataError: a zip or tar archive that does not hold exactly one file.
     """
-    opener = OPENERS.get(path.suffix.lower())
+    opener = _opener(path)
     return path.open("rb", buffering=buffering) if opener is None else opener(path)
 
 

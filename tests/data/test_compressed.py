@@ -1,11 +1,13 @@
-"""A CSV compressed as people ship it (.gz, .bz2, .xz, a .zip of one file) reads as the file itself: the same
+"""A CSV compressed as people ship it (.gz, .bz2, .xz, a .zip or .tar.gz of one file) reads as the file itself: the same
 values, notes and line numbers in messages."""
 
 from __future__ import annotations
 
 import bz2
 import gzip
+import io
 import lzma
+import tarfile
 import zipfile
 from pathlib import Path
 from typing import Callable
@@ -24,11 +26,20 @@ def _zip(path: Path, data: bytes) -> None:
         archive.writestr("export/readings.csv", data)
 
 
+def _tar(path: Path, data: bytes, names: tuple[str, ...] = ("readings.csv",)) -> None:
+    with tarfile.open(path, "w:gz") as archive:
+        for name in names:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+
+
 WRITERS: dict[str, Callable[[Path, bytes], None]] = {
     ".gz": lambda path, data: path.write_bytes(gzip.compress(data)),
     ".bz2": lambda path, data: path.write_bytes(bz2.compress(data)),
     ".xz": lambda path, data: path.write_bytes(lzma.compress(data)),
     ".zip": _zip,
+    ".tar.gz": _tar,
 }
 
 # a European export: comments above the header, semicolons, decimal commas, day-first dates, a blank line
@@ -69,6 +80,11 @@ def test_a_zip_of_several_files_or_a_workbook_is_refused(tmp_path: Path) -> None
         read_panel(several)
     assert str(err.value) == (f"{several}: a zip archive of 2 files (a.csv, b.csv), where one CSV is read; unzip it "
                               f"and pass the file to read")
+    tar = tmp_path / "bulk.tar.gz"
+    _tar(tar, TEXT.encode(), ("a.csv", "b.csv"))
+    with pytest.raises(DataError, match=r"bulk.tar.gz: a tar archive of 2 files \(a.csv, b.csv\), where one CSV is "
+                                        r"read; unpack it and pass the file to read$"):
+        read_panel(tar)
     workbook = tmp_path / "book.xlsx"
     with zipfile.ZipFile(workbook, "w") as archive:
         archive.writestr("[Content_Types].xml", "<Types/>")
