@@ -2,8 +2,9 @@
 ``.tgz``, ``.tar``) holding one file.
 
 Every reader of a CSV's bytes or lines opens it through :func:`open_binary` or :func:`open_text`, which
-decompress as they read (the standard library's ``gzip``, ``bz2``, ``lzma``, ``zipfile`` and ``tarfile``): the layout, the
-encoding, the line numbers of messages and the parsers all see the file as written before it was compressed.
+decompress as they read (the standard library's ``gzip``, ``bz2``, ``lzma``, ``zipfile`` and ``tarfile``): the
+layout, the encoding, the line numbers of messages and the parsers all see the file as written before it was
+compressed.
 
 Importing this module costs nothing (no pandas), like :mod:`forecast.data.errors`.
 """

@@ -81,13 +81,13 @@ def _numbers(col: pd.Series) -> np.ndarray:
 def _period_months(col: pd.Series) -> np.ndarray:
     """(N,) float: the first month of each BLS period (``M03`` 3, ``Q02`` 4, ``S02`` 7, ``A01`` 1); NaN for ``M13``
     and cells that are no period."""
-    parts = as_text(col).str.strip().str.extract(_PERIOD)
+    text = as_text(col).str.strip()
+    parts = text.str.extract(_PERIOD)
     months = pd.to_numeric(parts["m"], errors="coerce")
     months = months.where(months != 13)
     months = months.fillna(3 * pd.to_numeric(parts["q"], errors="coerce") - 2)
     months = months.fillna(6 * pd.to_numeric(parts["s"], errors="coerce") - 5)
-    annual = as_text(col).str.strip() == "A01"
-    return months.mask(annual, 1.0).to_numpy(dtype=float)
+    return months.mask(text == "A01", 1.0).to_numpy(dtype=float)
 
 
 def _periods(col: pd.Series) -> bool:
@@ -119,9 +119,9 @@ def leading_date_parts(raw: pd.DataFrame) -> DateParts | None:
 
 def find_date_parts(raw: pd.DataFrame, names_taken: Sequence[str | None]) -> DateParts | None:
     """The date parts ``raw``'s columns hold (a year and a month, quarter, day or day of year, and maybe an hour,
-    each in one column of whole numbers in its range, months maybe by name, named as ``PART_NAMES`` says), the finest shape first; or a
-    column of years (:data:`YEARS`) where no other part is named; None where there are none. ``names_taken``:
-    columns that are something else (an id column)."""
+    each in one column of whole numbers in its range, months maybe by name, named as ``PART_NAMES`` says; or a year
+    and BLS's ``Period``), the finest shape first; or a column of years (:data:`YEARS`) where no other part is named;
+    None where there are none. ``names_taken``: columns that are something else (an id column)."""
     key = {str(c): str(c).strip().casefold() for c in raw.columns if c not in names_taken}
     found: dict[str, str] = {}
     for part, spelled in PART_NAMES.items():

@@ -3,9 +3,9 @@
 ``data.resample=h`` makes every hour one step: the readings in it are aggregated, column by column, as
 ``data.agg`` says (``mean`` by default; ``data.agg=sum``, or ``data.agg={rain: sum}`` for one column, the others
 ``mean``). Steps are pandas' resample bins (``pd.Grouper(freq=...)``, its default edges and labels: a step is
-labelled by its start, a week's or a month end's step by its end), one grid for every series of a long file. A step with no reading is a missing value:
-refused naming the readings around it, or filled by ``data.fill``. A reading's empty cell is left out of its
-step's aggregate.
+labelled by its start, a week's or a month end's step by its end), one grid for every series of a long file. A
+step with no reading is a missing value: refused naming the readings around it, or filled by ``data.fill``. A
+reading's empty cell is left out of its step's aggregate.
 """
 
 from __future__ import annotations
