@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from forecast.predict.output import write_csv, write_frame
+from forecast.predict.output import default_output, write_csv, write_frame
 
 
 def rolling_like(rows: int, text: str = "OT") -> pd.DataFrame:
@@ -93,3 +93,11 @@ def test_write_csv_refuses_an_existing_file_and_leaves_it(tmp_path: Path) -> Non
     assert target.read_text() == "mine\n"
     write_csv(rolling_like(3), target, overwrite=True)
     assert target.read_text().startswith("id,origin,")
+
+
+@pytest.mark.parametrize(("given", "written"), [
+    ("data/ETTh2.csv", "data/ETTh2.forecast.csv"), ("log.csv.gz", "log.forecast.csv"),
+    ("bulk/log.CSV.ZIP", "bulk/log.forecast.csv"), ("msft.tar.gz", "msft.forecast.csv"), ("x.txt", "x.forecast.csv"),
+    ("notes", "notes.forecast.csv")])
+def test_the_default_output_is_named_after_the_file_inside_a_compressed_input(given: str, written: str) -> None:
+    assert default_output(given, "forecast") == Path(written)
