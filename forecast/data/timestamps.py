@@ -227,7 +227,8 @@ def _day_ends(text: pd.Series) -> pd.Series | None:
     maybe = text.str.endswith(("24:00", "24:00:00"), na=False)  # a quick look first: 00:24:00 ends so too
     if not maybe.any():
         return None
-    ends = maybe & text.str.contains(_HOUR_24, regex=True, na=False)
+    ends = maybe.copy()
+    ends[maybe] = text[maybe].str.contains(_HOUR_24, regex=True, na=False)  # the few candidates only
     return ends if ends.any() else None
 
 
