@@ -1091,7 +1091,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         else:
             offset(freq, source=str(path))
             whose = "the model's frequency" if model_freq else "data.resample" if steps is not None else "data.freq"
-        for (name, rows), index in zip(groups, indexes):
+        for (name, rows), index in (zip(groups, indexes) if steps is None else ()):  # steps lie on their grid
             if model_freq:
                 own = infer_freq(index)
                 if own is not None and offset(own) != offset(freq):
@@ -1119,7 +1119,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
                 frame = add_missing_rows(frame, freq)
         else:
             frame.index = pd.RangeIndex(len(frame), name=STEP)
-        if frame_fill is not None:
+        if frame_fill is not None and frame.isna().to_numpy().any():  # a series with nothing missing is as read
             frame = _fill(frame, frame_fill, path, "" if name is None else f" of series {name}", hints)
         series.append(Series(frame=frame, extra_columns=extra, series_id=name))
     notes = [f"{path}: detected {', '.join(detected)}"] if detected else []
