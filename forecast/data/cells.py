@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-MISSING_WORDS = ("", "nan", "na", "null", "n/a", "#n/a")  # cells that mean "missing", lower case
+# cells that mean "missing", lower case: pandas' own (``read_csv``'s default ``na_values``) and spreadsheet errors
+MISSING_WORDS = ("", "nan", "-nan", "na", "<na>", "#na", "null", "none", "n/a", "#n/a", "#n/a n/a", "1.#ind", "-1.#ind",
+                 "1.#qnan", "-1.#qnan", "#div/0!", "#value!", "#ref!", "#num!", "#name?", "#null!")
 ARROW_TEXT = pd.StringDtype("pyarrow")  # text whose string methods and regular expressions run in Arrow's kernels
 
 

@@ -660,6 +660,9 @@ def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndar
             if not np.isfinite(out[:, c]).any():  # nothing to fill from
                 remedy = f"; {hints.leave_out}" if hints.leave_out else "; the model needs its values"
                 raise DataError(f"{path}: column {columns[c]!r} is empty or NaN on every row{remedy}")
+            if np.isnan(out[r, c]) and cell.lower() not in ("", "nan"):  # a word for "missing": #N/A, #DIV/0!
+                raise DataError(f"{path}: line {line[r]}: column {column_of(columns[c], r)!r} holds {cell!r}, a "
+                                f"missing value; fill the gap or pass {hints.fill}")
             if np.isnan(out[r, c]):
                 raise DataError(f"{path}: line {line[r]}: column {column_of(columns[c], r)!r} is empty or NaN; fill the gap or pass "
                                 f"{hints.fill}")

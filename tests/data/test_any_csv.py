@@ -125,6 +125,22 @@ def test_nan_message_names_the_training_setting(tmp_path: Path) -> None:
         read_panel(tmp_path / "nan.csv", hints=PREDICT)
 
 
+@pytest.mark.parametrize("word", ["None", "<NA>", "#DIV/0!", "#VALUE!", "#N/A", "-1.#IND"])
+def test_words_for_missing_are_missing(word: str, tmp_path: Path) -> None:
+    """pandas' own missing-value words (``None``, ``<NA>`` as Python and pandas write them) and a spreadsheet's
+    errors: refused as missing, by name, or filled."""
+    frame = etth1()
+    frame["OT"] = frame["OT"].astype(str)
+    frame.loc[5, "OT"] = word
+    csv = write(frame, tmp_path / "words.csv")
+    with pytest.raises(DataError) as err:
+        read_panel(csv)
+    assert str(err.value) == (f"{csv}: line 7: column 'OT' holds {word!r}, a missing value; fill the gap or pass "
+                              f"data.fill=ffill|interpolate")
+    filled = read_panel(csv, fill="interpolate").series[0].frame["OT"]
+    assert filled.iloc[5] == pytest.approx((float(frame.OT[4]) + float(frame.OT[6])) / 2)
+
+
 # ------------------------------------------------------------------------------------------- gaps
 def test_the_shipped_etth1_has_no_gaps_at_its_frequency() -> None:
     dm = ForecastDataModule(path=str(ETTH1), freq="h", borders=[8640, 11520, 14400])
