@@ -13,6 +13,7 @@ from omegaconf.errors import InterpolationResolutionError, MissingMandatoryValue
 
 from forecast.core.errors import BackendRoleError, ConfigError
 from forecast.data.errors import DataError, require_file
+from forecast.data.files import many_files
 from forecast.runtime import CONF_DIR
 
 
@@ -70,15 +71,15 @@ def not_set(key: str) -> str:
 
 
 def check_required(cfg: DictConfig) -> None:
-    """Raise DataError for the first of ``REQUIRED`` left at ``???``, or for a data.path that is not a file,
-    before anything is imported to train."""
+    """Raise DataError for the first of ``REQUIRED`` left at ``???``, or for a data.path that is not a file (nor a
+    folder or pattern of files), before anything is imported to train."""
     for key in REQUIRED:
         parent, _, leaf = key.rpartition(".")
         node = OmegaConf.select(cfg, parent)
         if isinstance(node, DictConfig) and OmegaConf.is_missing(node, leaf):
             raise DataError(not_set(key))
     path = OmegaConf.select(cfg, "data.path")
-    if isinstance(path, str):
+    if isinstance(path, str) and many_files(path) is None:  # a folder or a pattern: files of one series each
         require_file(Path(path))
 
 

@@ -42,6 +42,7 @@ from forecast.data.dialect import (SEP_NAMES, SPACES, WHITESPACE, Dialect, dot_t
 from forecast.data.layout import ENCODING_NOTES, Layout, file_layout, table_lines
 from forecast.data.magnitudes import strip_magnitudes
 from forecast.data.errors import DataError, require_file
+from forecast.data.files import FILE_ID, check_names, many_files, series_name
 from forecast.data.hints import TRAIN, Hints
 from forecast.data.regular import (HOLIDAY_RUN, Gap, add_missing_rows, describe_gaps, evenly_spaced, find_gaps,
                                    holiday_note, infer_freq, is_business, months_of_one_day, off_the_grid, offset,
@@ -839,6 +840,43 @@ def _melt_years(raw: pd.DataFrame, table: YearTable, timestamp_col: str, id_col:
     return melted, rows, written, table.note(melted, name, dropped, id_col), periods
 
 
+def _read_files(files: list[Path], source: str, id_col: str | None, options: dict[str, Any]) -> Panel:
+    """One panel of the series of ``files`` (:mod:`forecast.data.files`): each read by :func:`read_panel` with
+    ``options``, the files after the first with its columns, frequency and dialect; a file's series named after
+    it unless ``id_col`` names the series within the files.
+
+    Raises:
+        DataError: a file's problem (naming the file), two files of one series name, or one series in two files.
+    """
+    check_names(files, source)
+    within = None if id_col in (None, FILE_ID) else id_col
+    first = read_panel(files[0], id_col=within, **options)
+    same = dict(options, columns=list(first.series[0].frame.columns), dialect=first.dialect)
+    panels = [first, *(read_panel(f, id_col=within, **same) for f in files[1:])]
+    other = next((k for k, p in enumerate(panels) if p.freq != first.freq), None)
+    if other is not None:
+        raise DataError(f"{files[other]}: the timestamps step by {panels[other].freq!r}, but {files[0]}'s by "
+                        f"{first.freq!r}; give every file of the series one frequency (data.resample aggregates "
+                        f"readings into steps)")
+    series, owner, notes = [], {}, list(first.notes)
+    for path, panel in zip(files, panels):
+        for one in panel.series:
+            named = one if within is not None else replace(one, series_id=series_name(path))
+            if named.series_id in owner:
+                raise DataError(f"{path}: series {named.series_id!r} is also in {owner[named.series_id]}; give each "
+                                f"series one file")
+            owner[named.series_id] = path
+            series.append(named)
+        notes += [n for n in panel.notes if panel is not first and n.replace(str(path), "") not in
+                  {m.replace(str(files[0]), "") for m in first.notes}][:2]
+    shown = ", ".join(repr(series_name(f)) for f in files[:3]) + (", ..." if len(files) > 3 else "")
+    read = (f"{source}: {len(files)} file(s) read, one series each, named by the file ({shown}; column "
+            f"{FILE_ID!r} of the forecasts)" if within is None else
+            f"{source}: {len(files)} file(s) read, the series of column {within!r} in each")
+    return Panel(series=tuple(series), id_col=id_col or FILE_ID, freq=first.freq, extra_columns=first.extra_columns,
+                 notes=(read, *notes), timestamp_col=first.timestamp_col, dialect=first.dialect)
+
+
 def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: str | Sequence[str] | None = "date",
                columns: Sequence[str] | None = None, id_col: str | None = None, header: bool = True,
                fill: FillMethod | None = None, freq: str | None = None, model_freq: bool = False,
@@ -848,7 +886,8 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     """Read ``path`` and validate it.
 
     Args:
-        path: CSV file, or a DataFrame of the same columns (named ``<DataFrame>`` in messages; a named index is a
+        path: CSV file, a folder or pattern of files of one series each (:mod:`forecast.data.files`), or a
+            DataFrame of the same columns (named ``<DataFrame>`` in messages; a named index is a
             column, an unnamed one of timestamps the timestamp column), or a Series (a DataFrame of one column).
         timestamp_col: the timestamp column; None reads rows as consecutive steps (no calendar). A file
             without it but with one column named date, timestamp, time, ds or datetime (any case) uses that;
@@ -876,6 +915,12 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         DataError: missing/unreadable file, missing columns, unparsable, duplicate, unsorted or
             unevenly spaced timestamps, gaps, non-numeric, missing or infinite values.
     """
+    options = dict(timestamp_col=timestamp_col, columns=columns, header=header, fill=fill, freq=freq,
+                   model_freq=model_freq, fill_missing_dates=fill_missing_dates, keep=keep, resample=resample, agg=agg,
+                   hints=hints, dialect=dialect)
+    files = None if isinstance(path, (pd.DataFrame, pd.Series)) else many_files(path)
+    if files is not None:
+        return _read_files(files, str(path), id_col, options)
     layout, indexed = Layout(), []
     if isinstance(path, pd.Series):
         path = path.to_frame()
@@ -986,6 +1031,8 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     detected += found_ts
     time_col = dialect.time_col
     if id_col is not None and id_col not in names:
+        if id_col == FILE_ID and csv_file:  # one file for a model of one series a file
+            return _read_files([path], str(path), id_col, options)
         raise DataError(f"{path}: no id column {id_col!r} (columns: {', '.join(names)}); {hints.id_col}")
     steps = Steps.of(resample, agg, source=str(path))
     if steps is not None and timestamp_col is None:

@@ -245,6 +245,11 @@ class WindowedData:
                            resample=self.resample, agg=self.agg, hints=TRAIN, dialect=self.dialect)
         for note in panel.notes:
             print(f"note: {note}", file=sys.stderr)
+        if panel.id_col is not None and self.id_col is None:  # a folder of files, one series each
+            if self.future_columns:
+                raise DataError(f"{self.path}: data.future_columns needs one series; a folder of files holds "
+                                f"{len(panel.series)}: pass one file")
+            self.id_col = panel.id_col
         read = list(panel.series[0].frame.columns)
         missing = [c for c in self.future_columns if c not in read]
         if missing:

@@ -1,0 +1,76 @@
+"""Many series as many files: a folder of CSVs (or a pattern such as ``stations/*.csv``), one series a file.
+
+Each file is read on its own (its own layout, dialect and line numbers in messages) and becomes a series named
+after the file (``stations/berlin.csv`` is ``berlin``), as a long file's series are named by their id column;
+the id column of the panel is :data:`FILE_ID`, which forecasts carry. The files after the first are read with
+its columns, timestamp column and frequency, so every series has the same inputs.
+"""
+
+from __future__ import annotations
+
+import glob
+from pathlib import Path
+from typing import Callable
+
+from forecast.data.compressed import OPENERS, TARS
+from forecast.data.errors import DataError
+
+FILE_ID = "file"
+"""The id column of a panel read from many files: each series' file name."""
+
+_PATTERN = ("*", "?", "[")  # what makes a path a pattern of files
+_TABLES = (".csv", ".tsv", ".txt", ".dat", ".parquet", ".pq")  # the files of a folder that are read
+
+
+def many_files(path: str | Path) -> list[Path] | None:
+    """The files ``path`` names when it is a folder (its tables, :data:`_TABLES` maybe compressed, by name) or a
+    pattern (``stations/*.csv``, sorted); None for one file.
+
+    Raises:
+        DataError: a folder or pattern without a file.
+    """
+    text = str(path)
+    if any(ch in text for ch in _PATTERN) and not Path(text).exists():
+        files = sorted(Path(p) for p in glob.glob(text) if Path(p).is_file())
+        if not files:
+            raise DataError(f"{text}: no file matches the pattern; check the path")
+        return files
+    folder = Path(text)
+    if not folder.is_dir():
+        return None
+    files = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith(".")
+                   and _stem(p.name) != p.name)
+    if not files:
+        raise DataError(f"{folder}: a folder without a table ({', '.join(_TABLES)}, maybe compressed); pass a file, "
+                        f"or a folder of one file per series")
+    return files
+
+
+def series_name(path: Path) -> str:
+    """The series a file holds: its name without the table's and the compression's suffixes."""
+    return _stem(path.name)
+
+
+def _stem(name: str) -> str:
+    """``name`` without a compression suffix and then a table suffix (``berlin.csv.gz`` is ``berlin``); ``name``
+    itself when it names no table."""
+    lower = name.lower()
+    for ending in (*TARS, *OPENERS):
+        if lower.endswith(ending):
+            name, lower = name[: -len(ending)], lower[: -len(ending)]
+            break
+    table = next((t for t in _TABLES if lower.endswith(t)), None)
+    return name[: -len(table)] if table and len(name) > len(table) else name
+
+
+def check_names(files: list[Path], source: str) -> None:
+    """Refuse two files of one series name (``a.csv`` and ``a.csv.gz``)."""
+    seen: dict[str, Path] = {}
+    for path in files:
+        name = series_name(path)
+        if name in seen:
+            raise DataError(f"{source}: {seen[name]} and {path} both name series {name!r}; keep one of them")
+        seen[name] = path
+
+
+Reader = Callable[[Path], object]
