@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import glob
 from pathlib import Path
-from typing import Callable
-
 from forecast.data.compressed import OPENERS, TARS
 from forecast.data.errors import DataError
 
@@ -72,5 +70,3 @@ def check_names(files: list[Path], source: str) -> None:
             raise DataError(f"{source}: {seen[name]} and {path} both name series {name!r}; keep one of them")
         seen[name] = path
 
-
-Reader = Callable[[Path], object]
