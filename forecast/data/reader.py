@@ -67,6 +67,7 @@ _SIGN_SAMPLE = 100  # the first cells of a text column looked at for such a sign
 _FLOAT = r"^[+-]?((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|(?i:inf|infinity|nan))$"  # what a float cast reads
 _UNNAMED = re.compile(r"^(Unnamed: \d+)?$")  # how pandas names a header cell left empty
 _DATE_SAMPLE = 50  # the first cells of an unnamed first column that must read as dates to be the timestamps
+_FILE_NOTES = 3  # notes of the files after the first that differ from its own, shown where a folder is read
 
 
 @dataclass(frozen=True)
@@ -858,7 +859,8 @@ def _read_files(files: list[Path], source: str, id_col: str | None, options: dic
         raise DataError(f"{files[other]}: the timestamps step by {panels[other].freq!r}, but {files[0]}'s by "
                         f"{first.freq!r}; give every file of the series one frequency (data.resample aggregates "
                         f"readings into steps)")
-    series, owner, notes = [], {}, list(first.notes)
+    series, owner, others = [], {}, []
+    said = {note.replace(str(files[0]), "") for note in first.notes}  # the first file's notes, without its name
     for path, panel in zip(files, panels):
         for one in panel.series:
             named = one if within is not None else replace(one, series_id=series_name(path))
@@ -867,14 +869,16 @@ def _read_files(files: list[Path], source: str, id_col: str | None, options: dic
                                 f"series one file")
             owner[named.series_id] = path
             series.append(named)
-        notes += [n for n in panel.notes if panel is not first and n.replace(str(path), "") not in
-                  {m.replace(str(files[0]), "") for m in first.notes}][:2]
+        others += [n for n in panel.notes if panel is not first and n.replace(str(path), "") not in said]
     shown = ", ".join(repr(series_name(f)) for f in files[:3]) + (", ..." if len(files) > 3 else "")
     read = (f"{source}: {len(files)} file(s) read, one series each, named by the file ({shown}; column "
             f"{FILE_ID!r} of the forecasts)" if within is None else
             f"{source}: {len(files)} file(s) read, the series of column {within!r} in each")
+    more = [f"{source}: {len(others) - _FILE_NOTES} more note(s) on the other files"] if len(others) > _FILE_NOTES \
+        else []
     return Panel(series=tuple(series), id_col=id_col or FILE_ID, freq=first.freq, extra_columns=first.extra_columns,
-                 notes=(read, *notes), timestamp_col=first.timestamp_col, dialect=first.dialect)
+                 notes=(read, *first.notes, *others[:_FILE_NOTES], *more), timestamp_col=first.timestamp_col,
+                 dialect=first.dialect)
 
 
 def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: str | Sequence[str] | None = "date",

@@ -108,3 +108,16 @@ def test_a_folder_trains_and_forecasts_each_file(folder: Path, tmp_path: Path) -
     one = model.predict(folder / "hamburg.csv")  # one file of a series the model knows
     pd.testing.assert_frame_equal(one.reset_index(drop=True),
                                   forecast[forecast[FILE_ID] == "hamburg"].reset_index(drop=True))
+
+
+def test_the_other_files_notes_are_few(folder: Path) -> None:
+    """Notes that differ from the first file's are shown for three files, the rest counted in one line."""
+    for k in range(6):
+        frame = station(k)
+        frame.loc[5 + k, "OT"] = np.nan
+        frame.to_csv(folder / f"s{k}.csv", index=False)
+    notes = read_panel(folder, fill="interpolate").notes
+    assert len(notes) == 5  # the folder, three files' fills, the count of the other three
+    assert notes[0].startswith(f"{folder}: 9 file(s) read")
+    assert notes[-1] == f"{folder}: 3 more note(s) on the other files"
+    assert [n.split(": ")[0] for n in notes[1:-1]] == [f"{folder}/s{k}.csv" for k in range(3)]
