@@ -105,10 +105,14 @@ def _whole_in(col: pd.Series, low: int, high: int) -> bool:
 def leading_date_parts(raw: pd.DataFrame) -> DateParts | None:
     """In a file without a header: the first columns when they hold whole years (:data:`YEARS`), months and maybe
     days in range (SILSO's sunspot files: ``1818;01;01;1818.001;  -1;...``, ``1749;01;1749.042;  96.7;...``) that
-    make dates rising row by row; None otherwise."""
+    make dates rising row by row, or the first column alone where its years rise by one a row (statsmodels'
+    ``sunspots_yearly.dat``: ``1700   5``); None otherwise."""
     columns = list(raw.columns)
-    if len(columns) < 3 or not _whole_in(raw[columns[0]], *YEARS) or not _whole_in(raw[columns[1]], *_RANGES["month"]):
+    if len(columns) < 2 or not _whole_in(raw[columns[0]], *YEARS):
         return None
+    if len(columns) < 3 or not _whole_in(raw[columns[1]], *_RANGES["month"]):  # years alone, one a row
+        years = _numbers(raw[columns[0]])
+        return DateParts({"year": columns[0]}) if len(years) > 2 and bool((np.diff(years) == 1).all()) else None
     parts = {"year": columns[0], "month": columns[1]}
     if len(columns) > 3 and _whole_in(raw[columns[2]], *_RANGES["day"]):
         parts["day"] = columns[2]

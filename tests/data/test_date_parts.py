@@ -120,6 +120,24 @@ def test_a_file_without_a_header_dated_by_its_first_columns(tmp_path: Path) -> N
         read_panel(codes, header=False)
 
 
+def test_a_file_without_a_header_dated_by_a_first_column_of_years(tmp_path: Path) -> None:
+    """statsmodels' ``sunspots_yearly.dat`` (``1700   5``): years rising by one a row; a gap or a column that counts
+    from 1 is no such column."""
+    yearly = tmp_path / "sunspots_yearly.dat"
+    yearly.write_text("".join(f"{1700 + i}  {(i * 7) % 40:3d}\n" for i in range(30)))
+    panel = read_panel(yearly, header=False)
+    years = pd.date_range("1700-01-01", periods=30, freq="YS")
+    assert panel.freq == "YS-JAN" and panel.series[0].frame.index.equals(pd.DatetimeIndex(years, name="date",
+                                                                                          freq=None))
+    assert list(panel.series[0].frame.columns) == ["1"] and panel.series[0].frame["1"].iloc[2] == 14.0
+    assert panel.notes == (f"{yearly}: detected whitespace-separated columns, timestamps from column '0'",)
+    for first in ([1700, 1701, 1703] + list(range(1704, 1731)), list(range(1, 31))):
+        other = tmp_path / "other.csv"
+        other.write_text("".join(f"{y},{i}.5\n" for i, y in enumerate(first)))
+        with pytest.raises(DataError, match="no timestamp column 'date'"):
+            read_panel(other, header=False)
+
+
 def test_parts_that_make_no_date_are_refused_naming_the_line(tmp_path: Path) -> None:
     csv = tmp_path / "feb.csv"
     csv.write_text("Year,Month,Day,rain\n2021,2,27,1\n2021,2,28,1\n2021,2,31,1\n")
