@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import pandas as pd
 
 # cells that mean "missing", lower case: pandas' own (``read_csv``'s default ``na_values``) and spreadsheet errors
 MISSING_WORDS = ("", "nan", "-nan", "na", "<na>", "#na", "null", "none", "n/a", "#n/a", "#n/a n/a", "1.#ind", "-1.#ind",
                  "1.#qnan", "-1.#qnan", "#div/0!", "#value!", "#ref!", "#num!", "#name?", "#null!")
 ARROW_TEXT = pd.StringDtype("pyarrow")  # text whose string methods and regular expressions run in Arrow's kernels
+
+
+def missing_cells(text: pd.Series, na_values: Sequence[str] = ()) -> pd.Series:
+    """(N,) bool: which stripped cells mean "missing": a word of :data:`MISSING_WORDS` (any case) or one of
+    ``na_values`` (the file's missing-value codes, as written)."""
+    return text.str.lower().isin(MISSING_WORDS) | text.isin(na_values)
 
 
 def is_number(text: str) -> bool:

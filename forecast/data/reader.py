@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 from pandas.tseries.frequencies import to_offset
 
-from forecast.data.cells import ARROW_TEXT, MISSING_WORDS, as_text, is_number, typed_number, typed_time
+from forecast.data.cells import ARROW_TEXT, as_text, is_number, missing_cells, typed_number, typed_time
 from forecast.data.compressed import READ_ERRORS, is_compressed, open_binary, open_text
 from forecast.data.date_time import (DATE_NAMES, TIME_NAMES, bare_name, check_pair, dates_and_times,
                                      find_date_time_pair, hours_ending, join_date_time, named_date_time_pair)
@@ -59,7 +59,6 @@ from forecast.data.timestamps import (TIMESTAMP_NAMES, find_timestamp_column, in
 FillMethod = Literal["ffill", "interpolate"]
 DATAFRAME = "<DataFrame>"  # how messages (and a run's config.yaml) name data given as a DataFrame
 STEP = "step"  # the index name of a series without timestamps
-_PANDAS_MISSING = ["na", "Na", "NULL", "null", "nan", "NaN", "NA", "N/A", "n/a", "#N/A", ""]  # read_csv's na_values
 _MARKED = re.compile(r"\d[,.' ]\d")  # a digit, a mark, a digit: a number written with marks
 _DATE = re.compile(r"^\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}([ T]\d{1,2}(:\d{2}){0,2}(\.\d+)?)?$")
 _UNITS = ("$", "€", "£", "¥", "%")  # signs a spreadsheet writes beside numbers formatted as money or percent
@@ -490,7 +489,7 @@ def _newest_first(stamps: pd.DatetimeIndex, groups: Sequence[np.ndarray]) -> boo
 def _missing(text: pd.Series, dialect: Dialect) -> pd.Series:
     """Which stripped cells mean "missing": empty, a word such as ``NaN`` or ``n/a``, or one of the dialect's
     ``na_values``, (N,) bool."""
-    return text.str.lower().isin(MISSING_WORDS) | text.isin(dialect.na_values)
+    return missing_cells(text, dialect.na_values)
 
 
 def _leave_out(available: list[str], found: Sequence[str], what: str, detected: list[str], *,
@@ -560,7 +559,7 @@ def _marked_column(cells: pd.Series, dialect: Dialect) -> tuple[np.ndarray, int 
 
     cells = cells.str.strip()
     text = _without_marks(pd.Series(cells, dtype=ARROW_TEXT), dialect)
-    missing = cells.isin([*dialect.na_values, *_PANDAS_MISSING]).to_numpy()
+    missing = _missing(cells, dialect).to_numpy()
     readable = text.str.match(_FLOAT).to_numpy(dtype=bool) & ~missing
     values = np.full(len(cells), np.nan)
     values[readable] = pa.array(text[readable]).cast(pa.float64()).to_numpy(zero_copy_only=False)

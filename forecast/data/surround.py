@@ -11,7 +11,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from forecast.data.cells import MISSING_WORDS, as_text, is_number, typed_number, typed_time
+from forecast.data.cells import as_text, is_number, missing_cells, typed_number, typed_time
 from forecast.data.date_parts import PART_NAMES
 from forecast.data.date_time import bare_name
 from forecast.data.timestamps import named_like_timestamp
@@ -163,7 +163,7 @@ def flag_columns(raw: pd.DataFrame, columns: Sequence[str], na_values: Sequence[
         if typed_number(raw[col]) or not len(raw) or col in found:
             continue
         text = as_text(raw[col]).str.strip()
-        marked = text[~(text.str.lower().isin(MISSING_WORDS) | text.isin(na_values))]
+        marked = text[~missing_cells(text, na_values)]
         if 0 < len(marked) <= len(text) / 2 and not text.str.contains(r"\d", regex=True).any():
             found.append(str(col))
     return found

@@ -125,14 +125,17 @@ def test_nan_message_names_the_training_setting(tmp_path: Path) -> None:
         read_panel(tmp_path / "nan.csv", hints=PREDICT)
 
 
+@pytest.mark.parametrize("european", [False, True])
 @pytest.mark.parametrize("word", ["None", "<NA>", "#DIV/0!", "#VALUE!", "#N/A", "-1.#IND"])
-def test_words_for_missing_are_missing(word: str, tmp_path: Path) -> None:
+def test_words_for_missing_are_missing(word: str, european: bool, tmp_path: Path) -> None:
     """pandas' own missing-value words (``None``, ``<NA>`` as Python and pandas write them) and a spreadsheet's
-    errors: refused as missing, by name, or filled."""
+    errors: refused as missing, by name, or filled; alike where numbers are written with decimal commas."""
     frame = etth1()
     frame["OT"] = frame["OT"].astype(str)
-    frame.loc[5, "OT"] = word
-    csv = write(frame, tmp_path / "words.csv")
+    written = frame.assign(OT=frame["OT"].str.replace(".", ",", regex=False)) if european else frame.copy()
+    written.loc[5, "OT"] = word
+    csv = tmp_path / "words.csv"
+    written.to_csv(csv, index=False, sep=";" if european else ",", decimal="," if european else ".")
     with pytest.raises(DataError) as err:
         read_panel(csv)
     assert str(err.value) == (f"{csv}: line 7: column 'OT' holds {word!r}, a missing value; fill the gap or pass "
