@@ -69,6 +69,14 @@ def _opener(path: Path) -> Callable[[Path], IO[bytes]] | None:
     return OPENERS.get(path.suffix.lower())
 
 
+def inner_name(name: str) -> str:
+    """``name`` without its compression suffix (``log.csv.gz`` and ``log.csv.zip`` are ``log.csv``, ``msft.tar.gz``
+    is ``msft``); ``name`` itself where it has none, or is nothing but one."""
+    lower = name.lower()
+    ending = next((e for e in (*TARS, *OPENERS) if lower.endswith(e) and len(name) > len(e)), None)
+    return name if ending is None else name[: -len(ending)]
+
+
 def is_compressed(path: Path) -> bool:
     """``path`` is compressed or archived (:data:`OPENERS`, :data:`TARS`)."""
     return _opener(path) is not None

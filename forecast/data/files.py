@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import glob
 from pathlib import Path
-from forecast.data.compressed import OPENERS, TARS
+from forecast.data.compressed import inner_name
 from forecast.data.errors import DataError
 
 FILE_ID = "file"
@@ -52,12 +52,8 @@ def series_name(path: Path) -> str:
 def _stem(name: str) -> str:
     """``name`` without a compression suffix and then a table suffix (``berlin.csv.gz`` is ``berlin``); ``name``
     itself when it names no table."""
-    lower = name.lower()
-    for ending in (*TARS, *OPENERS):
-        if lower.endswith(ending):
-            name, lower = name[: -len(ending)], lower[: -len(ending)]
-            break
-    table = next((t for t in _TABLES if lower.endswith(t)), None)
+    name = inner_name(name)
+    table = next((t for t in _TABLES if name.lower().endswith(t)), None)
     return name[: -len(table)] if table and len(name) > len(table) else name
 
 

@@ -10,7 +10,7 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
-from forecast.data.compressed import OPENERS, TARS
+from forecast.data.compressed import inner_name
 from forecast.data.errors import DataError
 from forecast.io import atomic_path
 
@@ -21,12 +21,7 @@ def default_output(input_path: str | Path, kind: str, suffix: str = ".csv") -> P
     """``<input stem>.<kind><suffix>`` next to the input (``ETTh2.forecast.csv``; a compressed input's name without
     its compression: ``log.csv.gz`` gives ``log.forecast.csv``)."""
     path = Path(input_path)
-    name = path.name
-    for ending in (*TARS, *OPENERS):
-        if name.lower().endswith(ending) and len(name) > len(ending):
-            name = name[: -len(ending)]
-            break
-    return path.with_name(f"{Path(name).stem}.{kind}{suffix}")
+    return path.with_name(f"{Path(inner_name(path.name)).stem}.{kind}{suffix}")
 
 
 def check_targets(targets: Iterable[Path], *, inputs: Iterable[Path], overwrite: bool) -> None:
