@@ -45,3 +45,14 @@ class WindowRange:
                 yield type(batch)(*(field[low:high] for field in batch))  # each (high - low, ...)
             if offset >= self.stop:
                 return
+
+
+def window_count(batches: Iterable[Batch]) -> int:
+    """The number of windows of re-iterable ``batches``: from their range and their ordered loader's ids where those
+    say it (no pass over the windows), else by one pass."""
+    if isinstance(batches, WindowRange):
+        return max(0, min(batches.stop, window_count(batches.batches)) - batches.start)
+    ids = getattr(getattr(batches, "sampler", None), "ids", None)
+    if ids is not None:
+        return len(ids)
+    return sum(len(batch[0]) for batch in batches)

@@ -10,7 +10,8 @@ from sklearn.linear_model import Ridge
 
 from forecast.baselines.best_floor import BestFloor, candidate_floors
 from forecast.baselines.ridge import RidgeFloor
-from forecast.baselines.ridge.cross import PENALTY_SCALES, CrossRidgeFloor, fits_cross
+from forecast.baselines.ridge.cross import CrossRidgeFloor, fits_cross
+from forecast.baselines.ridge.penalty import PENALTY_SCALES
 from forecast.baselines.ridge.stats import RidgeStats
 from forecast.data.batch import Batch, WindowRange
 

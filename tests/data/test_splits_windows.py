@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
+from forecast.data.batch import window_count
 from forecast.data.datamodule import ForecastDataModule
 from forecast.data.errors import DataError
 from forecast.data.splits import RowRange, n_windows, split_ranges
@@ -104,7 +105,7 @@ def test_closed_form_fits_take_every_training_window_whatever_the_training_strid
     dm.setup("fit")
     n = 8640 - 96 - 24 + 1
     assert len(dm.datasets["train"]) == -(-n // 16)
-    assert len(dm.ordered_dataloader("train").dataset) == n
+    assert len(dm.ordered_dataloader("train").dataset) == n == window_count(dm.ordered_dataloader("train"))
     assert torch.equal(dm.ordered_dataloader("train").dataset[16 * 3].x_enc, dm.datasets["train"][3].x_enc)
 
 
@@ -138,6 +139,8 @@ def test_a_wide_file_fits_its_closed_form_on_at_most_fit_max_rows(features: str,
     dm.setup("fit")
     assert len(dm.every_train_window) == 8521
     assert len(dm.fit_ids) == fit_windows == dm.describe_windows()["fit_windows"]
+    loader = dm.ordered_dataloader("train")
+    assert window_count(loader) == fit_windows == sum(len(batch.y) for batch in loader)
     assert len(dm.ordered_dataloader("train").dataset) == 8521
     assert sum(len(ids) for ids in dm.ordered_dataloader("train").sampler) == fit_windows
     with pytest.raises(DataError, match=r"data.fit_max_rows must be at least 1, got 0"):

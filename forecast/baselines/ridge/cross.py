@@ -8,18 +8,16 @@ import torch
 from torch import Tensor, nn
 
 from forecast.baselines.base import Baseline
+from forecast.baselines.ridge.penalty import choose_penalty
 from forecast.baselines.ridge.stats import RidgeStats
 from forecast.core.forecaster import DataDims
-from forecast.data.batch import WindowRange
+from forecast.data.batch import window_count
 
 #: most regressors (look-back steps x input channels) a cross-channel ridge is built for: its
 #: statistics are regressors^2 float64 values (32 MB at 2,048)
 MAX_REGRESSORS = 2048
 #: most windows a fit takes: more are taken at an even stride (neighbouring windows nearly repeat each other)
 MAX_WINDOWS = 20_000
-#: penalties tried, as multiples of the mean diagonal of the centred X^T X (scale-free: the same share
-#: of the data's own spread whatever the number of windows)
-PENALTY_SCALES = (1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0)
 
 
 def fits_cross(dims: DataDims) -> bool:
@@ -35,10 +33,8 @@ class CrossRidgeFloor(Baseline):
     ``forecast[c] = last[c] + vec(window - last) @ W[:, c] + b[:, c]``: the multivariate linear map that the
     shared ridge (:class:`~forecast.baselines.ridge.floor.RidgeFloor`, one map for every channel alone)
     cannot express, as when humidity and pressure say where the temperature goes. Its penalty is chosen
-    in the fit: the statistics of the earlier half of the training windows are solved at each of
-    :data:`PENALTY_SCALES` (times their mean centred diagonal) and scored on the later windows (from
-    ``pred_len`` windows past the half, so no forecast row of theirs was fitted); the whole set is then
-    solved at the scale that scored best. Of more than :data:`MAX_WINDOWS` windows every k-th is taken.
+    in the fit on the later training windows (:func:`~forecast.baselines.ridge.penalty.choose_penalty`). Of more
+    than :data:`MAX_WINDOWS` windows every k-th is taken.
     ``W`` and ``b`` are frozen parameters.
 
     Args:
@@ -75,13 +71,6 @@ class CrossRidgeFloor(Baseline):
                 stats.update(*self.regression(batch._replace(x_enc=batch.x_enc[take], y=batch.y[take])))
         return stats
 
-    @staticmethod
-    def _spread(stats: RidgeStats) -> float:
-        """The mean diagonal of the centred ``X^T X``: a penalty scale of 1 is this much; 1 where it is 0 (one
-        regression row, or inputs that never vary: any penalty then gives W = 0)."""
-        spread = float(stats.centred_xtx().diagonal().mean())
-        return spread if spread > 0 else 1.0
-
     @torch.no_grad()
     def fit_closed_form(self, batches: Iterable[Any]) -> int:
         """Choose the penalty on the later training windows, then fit W and b on every window of ``batches``
@@ -90,25 +79,15 @@ class CrossRidgeFloor(Baseline):
         Returns:
             The number of regression rows (windows taken).
         """
-        windows = sum(len(batch.y) for batch in batches)
+        windows = window_count(batches)
         stride = -(-windows // MAX_WINDOWS)
-        half, later = windows // 2, windows // 2 + self.pred_len
-        scale = PENALTY_SCALES[len(PENALTY_SCALES) // 2]
-        if half >= 1 and windows - later >= 1:  # one pass: earlier half, the gap, the held-out windows
-            earlier, gap, held_out = (self._statistics(WindowRange(batches, start, stop), stride, start)
-                                      for start, stop in ((0, half), (half, later), (later, windows)))
-            spread = self._spread(earlier)
-            losses = [held_out.squared_error(*earlier.solve(alpha=s * spread, fit_intercept=True))
-                      for s in PENALTY_SCALES]
-            scale = PENALTY_SCALES[min(range(len(losses)), key=losses.__getitem__)]
-            stats = earlier + gap + held_out
-        else:
-            stats = self._statistics(batches, stride)
-        weight, bias = stats.solve(alpha=scale * self._spread(stats), fit_intercept=True)
+        chosen = choose_penalty(batches, self.pred_len, lambda part, first: self._statistics(part, stride, first),
+                                lambda stats, alpha: stats.solve(alpha=alpha, fit_intercept=True), windows)
+        weight, bias = chosen.stats.solve(alpha=chosen.alpha, fit_intercept=True)
         self.weight.copy_(weight.to(self.weight))
         self.bias.copy_(bias.to(self.bias))
-        self.scale.fill_(scale)
-        return stats.n
+        self.scale.fill_(chosen.scale)
+        return chosen.stats.n
 
     def forward(self, x_enc: Tensor, x_mark_enc: Tensor | None = None, x_mark_dec: Tensor | None = None) -> Tensor:
         """Forecast.
