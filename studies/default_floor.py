@@ -14,6 +14,9 @@ import torch
 
 from keep_rule import ETT, FRESH, GENERATED, ROOT, SERIES, data_overrides, ensure_series
 
+#: overrides after every series' own (``--set``), as ``data.seq_len=96``
+OVERRIDES: list[str] = []
+
 
 class DefaultFloor(NamedTuple):
     """The series' data module (set up for fitting), the default's ``BestFloor`` after its choice on validation,
@@ -35,7 +38,8 @@ def default_floor(name: str, data_dir: Path) -> DefaultFloor:
 
     register_resolvers()
     with initialize_config_dir(str(ROOT / "forecast" / "conf"), version_base="1.3"):
-        cfg = compose("train", overrides=[*data_overrides(name, data_dir), "paths.output_dir=/tmp/unused"])
+        cfg = compose("train", overrides=[*data_overrides(name, data_dir), *OVERRIDES,
+                                            "paths.output_dir=/tmp/unused"])
     dm = instantiate(cfg.data)
     dm.setup("fit")
     with open_dict(cfg):  # as the pipeline: the inferred frequency derives the season and the profiles
@@ -51,12 +55,19 @@ def default_floor(name: str, data_dir: Path) -> DefaultFloor:
 def floor_table(out: Path, series: Sequence[str], row: Callable[[str, Path], dict[str, Any]],
                 name: str) -> pd.DataFrame:
     """``row(series, data_dir)`` for each series at one thread (the package series written under ``out/data``
-    first), each printed as it comes; the table, also written to ``out/name``."""
+    first), each printed as it comes, a series whose windows do not fit said and left out; the table, also written
+    to ``out/name``."""
+    from forecast.data.errors import DataError
+
     torch.set_num_threads(1)
     ensure_series(out / "data")
     rows = []
     for one in series:
-        rows.append(row(one, out / "data"))
+        try:
+            rows.append(row(one, out / "data"))
+        except DataError as error:
+            print(f"{one}: left out: {error}", flush=True)
+            continue
         print(json.dumps(rows[-1]), flush=True)
     table = pd.DataFrame(rows)
     table.to_csv(out / name, index=False)
@@ -73,7 +84,10 @@ def compare_rules(description: str, row: Callable[[str, Path], dict[str, Any]], 
     parser.add_argument("out", type=Path)
     made = [*GENERATED, *generated]
     parser.add_argument("--series", nargs="+", default=[s for s in SERIES if s not in made], choices=list(SERIES))
+    parser.add_argument("--set", nargs="+", default=[], metavar="OVERRIDE",
+                        help="overrides after each series' own, e.g. data.seq_len=96 data.label_len=48 data.pred_len=24")
     args = parser.parse_args()
+    OVERRIDES[:] = args.set
     table = floor_table(args.out, args.series, row, name)
     real = ~table.series.isin([*ETT, *made])
     for label, which in (("package", real & ~table.series.isin(FRESH)), ("fresh", table.series.isin(FRESH)),

@@ -36,6 +36,7 @@ SHARED = ROOT.parent / "shared" / "data"
 SERIES: dict[str, tuple[str, str, str, int, int, int, list[str]]] = {
     "taylor": ("taylor.csv", "load", "S", 96, 48, 24, []),
     "msft": ("msft.csv", "Close", "M", 96, 48, 24, []),
+    "dated": ("dated.tar.gz", "y", "S", 96, 48, 24, []),
     "sunspots_monthly": ("sunspots_monthly.csv", "sunspots", "S", 96, 48, 24, []),
     "co2_weekly": ("co2_weekly.csv", "co2", "S", 96, 48, 24, ["data.fill=interpolate"]),
     "elnino": ("elnino.csv", "temp", "S", 48, 24, 12, []),
@@ -94,14 +95,19 @@ PROFILES = ("day_profile", "week_profile", "year_profile")
 
 
 def write_series(out: Path) -> None:
-    """The package datasets as CSV files with a ``date`` column."""
+    """The package datasets as CSV files with a ``date`` column, and pmdarima's ``dated.tar.gz`` as it ships."""
     import pmdarima.datasets as pm
     import statsmodels.api as sm
+
+    import shutil
 
     out.mkdir(parents=True, exist_ok=True)
 
     def save(name: str, dates: pd.DatetimeIndex, columns: dict[str, Any]) -> None:
         pd.DataFrame({"date": dates, **columns}).to_csv(out / name, index=False)
+
+    # pmdarima's 327 days of a daily series (y,date), read as shipped (a .tar.gz of one CSV)
+    shutil.copyfile(Path(pm.__file__).parent / "data" / "dated.tar.gz", out / "dated.tar.gz")
 
     taylor = pm.load_taylor()
     save("taylor.csv", pd.date_range("2000-06-05", periods=len(taylor), freq="30min"), {"load": taylor})
