@@ -1,5 +1,5 @@
 """Floors only: the chosen floor refitted on the training and validation windows before it forecasts test
-(docs/results.md §12.18, not adopted).
+(docs/results.md §12.19, not adopted).
 
     python studies/refit_floor.py OUT_DIR [--series ...] [--set OVERRIDE ...]
 

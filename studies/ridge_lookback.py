@@ -52,8 +52,7 @@ def scan(path: Path, *, horizons: list[int], lookbacks: list[int], alphas: list[
             model = RidgeFloor(dims=dm.model_dims())
             stats = model.statistics(dm.ordered_train_dataloader())
             for alpha in alphas:
-                model.alpha = float(alpha)
-                model.solve(stats)
+                model.solve(stats, alpha=float(alpha))
                 rows.append({"data": path.stem, "pred_len": pred_len, "seq_len": seq_len, "alpha": alpha,
                              "val_mse": mse(model, dm.val_dataloader()), "test_mse": mse(model, dm.test_dataloader()),
                              "test_windows": len(dm.datasets["test"])})

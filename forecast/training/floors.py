@@ -27,7 +27,9 @@ from forecast.core.forecaster import DataDims
 from forecast.core.standing import LEVEL, relative_change
 from forecast.wrappers.calendar_residual import CalendarResidual
 
-RIDGE_ALPHA = 1.0
+#: the ridge floor of every run (as ``model=linear``): alpha 1, or the penalty chosen on the later training windows
+#: where it has fewer than ten regression rows per regressor
+RIDGE_FLOOR = functools.partial(RidgeFloor, alpha=1.0, choose_below=10.0)
 SPLITS = ("val", "test")
 
 
@@ -61,15 +63,14 @@ class Floors:
 
 def build_floors(dims: DataDims, freq: str | None) -> dict[str, nn.Module]:
     """The floors, unfitted (:func:`~forecast.baselines.best_floor.candidate_floors`), the seasonal
-    naive's period and the calendar profiles from ``freq``, the ridge at alpha 1, the cross-channel ridge
-    where the data has the channels for it."""
-    return candidate_floors(dims, period_for(freq), functools.partial(RidgeFloor, alpha=RIDGE_ALPHA),
-                            profiles_for(freq), CalendarResidual, cross=True)
+    naive's period and the calendar profiles from ``freq``, the ridge of :data:`RIDGE_FLOOR`, the cross-channel
+    ridge where the data has the channels for it."""
+    return candidate_floors(dims, period_for(freq), RIDGE_FLOOR, profiles_for(freq), CalendarResidual, cross=True)
 
 
 def ridge_from_state(dims: DataDims, state: Mapping[str, Tensor]) -> RidgeFloor:
     """The ridge floor rebuilt from a stored ``state_dict`` (eval mode)."""
-    ridge = RidgeFloor(dims=dims, alpha=RIDGE_ALPHA)
+    ridge = RIDGE_FLOOR(dims=dims)
     ridge.load_state_dict(dict(state))
     return ridge.eval()
 

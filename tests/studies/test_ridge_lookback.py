@@ -28,7 +28,8 @@ def test_scan_equals_the_linear_baseline_run(small_csv: Path, tmp_path: Path) ->
     assert list(zip(table.seq_len, table.alpha)) == [(12, 1.0), (12, 100.0), (24, 1.0), (24, 100.0)]
     assert set(table.test_windows) == {200 - 6 + 1}  # same test windows whatever the look-back
     run = train(compose_train(["data=csv", f"data.path={small_csv}", "data.target=OT", "data.seq_len=24", "data.label_len=12",
-                               "data.pred_len=6", "model=linear", "model.alpha=100", "logger=none", "plot=false",
+                               "data.pred_len=6", "model=linear", "model.alpha=100", "model.choose_below=null",
+                               "logger=none", "plot=false",
                                "trainer.enable_progress_bar=false", "trainer.enable_model_summary=false"],
                               tmp_path / "run"))
     row = table[(table.seq_len == 24) & (table.alpha == 100.0)].iloc[0]

@@ -11,9 +11,11 @@ from forecast.baselines.base import Baseline
 from forecast.baselines.ridge.ensemble import LookbackEnsemble
 from forecast.baselines.ridge.features import RandomFeatures
 from forecast.baselines.ridge.huber import Huber
+from forecast.baselines.ridge.penalty import choose_penalty
 from forecast.baselines.ridge.stats import RidgeStats
 from forecast.core.errors import ConfigError
 from forecast.core.forecaster import DataDims
+from forecast.data.batch import window_count
 
 FeatureFactory = Callable[..., RandomFeatures]
 """Builds the feature map when called with ``seq_len=`` (a Hydra ``_partial_`` node, or a class)."""
@@ -37,9 +39,17 @@ class RidgeFloor(Baseline):
     * ``huber``: a robust fit (:class:`~forecast.baselines.ridge.huber.Huber`), rounds of reweighted
       least squares after the first solve.
 
+    Its penalty is ``alpha``; with ``choose_below``, a fit of fewer regression rows (windows x target channels)
+    than ``choose_below`` per regressor chooses it on the later training windows instead
+    (:func:`~forecast.baselines.ridge.penalty.choose_penalty`, the cross-channel ridge's rule): a ridge of nearly
+    as many regressors as rows at a small penalty is nearly least squares, and forecasts what it fitted of the
+    noise. The penalty W was solved at is the buffer ``penalty``.
+
     Args:
         dims: the data's sizes.
         alpha: L2 penalty on W (each look-back's).
+        choose_below: regression rows per regressor under which the penalty is chosen on the later training
+            windows; None: always ``alpha``.
         fit_intercept: fit an unpenalised bias per horizon step.
         lookbacks: the look-backs of the ensemble, each at most ``seq_len``; None for ``seq_len`` alone.
         features: factory of the feature map (called with ``seq_len=``); None for a linear map only.
@@ -49,19 +59,22 @@ class RidgeFloor(Baseline):
         ConfigError: a negative alpha, a look-back outside 1..seq_len, or a feature map the window cannot feed.
     """
 
-    def __init__(self, *, dims: DataDims, alpha: float = 1.0, fit_intercept: bool = True,
+    def __init__(self, *, dims: DataDims, alpha: float = 1.0, choose_below: float | None = None,
+                 fit_intercept: bool = True,
                  lookbacks: Sequence[int] | None = None, features: FeatureFactory | None = None,
                  huber: Huber | None = None) -> None:
         super().__init__(dims=dims)
         if not alpha >= 0:
             raise ConfigError(f"a ridge's alpha ({alpha}) must be 0 or more")
         self.alpha, self.fit_intercept = float(alpha), fit_intercept
+        self.choose_below = None if choose_below is None else float(choose_below)
         self.ensemble = LookbackEnsemble(lookbacks, seq_len=self.seq_len)
         self.features = None if features is None else features(seq_len=self.seq_len)
         self.huber = huber
         n_rows = self.seq_len + (0 if self.features is None else self.features.n_features)
         self.weight = nn.Parameter(torch.zeros(n_rows, self.pred_len), requires_grad=False)
         self.bias = nn.Parameter(torch.zeros(self.pred_len), requires_grad=False)
+        self.register_buffer("penalty", torch.tensor(self.alpha, dtype=torch.float64), persistent=False)
 
     @property
     def lookbacks(self) -> list[int]:
@@ -103,8 +116,16 @@ class RidgeFloor(Baseline):
         """
         if self.features is not None:
             self.features.fit(self.design(batch.x_enc.cpu())[0] for batch in batches)
-        stats = self.statistics(batches)
-        self.solve(stats)
+        windows = None if self.choose_below is None else window_count(batches)
+        if windows is not None and windows * len(self.target_index) < self.choose_below * self.weight.shape[0]:
+            chosen = choose_penalty(batches, self.pred_len, lambda part, _: self.statistics(part),
+                                    lambda stats, alpha: self.ensemble.solve(stats, alpha=alpha,
+                                                                             fit_intercept=self.fit_intercept),
+                                    windows)
+            stats, alpha = chosen.stats, chosen.alpha
+        else:
+            stats, alpha = self.statistics(batches), self.alpha
+        self.solve(stats, alpha)
         for _ in range(0 if self.huber is None else self.huber.steps):
             errors = torch.cat([self.row_errors(*self.regression(batch)) for batch in batches])  # (N,)
             self.solve(self.statistics(batches, huber_threshold=self.huber.threshold(errors)))
@@ -144,9 +165,12 @@ class RidgeFloor(Baseline):
         return stats
 
     @torch.no_grad()
-    def solve(self, stats: RidgeStats) -> None:
-        """Set W and b to the ensemble's ridge solution of ``stats`` at this model's ``alpha``."""
-        weight, bias = self.ensemble.solve(stats, alpha=self.alpha, fit_intercept=self.fit_intercept)
+    def solve(self, stats: RidgeStats, alpha: float | None = None) -> None:
+        """Set W and b to the ensemble's ridge solution of ``stats`` at ``alpha`` (None: the penalty of the last
+        fit, ``alpha`` before any), and the penalty to it."""
+        if alpha is not None:
+            self.penalty.fill_(alpha)
+        weight, bias = self.ensemble.solve(stats, alpha=float(self.penalty), fit_intercept=self.fit_intercept)
         self.weight.copy_(weight.to(self.weight))
         self.bias.copy_(bias.to(self.bias))
 
@@ -167,5 +191,6 @@ class RidgeFloor(Baseline):
         return out.reshape(x_enc.shape[0], -1, self.pred_len).transpose(1, 2) + last  # (B, P, C)
 
     def extra_repr(self) -> str:
-        return (f"{super().extra_repr()}, alpha={self.alpha}, fit_intercept={self.fit_intercept}, "
+        return (f"{super().extra_repr()}, alpha={self.alpha}, choose_below={self.choose_below}, "
+                f"fit_intercept={self.fit_intercept}, "
                 f"lookbacks={self.lookbacks}, huber={self.huber}")
