@@ -48,10 +48,14 @@ class WindowRange:
 
 
 def window_count(batches: Iterable[Batch]) -> int:
-    """The number of windows of re-iterable ``batches``: from their range and their ordered loader's ids where those
-    say it (no pass over the windows), else by one pass."""
+    """The number of windows of re-iterable ``batches``: from their range, their own ``window_count()`` (a wrapper
+    that changes each window, not which) and their ordered loader's ids where those say it (no pass over the
+    windows), else by one pass."""
     if isinstance(batches, WindowRange):
         return max(0, min(batches.stop, window_count(batches.batches)) - batches.start)
+    counted = getattr(batches, "window_count", None)
+    if callable(counted):
+        return counted()
     ids = getattr(getattr(batches, "sampler", None), "ids", None)
     if ids is not None:
         return len(ids)

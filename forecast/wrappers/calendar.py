@@ -14,6 +14,7 @@ from typing import Any, Iterable, Iterator, Literal, Sequence
 import torch
 from torch import Tensor, nn
 
+from forecast.data.batch import window_count
 from forecast.data.season import MINUTES_PER_DAY
 from forecast.data.time_features import CALENDAR_FIELDS
 from forecast.core.errors import ConfigError
@@ -133,6 +134,10 @@ class Residuals:
 
     def __init__(self, profile: CalendarProfile, batches: Iterable[Any], target_index: Sequence[int]) -> None:
         self.profile, self.batches, self.index = profile, batches, list(target_index)
+
+    def window_count(self) -> int:
+        """The number of windows, those of ``batches`` (:func:`~forecast.data.batch.window_count`)."""
+        return window_count(self.batches)
 
     def __iter__(self) -> Iterator[Any]:
         for batch in self.batches:

@@ -104,3 +104,19 @@ def test_window_count_reads_a_range_without_a_pass() -> None:
     assert window_count(WindowRange(data, 40, 100)) == 60
     assert window_count(WindowRange(data, 140, 400)) == 7
     assert window_count(WindowRange(data, 400, 500)) == 0
+
+
+def test_window_count_sees_through_a_wrapper_that_keeps_the_windows() -> None:
+    from forecast.wrappers.calendar import Residuals
+
+    class Counting(list):
+        passes = 0
+
+        def __iter__(self):
+            Counting.passes += 1
+            return super().__iter__()
+
+    data = Counting(windows(noisy_level(200, 0)))
+    wrapped = Residuals(profile=None, batches=WindowRange(data, 10, 60), target_index=[0])  # type: ignore[arg-type]
+    assert window_count(wrapped) == 50
+    assert Counting.passes == 1  # the list's own count; the wrapper and the range added none
