@@ -35,7 +35,7 @@ from pandas.tseries.frequencies import to_offset
 
 from forecast.data.cells import ARROW_TEXT, as_text, is_number, missing_cells, typed_number, typed_time
 from forecast.data.compressed import READ_ERRORS, is_compressed, open_binary, open_text
-from forecast.data.date_time import (DATE_NAMES, TIME_NAMES, bare_name, check_pair, dates_and_times,
+from forecast.data.date_time import (DATE_NAMES, TIME_NAMES, check_pair, dates_and_times,
                                      find_date_time_pair, hours_ending, join_date_time, named_date_time_pair)
 from forecast.data.dialect import (SEP_NAMES, SPACES, WHITESPACE, Dialect, dot_thousands, number_marks,
                                    sniff_sep)
