@@ -45,8 +45,8 @@ from forecast.data.errors import DataError, require_file
 from forecast.data.files import FILE_ID, check_names, many_files, series_name
 from forecast.data.hints import TRAIN, Hints
 from forecast.data.regular import (HOLIDAY_RUN, Gap, add_missing_rows, describe_gaps, evenly_spaced, find_gaps,
-                                   holiday_note, infer_freq, is_business, months_of_one_day, off_the_grid, offset,
-                                   refuse_gap, refuse_other_step, resolve_frequency, snapped_to_step)
+                                   holiday_note, infer_freq, inside_step, is_business, months_of_one_day, off_the_grid,
+                                   offset, refuse_gap, refuse_other_step, resolve_frequency, snapped_to_step)
 from forecast.data.resample import Steps, aggregate
 from forecast.data.date_parts import DateParts, find_date_parts, leading_date_parts
 from forecast.data.surround import (flag_columns, label_column, label_rows, one_label_columns, repeated_date_parts,
@@ -782,6 +782,14 @@ def _empty_off_the_grid(raw: pd.DataFrame, columns: Sequence[str], stamps: pd.Da
     return ~drop, note
 
 
+def _partial_note(stamps: pd.DatetimeIndex, line: np.ndarray, last_rows: Sequence[int], freq: str) -> str:
+    """The note for series whose last row lies inside the step of ``freq`` the row before it starts, left out."""
+    first = int(last_rows[0])
+    which = f"{len(last_rows)} series' last rows" if len(last_rows) > 1 else "the last row"
+    return (f"{which} inside the step of {freq!r} that the row before starts, a part of a step, left out (line "
+            f"{line[first]}, {stamps[first]})")
+
+
 def _fill(frame: pd.DataFrame, fill: FillMethod, path: Path, who: str, hints: Hints) -> pd.DataFrame:
     if fill == "ffill":
         frame = frame.ffill().bfill()
@@ -1144,6 +1152,19 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         else:
             offset(freq, source=str(path))
             whose = "the model's frequency" if model_freq else "data.resample" if steps is not None else "data.freq"
+        # each series' last two rows, (S', 2), of those of 3 rows or more (steps lie on their grid)
+        ends = np.array([rows[-2:] for _, rows in groups if len(rows) >= 3 and steps is None],
+                        dtype=np.int64).reshape(-1, 2)
+        partial = inside_step(stamps[ends[:, 0]], stamps[ends[:, 1]], freq)  # (S',)
+        if partial.any():  # the last row of a download dated the day it was made: a part of a step
+            keep = np.ones(len(stamps), dtype=bool)
+            last_rows = ends[partial, 1]
+            keep[last_rows] = False
+            detected.append(_partial_note(stamps, line, last_rows, freq))
+            values, stamps, line = values[keep], stamps[keep], line[keep]
+            position = np.cumsum(keep) - 1  # each kept row's position after the drop
+            groups = [(name, position[rows[keep[rows]]]) for name, rows in groups]
+            indexes = [stamps[rows] for _, rows in groups]
         for (name, rows), index in (zip(groups, indexes) if steps is None else ()):  # steps lie on their grid
             if model_freq:
                 own = infer_freq(index)

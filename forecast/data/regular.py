@@ -219,6 +219,18 @@ def resolve_frequency(indexes: Sequence[pd.DatetimeIndex], *, source: str, hints
     return infer_freq(pd.date_range(first, periods=3, freq=step)) or str(to_offset(step).freqstr)
 
 
+def inside_step(before: pd.DatetimeIndex, last: pd.DatetimeIndex, freq: str) -> np.ndarray:
+    """Whether each of ``last`` lies inside the step of ``freq`` that starts at the same place of ``before``, as a
+    download's last row dated the day it was made (a monthly price table's 2022-06-28 after 2022-06-01): (S,) bool.
+
+    Shapes: before (S,), last (S,).
+    """
+    with warnings.catch_warnings():  # non-fixed offsets (B, MS) add element-wise, with a warning
+        warnings.simplefilter("ignore")
+        step_end = before + offset(freq)
+    return np.asarray((last > before) & (last < step_end))
+
+
 def find_gaps(index: pd.DatetimeIndex, freq: str, *, source: str, lines: np.ndarray, whose: str,
               hints: Hints) -> list[Gap]:
     """The gaps of a sorted, unique index at ``freq``.

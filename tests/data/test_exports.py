@@ -433,3 +433,45 @@ def test_a_bls_download_is_dated_by_its_year_and_period(tmp_path: Path) -> None:
     panel = read_panel(csv)
     assert panel.freq == "QS-JAN" and panel.series[0].frame.index[[0, -1]].tolist() == [
         pd.Timestamp("1959-01-01"), pd.Timestamp("1963-10-01")]
+
+
+def test_a_downloads_last_row_dated_inside_the_last_step_is_left_out_with_a_note(tmp_path: Path) -> None:
+    csv = tmp_path / "prices.csv"
+    months = pd.date_range("2021-01-01", periods=18, freq="MS")
+    dates = [*months.strftime("%Y-%m-%d"), "2022-06-28"]  # the month so far, as a monthly price download ends
+    pd.DataFrame({"Date": dates, "close": np.arange(19.0)}).to_csv(csv, index=False)
+    panel = read_panel(csv)
+    frame = panel.series[0].frame
+    assert panel.freq == "MS" and frame.index[-1] == pd.Timestamp("2022-06-01")
+    assert frame["close"].tolist() == list(np.arange(18.0))
+    assert panel.notes == (f"{csv}: detected timestamps in column 'Date', the last row inside the step of 'MS' that "
+                           f"the row before starts, a part of a step, left out (line 20, 2022-06-28 00:00:00)",)
+    weeks = pd.date_range("2022-01-03", periods=12, freq="W-MON")  # weekly rows on Mondays, the last on a Wednesday
+    pd.DataFrame({"Date": [*weeks.strftime("%Y-%m-%d"), "2022-03-23"], "close": np.arange(13.0)}).to_csv(csv,
+                                                                                                    index=False)
+    assert read_panel(csv).series[0].frame.index[-1] == weeks[-1]
+
+
+def test_a_last_row_on_the_next_step_or_past_it_is_not_a_part_of_a_step(tmp_path: Path) -> None:
+    csv = tmp_path / "prices.csv"
+    months = pd.date_range("2021-01-01", periods=18, freq="MS")
+    pd.DataFrame({"Date": months.strftime("%Y-%m-%d"), "close": np.arange(18.0)}).to_csv(csv, index=False)
+    assert len(read_panel(csv).series[0].frame) == 18  # every row on the grid: nothing left out
+    dates = [*months.strftime("%Y-%m-%d"), "2022-07-15"]  # past the next step: a gap, not a part of the last step
+    pd.DataFrame({"Date": dates, "close": np.arange(19.0)}).to_csv(csv, index=False)
+    with pytest.raises(DataError, match=r"line 20: timestamp 2022-07-15 00:00:00 follows 2022-06-01 00:00:00, but the "
+                                        r"inferred frequency 'MS' expects 2022-07-01 00:00:00"):
+        read_panel(csv)
+
+
+def test_a_panels_series_each_lose_a_last_row_inside_their_last_step(tmp_path: Path) -> None:
+    csv = tmp_path / "panel.csv"
+    hours = pd.date_range("2024-01-01", periods=30, freq="h").strftime("%Y-%m-%d %H:%M").tolist()
+    frame = pd.concat([pd.DataFrame({"id": "a", "time": [*hours, "2024-01-02 05:20"], "v": np.arange(31.0)}),
+                       pd.DataFrame({"id": "b", "time": hours, "v": np.arange(30.0)}),
+                       pd.DataFrame({"id": "c", "time": [*hours, "2024-01-02 05:45"], "v": np.arange(31.0)})])
+    frame.to_csv(csv, index=False)
+    panel = read_panel(csv, timestamp_col="time", id_col="id")
+    assert [len(s.frame) for s in panel.series] == [30, 30, 30]
+    assert panel.notes[0].endswith("2 series' last rows inside the step of 'h' that the row before starts, a part of "
+                                   "a step, left out (line 32, 2024-01-02 05:20:00)")
