@@ -120,3 +120,12 @@ def test_window_count_sees_through_a_wrapper_that_keeps_the_windows() -> None:
     wrapped = Residuals(profile=None, batches=WindowRange(data, 10, 60), target_index=[0])  # type: ignore[arg-type]
     assert window_count(wrapped) == 50
     assert Counting.passes == 1  # the list's own count; the wrapper and the range added none
+
+
+@pytest.mark.parametrize("choose_below", [0, -1.0])
+def test_a_choose_below_of_zero_or_less_is_refused_in_one_line(choose_below: float) -> None:
+    from forecast.core.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=rf"a ridge's choose_below \({choose_below}\) must be above 0 \(regression "
+                                          r"rows per regressor\), or null to keep alpha"):
+        RidgeFloor(dims=dims(), choose_below=choose_below)

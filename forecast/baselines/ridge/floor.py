@@ -56,7 +56,8 @@ class RidgeFloor(Baseline):
         huber: the Huber reweighting; None for plain least squares.
 
     Raises:
-        ConfigError: a negative alpha, a look-back outside 1..seq_len, or a feature map the window cannot feed.
+        ConfigError: a negative alpha, a choose_below of 0 or less, a look-back outside 1..seq_len, or a feature map
+            the window cannot feed.
     """
 
     def __init__(self, *, dims: DataDims, alpha: float = 1.0, choose_below: float | None = None,
@@ -66,6 +67,9 @@ class RidgeFloor(Baseline):
         super().__init__(dims=dims)
         if not alpha >= 0:
             raise ConfigError(f"a ridge's alpha ({alpha}) must be 0 or more")
+        if choose_below is not None and not choose_below > 0:
+            raise ConfigError(f"a ridge's choose_below ({choose_below}) must be above 0 (regression rows per "
+                              f"regressor), or null to keep alpha")
         self.alpha, self.fit_intercept = float(alpha), fit_intercept
         self.choose_below = None if choose_below is None else float(choose_below)
         self.ensemble = LookbackEnsemble(lookbacks, seq_len=self.seq_len)
