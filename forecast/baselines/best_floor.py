@@ -18,7 +18,7 @@ from forecast.baselines.naive import Naive
 from forecast.baselines.seasonal_naive import SeasonalNaive
 from forecast.core.errors import ConfigError
 from forecast.core.forecaster import DataDims, ForecasterFactory
-from forecast.data.batch import WindowRange
+from forecast.data.batch import WindowRange, window_count
 from forecast.data.season import PROFILE_PERIODS
 from forecast.training.evidence import Verdict, hac_lag, weigh, window_losses
 
@@ -224,15 +224,13 @@ class BestFloor(Baseline):
         adopted, self._adopted = self._adopted, {}
         rows = {name: adopted[name] if name in adopted else self.candidates[name].fit_closed_form(batches)
                 for name in self.fitted}[RIDGE]
-        losses = window_losses({name: self.candidates[name] for name in self.fits_nothing}, batches)  # each (W,)
-        windows = len(losses[self.fits_nothing[0]])
+        windows = window_count(batches)
         first_held_out = windows // 2 + self.pred_len  # no row a held-out window forecasts was in the earlier fit
         self.held_out = None
         if windows - first_held_out >= 2:
-            earlier = {name: self.earlier_half(name, batches, windows) for name in self.fitted}
-            later = window_losses(earlier, WindowRange(batches, first_held_out, windows))
-            self.held_out = {name: losses[name][first_held_out:] if name in losses else later[name]
-                             for name in self.names}
+            scored = {name: self.earlier_half(name, batches, windows) if name in self.fitted else self.candidates[name]
+                      for name in self.names}
+            self.held_out = window_losses(scored, WindowRange(batches, first_held_out, windows))  # each (W_held,)
         return rows
 
     def earlier_half(self, name: str, batches: Iterable[Any], windows: int) -> nn.Module:
