@@ -43,7 +43,7 @@ class RidgeFloor(Baseline):
     than ``choose_below`` per regressor chooses it on the later training windows instead
     (:func:`~forecast.baselines.ridge.penalty.choose_penalty`, the cross-channel ridge's rule): a ridge of nearly
     as many regressors as rows at a small penalty is nearly least squares, and forecasts what it fitted of the
-    noise. The penalty W was solved at is the buffer ``penalty``.
+    noise. The penalty W was solved at is the buffer ``penalty`` (not saved in a checkpoint: W and b are).
 
     Args:
         dims: the data's sizes.
@@ -61,9 +61,8 @@ class RidgeFloor(Baseline):
     """
 
     def __init__(self, *, dims: DataDims, alpha: float = 1.0, choose_below: float | None = None,
-                 fit_intercept: bool = True,
-                 lookbacks: Sequence[int] | None = None, features: FeatureFactory | None = None,
-                 huber: Huber | None = None) -> None:
+                 fit_intercept: bool = True, lookbacks: Sequence[int] | None = None,
+                 features: FeatureFactory | None = None, huber: Huber | None = None) -> None:
         super().__init__(dims=dims)
         if not alpha >= 0:
             raise ConfigError(f"a ridge's alpha ({alpha}) must be 0 or more")
