@@ -474,8 +474,23 @@ def _order(stamps: pd.DatetimeIndex, path: Path, line: np.ndarray, col: str, who
     back = np.flatnonzero(np.diff(stamps.asi8) < 0)
     if back.size:
         r = int(back[0]) + 1
+        remedy = (f"it goes on from that day in another year ({stamps[r].year}): a typical-year file (TMY) joins "
+                  f"months of different years; give every row one year to read it as one year"
+                  if _year_jump(stamps[r - 1], stamps[r]) else f"sort the file by {col!r}{order_hint}")
         raise DataError(f"{path}: line {line[r]}: timestamp {stamps[r]}{who} comes before the previous row's "
-                        f"{stamps[r - 1]}; sort the file by {col!r}{order_hint}")
+                        f"{stamps[r - 1]}; {remedy}")
+
+
+def _year_jump(before: pd.Timestamp, after: pd.Timestamp) -> bool:
+    """Whether ``after``, in another year, follows ``before`` by at most two days once given ``before``'s year (a
+    typical-year file's 1996-02-28 23:00 followed by 1990-03-01 00:00: the year's February 29 is not in it)."""
+    if after.year == before.year:
+        return False
+    try:
+        moved = after.replace(year=before.year)
+    except ValueError:  # February 29 in a year without one
+        return False
+    return pd.Timedelta(0) < moved - before <= pd.Timedelta(days=2)
 
 
 def _newest_first(stamps: pd.DatetimeIndex, groups: Sequence[np.ndarray]) -> bool:

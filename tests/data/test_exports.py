@@ -475,3 +475,22 @@ def test_a_panels_series_each_lose_a_last_row_inside_their_last_step(tmp_path: P
     assert [len(s.frame) for s in panel.series] == [30, 30, 30]
     assert panel.notes[0].endswith("2 series' last rows inside the step of 'h' that the row before starts, a part of "
                                    "a step, left out (line 32, 2024-01-02 05:20:00)")
+
+
+def test_a_typical_year_file_going_back_a_few_years_at_a_month_is_named_as_such(tmp_path: Path) -> None:
+    csv = tmp_path / "tmy.csv"
+    hours = [*pd.date_range("2001-01-30", "2001-01-31 23:00", freq="h"), *pd.date_range("1995-02-01", periods=24,
+                                                                                        freq="h")]
+    pd.DataFrame({"date": [h.strftime("%Y-%m-%d %H:%M") for h in hours], "temp": np.arange(72.0)}).to_csv(csv,
+                                                                                                       index=False)
+    with pytest.raises(DataError, match=r"tmy.csv: line 50: timestamp 1995-02-01 00:00:00 comes before the previous "
+                                        r"row's 2001-01-31 23:00:00; it goes on from that day in another year \(1995\): "
+                                        r"a typical-year file \(TMY\) joins months of different years; give every row "
+                                        r"one year to read it as one year$"):
+        read_panel(csv)
+    hours[48:] = pd.date_range("2001-01-20", periods=24, freq="h")  # back ten days in the same year: unsorted
+    pd.DataFrame({"date": [h.strftime("%Y-%m-%d %H:%M") for h in hours], "temp": np.arange(72.0)}).to_csv(csv,
+                                                                                                       index=False)
+    with pytest.raises(DataError, match=r"line 50: timestamp 2001-01-20 00:00:00 comes before the previous row's "
+                                        r"2001-01-31 23:00:00; sort the file by 'date'"):
+        read_panel(csv)
