@@ -797,12 +797,29 @@ def _empty_off_the_grid(raw: pd.DataFrame, columns: Sequence[str], stamps: pd.Da
     return ~drop, note
 
 
-def _partial_note(stamps: pd.DatetimeIndex, line: np.ndarray, last_rows: Sequence[int], freq: str) -> str:
-    """The note for series whose last row lies inside the step of ``freq`` the row before it starts, left out."""
+def _partial_last_rows(stamps: pd.DatetimeIndex, groups: Sequence[tuple[str | None, np.ndarray]], freq: str,
+                       line: np.ndarray) -> tuple[np.ndarray, str] | None:
+    """The rows to keep, (N,) bool, and the note, where a series' last row lies inside the step of ``freq`` that the
+    row before it starts (a download's last row dated the day it was made: a part of a step); None where none does.
+    Series of fewer than 3 rows are left as they are."""
+    ends = np.array([rows[-2:] for _, rows in groups if len(rows) >= 3], dtype=np.int64).reshape(-1, 2)  # (S', 2)
+    partial = inside_step(stamps[ends[:, 0]], stamps[ends[:, 1]], freq)  # (S',)
+    if not partial.any():
+        return None
+    last_rows = ends[partial, 1]
+    keep = np.ones(len(stamps), dtype=bool)
+    keep[last_rows] = False
     first = int(last_rows[0])
     which = f"{len(last_rows)} series' last rows" if len(last_rows) > 1 else "the last row"
-    return (f"{which} inside the step of {freq!r} that the row before starts, a part of a step, left out (line "
-            f"{line[first]}, {stamps[first]})")
+    return keep, (f"{which} inside the step of {freq!r} that the row before starts, a part of a step, left out "
+                  f"(line {line[first]}, {stamps[first]})")
+
+
+def _kept_groups(groups: Sequence[tuple[str | None, np.ndarray]], keep: np.ndarray
+                 ) -> list[tuple[str | None, np.ndarray]]:
+    """Each series' rows after the rows not in ``keep`` (N,) bool are dropped, at their new positions."""
+    position = np.cumsum(keep) - 1  # (N,) each kept row's position after the drop
+    return [(name, position[rows[keep[rows]]]) for name, rows in groups]
 
 
 def _fill(frame: pd.DataFrame, fill: FillMethod, path: Path, who: str, hints: Hints) -> pd.DataFrame:
@@ -1136,8 +1153,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
             keep, note = off_grid
             detected.append(note)
             raw, line, stamps, written = raw[keep].reset_index(drop=True), line[keep], stamps[keep], written[keep]
-            position = np.cumsum(keep) - 1  # each kept row's position after the drop
-            groups = [(name, position[rows[keep[rows]]]) for name, rows in groups]
+            groups = _kept_groups(groups, keep)
         months = months_of_one_day(stamps) if steps is None else None
         if months is not None:
             stamps = months[0]
@@ -1167,18 +1183,12 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         else:
             offset(freq, source=str(path))
             whose = "the model's frequency" if model_freq else "data.resample" if steps is not None else "data.freq"
-        # each series' last two rows, (S', 2), of those of 3 rows or more (steps lie on their grid)
-        ends = np.array([rows[-2:] for _, rows in groups if len(rows) >= 3 and steps is None],
-                        dtype=np.int64).reshape(-1, 2)
-        partial = inside_step(stamps[ends[:, 0]], stamps[ends[:, 1]], freq)  # (S',)
-        if partial.any():  # the last row of a download dated the day it was made: a part of a step
-            keep = np.ones(len(stamps), dtype=bool)
-            last_rows = ends[partial, 1]
-            keep[last_rows] = False
-            detected.append(_partial_note(stamps, line, last_rows, freq))
+        partial = _partial_last_rows(stamps, groups, freq, line) if steps is None else None  # steps lie on their grid
+        if partial is not None:
+            keep, note = partial
+            detected.append(note)
             values, stamps, line = values[keep], stamps[keep], line[keep]
-            position = np.cumsum(keep) - 1  # each kept row's position after the drop
-            groups = [(name, position[rows[keep[rows]]]) for name, rows in groups]
+            groups = _kept_groups(groups, keep)
             indexes = [stamps[rows] for _, rows in groups]
         for (name, rows), index in (zip(groups, indexes) if steps is None else ()):  # steps lie on their grid
             if model_freq:
