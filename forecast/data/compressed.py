@@ -28,11 +28,7 @@ def _zip_member(path: Path) -> IO[bytes]:
     """The one file of the zip archive ``path``, opened for reading."""
     archive = zipfile.ZipFile(path)
     members = [m for m in archive.infolist() if not m.is_dir()]
-    if len(members) != 1:
-        names = ", ".join(m.filename for m in members[:4]) + (", ..." if len(members) > 4 else "")
-        archive.close()
-        raise DataError(f"{path}: a zip archive of {len(members)} files ({names}), where one CSV is read; unzip it "
-                        f"and pass the file to read")
+    _one_file(archive, path, "zip", [m.filename for m in members], "unzip it")
     return archive.open(members[0])
 
 
@@ -40,14 +36,20 @@ def _tar_member(path: Path) -> IO[bytes]:
     """The one file of the tar archive ``path`` (compressed or not), opened for reading."""
     archive = tarfile.open(path, "r:*")
     members = [m for m in archive.getmembers() if m.isfile()]
-    if len(members) != 1:
-        names = ", ".join(m.name for m in members[:4]) + (", ..." if len(members) > 4 else "")
-        archive.close()
-        raise DataError(f"{path}: a tar archive of {len(members)} files ({names}), where one CSV is read; unpack it "
-                        f"and pass the file to read")
+    _one_file(archive, path, "tar", [m.name for m in members], "unpack it")
     member = archive.extractfile(members[0])
     assert member is not None  # a regular file
     return member
+
+
+def _one_file(archive: zipfile.ZipFile | tarfile.TarFile, path: Path, kind: str, names: list[str], undo: str) -> None:
+    """Refuse ``archive``, closed first, unless it holds one file (``names``: its files)."""
+    if len(names) == 1:
+        return
+    archive.close()
+    shown = ", ".join(names[:4]) + (", ..." if len(names) > 4 else "")
+    raise DataError(f"{path}: a {kind} archive of {len(names)} files ({shown}), where one CSV is read; {undo} and "
+                    f"pass the file to read")
 
 
 TARS = (".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz")
