@@ -61,7 +61,7 @@ def compile_error(exc: BaseException) -> str:
             f"{first}); run again without compile=true")
 
 
-REQUIRED = {"data.path": ("FILE", " (the CSV file)"), "data.target": ("COLUMN", " (the column to forecast)")}
+REQUIRED = {"data.path": ("FILE", " (the CSV file)")}
 
 
 def not_set(key: str) -> str:

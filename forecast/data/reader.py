@@ -35,7 +35,7 @@ from pandas.tseries.frequencies import to_offset
 
 from forecast.data.cells import ARROW_TEXT, as_text, is_number, missing_cells, typed_number, typed_time
 from forecast.data.compressed import READ_ERRORS, is_compressed, open_binary, open_text
-from forecast.data.date_time import (DATE_NAMES, TIME_NAMES, check_pair, dates_and_times,
+from forecast.data.date_time import (DATE_NAMES, TIME_NAMES, bare_name, check_pair, dates_and_times,
                                      find_date_time_pair, hours_ending, join_date_time, named_date_time_pair)
 from forecast.data.dialect import (SEP_NAMES, SPACES, WHITESPACE, Dialect, dot_thousands, number_marks,
                                    sniff_sep)
@@ -48,12 +48,12 @@ from forecast.data.regular import (HOLIDAY_RUN, Gap, add_missing_rows, describe_
                                    holiday_note, infer_freq, inside_step, is_business, months_of_one_day, off_the_grid,
                                    offset, refuse_gap, refuse_other_step, resolve_frequency, snapped_to_step)
 from forecast.data.resample import Steps, aggregate
-from forecast.data.date_parts import DateParts, find_date_parts, leading_date_parts
+from forecast.data.date_parts import PART_NAMES, DateParts, find_date_parts, leading_date_parts
 from forecast.data.surround import (flag_columns, label_column, label_rows, one_label_columns, repeated_date_parts,
                                     rows_below, timestamp_counters)
 from forecast.data.year_table import VALUE, YearTable, find_year_table
 from forecast.data.timestamps import (TIMESTAMP_NAMES, find_timestamp_column, interval_starts, is_timestamp_name,
-                                     interval_columns, iso_weeks, leading_epoch, named_like_timestamp,
+                                     interval_columns, iso_weeks, leading_epoch, may_hold_times, named_like_timestamp,
                                      parse_timestamps, typed_timestamps)
 
 FillMethod = Literal["ffill", "interpolate"]
@@ -315,11 +315,23 @@ def _timestamp_column(names: Sequence[str], wanted: str, path: Path, hints: Hint
     return found
 
 
+def _numbers_only(raw: pd.DataFrame, id_col: str | None) -> bool:
+    """Every column but the series id holds numbers, none is named like a time or a part of a date and the first
+    holds no Unix times: no column can hold the rows' times."""
+    parts = {n for spelled in PART_NAMES.values() for n in spelled}
+    values = raw.drop(columns=[id_col] if id_col in raw.columns else [])
+    return not leading_epoch(values) and all(typed_number(values[c]) and not may_hold_times(str(c))
+                                             and bare_name(c) not in parts for c in values.columns)
+
+
 def _settle_timestamp(raw: pd.DataFrame, wanted: str | None, dialect: Dialect, path: Path,
-                      hints: Hints) -> tuple[str | None, Dialect, list[str]]:
+                      hints: Hints, *, steps: bool = False, id_col: str | None = None
+                      ) -> tuple[str | None, Dialect, list[str]]:
     """The timestamp column and the dialect's time-of-day column (:mod:`forecast.data.date_time`), and what
     was detected: ``wanted`` and the dialect's ``time_col`` when given; else a date column followed by a time
-    column (starting at ``wanted`` when the file has it); else ``wanted`` or the column named like it."""
+    column (starting at ``wanted`` when the file has it); else ``wanted`` or the column named like it; else, with
+    ``steps`` and ``wanted`` a timestamp name (``date``), no timestamps where no column could hold them
+    (:func:`_numbers_only`)."""
     names = list(raw.columns)
     if wanted is None:
         return None, replace(dialect, time_col=None), []
@@ -344,6 +356,10 @@ def _settle_timestamp(raw: pd.DataFrame, wanted: str | None, dialect: Dialect, p
         raise DataError(f"{path}: no timestamp column {wanted!r}, and columns {named[0]!r} and {named[1]!r} do not "
                         f"hold only dates and times of day; to read them as one timestamp pass "
                         f"{hints.set('timestamp_col', f'[{named[0]},{named[1]}]')}, else {hints.timestamp}")
+    if steps and is_timestamp_name(wanted) and find_timestamp_column(names) is None and _numbers_only(raw, id_col):
+        return None, dialect, [f"rows without timestamps (no column {wanted!r} nor any of times), read as "
+                               f"consecutive steps without calendar features ({hints.set('timestamp_col', 'NAME')} "
+                               f"names a column of times)"]
     found = _timestamp_column(names, wanted, path, hints)
     return found, dialect, [f"timestamps in column {found!r}"]
 
@@ -925,7 +941,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
                fill: FillMethod | None = None, freq: str | None = None, model_freq: bool = False,
                fill_missing_dates: bool = False, keep: Sequence[str] = (),
                resample: str | None = None, agg: str | Mapping[str, str] | None = None,
-               hints: Hints = TRAIN, dialect: Dialect = Dialect()) -> Panel:
+               hints: Hints = TRAIN, dialect: Dialect = Dialect(), steps_without_timestamps: bool = False) -> Panel:
     """Read ``path`` and validate it.
 
     Args:
@@ -953,6 +969,9 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
             to theirs (the others ``mean``).
         hints: the remedies messages name (``forecast-train`` keys or ``forecast-predict`` options).
         dialect: how the file is written (``None`` fields are detected where the file makes them clear).
+        steps_without_timestamps: where ``timestamp_col`` is a timestamp name (``date``) that the file lacks and
+            no column could hold times (every one numbers, none named like a time or a date's part), read the rows
+            as consecutive steps (said in a note) rather than refuse the file.
 
     Raises:
         DataError: missing/unreadable file, missing columns, unparsable, duplicate, unsorted or
@@ -960,7 +979,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     """
     options = dict(timestamp_col=timestamp_col, columns=columns, header=header, fill=fill, freq=freq,
                    model_freq=model_freq, fill_missing_dates=fill_missing_dates, keep=keep, resample=resample, agg=agg,
-                   hints=hints, dialect=dialect)
+                   hints=hints, dialect=dialect, steps_without_timestamps=steps_without_timestamps)
     files = None if isinstance(path, (pd.DataFrame, pd.Series)) else many_files(path)
     if files is not None:
         return _read_files(files, str(path), id_col, options)
@@ -1070,7 +1089,8 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     if timestamp_col is not None and not isinstance(timestamp_col, str):
         timestamp_col, time_col = check_pair(timestamp_col)
         dialect = replace(dialect, time_col=time_col)
-    timestamp_col, dialect, found_ts = _settle_timestamp(raw, timestamp_col, dialect, path, hints)
+    timestamp_col, dialect, found_ts = _settle_timestamp(raw, timestamp_col, dialect, path, hints,
+                                                         steps=steps_without_timestamps, id_col=id_col)
     detected += found_ts
     time_col = dialect.time_col
     if id_col is not None and id_col not in names:

@@ -113,6 +113,17 @@ def named_like_timestamp(name: str) -> bool:
                                        and not _SEPARATORS.search(name))
 
 
+# words of a column name that may count or name the rows' times (``elapsed_time``, ``unix_epoch``, ``t``)
+_TIME_WORDS = frozenset({*TIMESTAMP_NAMES, *TIMESTAMP_WORDS, "t", "epoch", "unix", "period", "week", "minute", "min",
+                         "second", "sec", "seconds", "minutes", "hours"})
+
+
+def may_hold_times(name: str) -> bool:
+    """``name`` is named like a timestamp (:func:`named_like_timestamp`) or holds a word that names a time or its
+    unit: a column that may hold the rows' times in numbers."""
+    return named_like_timestamp(name) or any(w in _TIME_WORDS for w in _words(name))
+
+
 def find_timestamp_column(names: Sequence[str]) -> str | None:
     """The one column named date, timestamp, time, ds or datetime in any case; where none is, the one whose
     name holds a word of ``TIMESTAMP_WORDS`` (FRED's ``observation_date``, ``Date/Time (LST)``, ``Datum``); None

@@ -94,7 +94,8 @@ class WindowedData:
     Args:
         path: CSV or Parquet file: numeric columns, with a timestamp column unless ``timestamp_col`` is None;
             or a DataFrame of the same columns (:func:`forecast.api.train` passes one), named ``<DataFrame>``.
-        target: the target column (``OT`` for ETT).
+        target: the column to forecast (``S``, ``MS``; with ``M`` every column is forecast and this one named);
+            None: the file's one value column, or with ``M`` every column of a file of several.
         features: ``M`` all columns to all, ``S`` target to target, ``MS`` all columns to target.
         timestamp_col: timestamp column name; None reads rows as consecutive steps (no calendar features);
             a list ``[Date, Time]`` joins a date column and a time-of-day column into one timestamp
@@ -151,7 +152,7 @@ class WindowedData:
     unpadded shards of the validation and test windows.
     """
 
-    def __init__(self, *, path: Annotated[str | Path | pd.DataFrame, "a file path"], target: Column = "OT", features: Features = "M",
+    def __init__(self, *, path: Annotated[str | Path | pd.DataFrame, "a file path"], target: Column | None = None, features: Features = "M",
                  timestamp_col: TimestampColumn = "date", columns: Sequence[str] | None = None, seq_len: int = 96,
                  label_len: int = 48, pred_len: int = 24,
                  freq: Annotated[str | None, "a pandas frequency such as h, 15min, D"] = None,
@@ -233,16 +234,18 @@ class WindowedData:
             return
         started = time.perf_counter()
         wanted = None
-        if self.features == "S":
+        if self.features == "S" and self.target is not None:
             wanted = [self.target] + self.future_columns
         elif self.columns is not None:
             wanted = [c for c in self.columns if c not in self.future_columns]
-            wanted += ([self.target] if self.target not in wanted else []) + self.future_columns
+            wanted += ([self.target] if self.target not in wanted and self.target is not None else [])
+            wanted += self.future_columns
         source = self.path if self.frame is None else self.frame
         panel = read_panel(source, timestamp_col=self.timestamp_col, columns=wanted, id_col=self.id_col,
                            header=self.header, fill=self.fill, freq=self.freq,
-                           fill_missing_dates=self.fill_missing_dates, keep=[self.target, *self.future_columns],
-                           resample=self.resample, agg=self.agg, hints=TRAIN, dialect=self.dialect)
+                           fill_missing_dates=self.fill_missing_dates, keep=[c for c in (self.target, *self.future_columns) if c],
+                           resample=self.resample, agg=self.agg, hints=TRAIN, dialect=self.dialect,
+                           steps_without_timestamps=True)
         for note in panel.notes:
             print(f"note: {note}", file=sys.stderr)
         if panel.id_col is not None and self.id_col is None:  # a folder of files, one series each
@@ -256,17 +259,19 @@ class WindowedData:
             raise DataError(f"{self.path}: no column {missing[0]!r} for data.future_columns (columns: "
                             f"{', '.join(read)}); set data.future_columns")
         inputs = [c for c in read if c not in self.future_columns]
-        if self.target not in inputs:
+        if self.target is not None and self.target not in inputs:
             raise DataError(f"{self.path}: no target column {self.target!r} (columns: {', '.join(inputs)}); "
                             f"set data.target")
         counters = row_counters([s.frame for s in panel.series], [c for c in inputs if c != self.target]) \
-            if self.columns is None and self.features != "S" else []
-        if counters:
+            if self.columns is None and len(inputs) > 1 else []
+        if counters and len(counters) < len(inputs):
             inputs = [c for c in inputs if c not in counters]
             print(f"note: {self.source}: column(s) counting the rows left out "
                   f"({', '.join(repr(c) for c in counters)}: each row 1 more than the last, the row's position); "
                   f"data.columns=[...] keeps them", file=sys.stderr)
-        targets = [self.target] if self.features in ("S", "MS") else inputs
+        if self.target is None:
+            self.target = self._one_target(inputs)
+        targets = [self.target] if self.features in ("S", "MS") and self.target is not None else inputs
         kept = self._usable(panel.series)
         names = list(kept[0].frame.columns)
         at_inputs, at_known = [names.index(c) for c in inputs], [names.index(c) for c in self.future_columns]
@@ -358,6 +363,23 @@ class WindowedData:
 
     def _ranges(self, rows: int) -> dict[str, RowRange]:
         return split_ranges(rows, seq_len=self.seq_len, borders=self.borders, ratios=self.ratios)
+
+    def _one_target(self, inputs: Sequence[str]) -> str | None:
+        """The column to forecast where ``data.target`` is not set: the file's one value column; None (every column
+        forecast) for ``M`` on a file of several.
+
+        Raises:
+            DataError: ``S`` or ``MS`` on a file of several value columns, which one to forecast unsaid.
+        """
+        if len(inputs) == 1:
+            print(f"note: {self.source}: forecasting column {inputs[0]!r}, the file's one value column",
+                  file=sys.stderr)
+            return inputs[0]
+        if self.features == "M":
+            return None
+        shown = ", ".join(inputs[:12]) + (f", … ({len(inputs)} in all)" if len(inputs) > 12 else "")
+        raise DataError(f"{self.path}: data.features={self.features} forecasts one column, and data.target is not "
+                        f"set; add data.target=COLUMN, one of {shown}")
 
     def _usable(self, series: Sequence[Series]) -> list[Series]:
         """The series with a window in every split; a single series that has none is refused naming the split."""

@@ -41,6 +41,12 @@ def panel_run(root: Path) -> Path:
     return train_tiny(root, "panel", panel(N_SERIES, short=(7,)), target="sales", extra=["data.id_col=store"])
 
 
+@pytest.fixture(scope="module")
+def column_run(root: Path) -> Path:
+    """A tiny model on one column of numbers with no header, trained with data.header=false alone."""
+    return train_tiny(root, "column", etth1_rows(600)[["OT"]], target=None, header=False, extra=["data.header=false"])
+
+
 def run_train(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "forecast.cli.train", *args], cwd=cwd, capture_output=True,
                           text=True, timeout=300)
@@ -60,6 +66,35 @@ def test_headerless_timestampless_matrix_trains_and_predicts(matrix_run: Path, t
     assert got["step"].tolist() == list(range(50, 50 + PRED_LEN))  # numbered after the last row (0-based)
     assert np.isfinite(got.iloc[:, 1:].to_numpy()).all()
     assert "freq none (rows are steps)" in out and "forecast:   6 steps after 49: 50 .. 55" in out
+
+
+def test_one_column_of_numbers_needs_no_target_nor_timestamps(column_run: Path, tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture) -> None:
+    """The file's one value column is the target and its rows are steps; the checkpoint forecasts a new file of
+    the column alone."""
+    metrics = json.loads((column_run / "metrics.json").read_text())
+    assert metrics["test_windows"] == 120 - PRED_LEN + 1
+    csv = tmp_path / "new.csv"
+    etth1_rows(600)[["OT"]].tail(50).to_csv(csv, index=False, header=False)
+    code, out, err = predict(capsys, column_run, csv)
+    assert code == 0, err
+    got = pd.read_csv(tmp_path / "new.forecast.csv")
+    assert list(got.columns) == ["step", "0"] and got["step"].tolist() == list(range(50, 50 + PRED_LEN))
+    assert "freq none (rows are steps)" in out
+
+
+def test_a_file_of_several_columns_names_its_target_for_s(tmp_path: Path) -> None:
+    csv = tmp_path / "two.csv"
+    pd.DataFrame({"a": np.sin(np.arange(300.0)), "b": np.cos(np.arange(300.0))}).to_csv(csv, index=False)
+    run_dir = tmp_path / "run"
+    proc = run_train("data=csv", f"data.path={csv}", "data.features=S", f"hydra.run.dir={run_dir}", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        f"note: {csv}: detected rows without timestamps (no column 'date' nor any of times), read as consecutive "
+        f"steps without calendar features (data.timestamp_col=NAME names a column of times)",
+        f"error: {csv}: data.features=S forecasts one column, and data.target is not set; add data.target=COLUMN, one "
+        f"of a, b"]
+    assert not run_dir.exists()
 
 
 def test_matrix_backtest_reproduces_training_metrics(matrix_run: Path, tmp_path: Path,
@@ -157,8 +192,7 @@ def test_training_refuses_infinity_in_training_rows_and_a_gap_with_freq_set(tmp_
 
 # ------------------------------------------------------------------------------------ config errors
 @pytest.mark.parametrize("args,message", [
-    (("data=csv", "data.path=x.csv"), "data.target is not set: add data.target=COLUMN (the column to forecast) to "
-                                      "the command line"),
+    (("data=csv",), "data.path is not set: add data.path=FILE (the CSV file) to the command line"),
     (("data.seq_ln=48",), "unknown setting data.seq_ln: did you mean data.seq_len?"),
     (("data.targt=OT",), "unknown setting data.targt: did you mean data.target?"),
     (("target=OT",), "unknown setting target: did you mean data.target?"),
@@ -179,7 +213,7 @@ def test_config_errors_are_one_line_exit_2_and_no_run_dir(args: tuple[str, ...],
 
 
 @pytest.mark.parametrize("args,start", [(("data.seq_ln=48",), "unknown setting data.seq_ln"),
-                                        (("data=csv", "data.path=x.csv"), "data.target is not set"),
+                                        (("data=csv",), "data.path is not set"),
                                         (("data=csv", "data.path=x.csv", "data.target=OT"),
                                          "x.csv: file not found; check the path")])
 def test_config_errors_stop_before_lightning_is_imported(args: tuple[str, ...], start: str, tmp_path: Path) -> None:

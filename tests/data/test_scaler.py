@@ -12,7 +12,7 @@ from tests.conftest import ETTH1
 
 @pytest.mark.parametrize("features", ["M", "S", "MS"])
 def test_scaler_statistics_are_the_training_rows_statistics(features: str) -> None:
-    dm = ForecastDataModule(path=str(ETTH1), features=features, seq_len=96, label_len=48, pred_len=24,
+    dm = ForecastDataModule(path=str(ETTH1), target="OT", features=features, seq_len=96, label_len=48, pred_len=24,
                             borders=[8640, 11520, 14400])
     dm.setup()
     frame = pd.read_csv(ETTH1)
@@ -40,7 +40,7 @@ def test_changing_future_rows_leaves_the_scaler_unchanged(tmp_path) -> None:
 
 
 def test_windows_hold_scaled_values_and_targets_follow_features() -> None:
-    dm = ForecastDataModule(path=str(ETTH1), features="MS", seq_len=96, label_len=48, pred_len=24,
+    dm = ForecastDataModule(path=str(ETTH1), target="OT", features="MS", seq_len=96, label_len=48, pred_len=24,
                             borders=[8640, 11520, 14400])
     dm.setup()
     frame = pd.read_csv(ETTH1)

@@ -134,7 +134,7 @@ def test_a_capped_closed_form_fit_takes_a_fixed_sample_of_every_phase(tmp_path) 
 @pytest.mark.parametrize("features,targets,fit_windows", [("M", 7, 1000 // 7), ("S", 1, 1000)])
 def test_a_wide_file_fits_its_closed_form_on_at_most_fit_max_rows(features: str, targets: int,
                                                                    fit_windows: int) -> None:
-    dm = ForecastDataModule(path=str(ETTH1), features=features, seq_len=96, label_len=48, pred_len=24,
+    dm = ForecastDataModule(path=str(ETTH1), target="OT", features=features, seq_len=96, label_len=48, pred_len=24,
                             borders=[8640, 11520, 14400], fit_max_rows=1000, seed=3)
     dm.setup("fit")
     assert len(dm.every_train_window) == 8521

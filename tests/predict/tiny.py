@@ -57,10 +57,10 @@ def panel(n_series: int = 24, rows: int = 160, *, short: Sequence[int] = (), fre
     return frame
 
 
-def train_tiny(root: Path, name: str, frame: pd.DataFrame, *, features: str = "M", target: str = "OT",
+def train_tiny(root: Path, name: str, frame: pd.DataFrame, *, features: str = "M", target: str | None = "OT",
                extra: Sequence[str] = (), header: bool = True, sep: str = ",") -> Path:
     """Train a tiny Informer on ``frame`` (cached per ``name``; written ``sep``-separated, without its header
-    row unless ``header``); returns its run directory."""
+    row unless ``header``; ``target`` None leaves ``data.target`` unset); returns its run directory."""
     key = (name, features, target, tuple(extra))
     if key in _RUNS:
         return _RUNS[key]
@@ -72,7 +72,8 @@ def train_tiny(root: Path, name: str, frame: pd.DataFrame, *, features: str = "M
     frame.to_csv(csv, index=False, header=header, sep=sep)
     register_resolvers()
     overrides = [
-        "data=csv", f"data.path={csv}", f"data.target={target}", f"data.features={features}",
+        "data=csv", f"data.path={csv}", f"data.target={'null' if target is None else target}",
+        f"data.features={features}",
         f"data.seq_len={SEQ_LEN}", f"data.label_len={LABEL_LEN}", f"data.pred_len={PRED_LEN}",
         "data.batch_size=16", "data.eval_batch_size=64",
         *tiny_model(e_layers=1),
