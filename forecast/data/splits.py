@@ -76,3 +76,20 @@ def fits_every_split(n_rows: int, *, seq_len: int, pred_len: int, borders: Seque
             raise
         return False
     return all(n_windows(ranges[s], seq_len, pred_len) >= 1 for s in SPLITS)
+
+
+def windows_that_fit(n_rows: int, *, seq_len: int, label_len: int, pred_len: int,
+                     borders: Sequence[int] | None = None, ratios: Sequence[float] = (0.7, 0.1, 0.2)
+                     ) -> tuple[int, int, int] | None:
+    """The windows ``(seq_len, label_len, pred_len)`` to suggest for a series of ``n_rows`` too short for the given
+    ones: the horizon cut to the validation and test spans and to half the training rows, the look-back to half
+    the training rows the horizon leaves (as many training windows as steps it looks back), the start token to half
+    the look-back; None where even one step each does not fit."""
+    ranges = split_ranges(n_rows, seq_len=0, borders=borders, ratios=ratios)
+    train = ranges["train"].end
+    pred = min(pred_len, ranges["val"].end - ranges["val"].start, ranges["test"].end - ranges["test"].start,
+               train // 2)
+    seq = min(seq_len, (train - pred) // 2) if pred >= 1 else 0
+    if seq < 1:
+        return None
+    return seq, min(label_len, seq // 2), pred

@@ -21,7 +21,7 @@ from forecast.data.hints import TRAIN
 from forecast.data.known_future import check_future_columns, with_known
 from forecast.data.reader import DATAFRAME, FillMethod, Series, read_panel
 from forecast.data.spec import DataSpec, Features, Scaler
-from forecast.data.splits import SPLITS, RowRange, fits_every_split, n_windows, split_ranges
+from forecast.data.splits import SPLITS, RowRange, fits_every_split, n_windows, split_ranges, windows_that_fit
 from forecast.data.surround import row_counters
 from forecast.data.time_features import n_continuous_features, time_marks
 from forecast.data.index import WindowIndex, fixed_sample, stride_under_cap
@@ -50,6 +50,9 @@ class SeriesRows:
     offset: int
     rows: int
     ranges: dict[str, RowRange]
+
+
+FILE_REMEDY = "a longer file or other borders/ratios"  # for a file too short for its windows
 
 
 def _name(value: Any) -> str | None:
@@ -243,7 +246,8 @@ class WindowedData:
         source = self.path if self.frame is None else self.frame
         panel = read_panel(source, timestamp_col=self.timestamp_col, columns=wanted, id_col=self.id_col,
                            header=self.header, fill=self.fill, freq=self.freq,
-                           fill_missing_dates=self.fill_missing_dates, keep=[c for c in (self.target, *self.future_columns) if c],
+                           fill_missing_dates=self.fill_missing_dates,
+                           keep=[c for c in (self.target, *self.future_columns) if c is not None],
                            resample=self.resample, agg=self.agg, hints=TRAIN, dialect=self.dialect,
                            steps_without_timestamps=True)
         for note in panel.notes:
@@ -389,8 +393,8 @@ class WindowedData:
                 if n_windows(ranges[split], self.seq_len, self.pred_len) < 1:
                     r = ranges[split]
                     raise DataError(f"{self.path}: the {split} split has {r.end - r.start} rows, too few for one "
-                                    f"window of seq_len {self.seq_len} + pred_len {self.pred_len}; use a longer file, "
-                                    f"shorter windows or other borders/ratios")
+                                    f"window of seq_len {self.seq_len} + pred_len {self.pred_len}; use "
+                                    f"{self._fitting_windows(len(series[0].frame), FILE_REMEDY)}")
             return list(series)
         fits = [fits_every_split(len(s.frame), seq_len=self.seq_len, pred_len=self.pred_len, borders=self.borders,
                                  ratios=self.ratios) for s in series]
@@ -401,13 +405,23 @@ class WindowedData:
             longest = max(series, key=lambda s: len(s.frame))
             raise DataError(f"{self.path}: no series is long enough for a window of seq_len {self.seq_len} + pred_len "
                             f"{self.pred_len} in every split ({splits}); the longest, {longest.series_id}, has "
-                            f"{len(longest.frame)} rows; use shorter windows or longer series")
+                            f"{len(longest.frame)} rows; use "
+                            f"{self._fitting_windows(len(longest.frame), 'longer series')}")
         if short:
             shown = ", ".join(short[:10]) + (f" and {len(short) - 10} more" if len(short) > 10 else "")
             print(f"note: {self.path}: skipping {len(short)} of {len(series)} series too short for a window of "
                   f"seq_len {self.seq_len} + pred_len {self.pred_len} in every split ({splits}): {shown}",
                   file=sys.stderr)
         return kept
+
+    def _fitting_windows(self, n_rows: int, other: str) -> str:
+        """The remedy for a series of ``n_rows`` too short for the windows: the shorter windows it holds in every
+        split (:func:`~forecast.data.splits.windows_that_fit`), or ``other``."""
+        fit = windows_that_fit(n_rows, seq_len=self.seq_len, label_len=self.label_len, pred_len=self.pred_len,
+                               borders=self.borders, ratios=self.ratios)
+        if fit is None:
+            return other
+        return f"data.seq_len={fit[0]} data.label_len={fit[1]} data.pred_len={fit[2]}, or {other}"
 
     def _note_constant(self, inputs: Sequence[str], targets: Sequence[str],
                        train_rows: Sequence[np.ndarray]) -> None:

@@ -286,8 +286,8 @@ def test_panel_with_no_series_long_enough_is_refused(tmp_path: Path) -> None:
     with pytest.raises(DataError) as err:
         module(csv, target="sales", id_col="store")
     assert str(err.value) == (f"{csv}: no series is long enough for a window of seq_len 24 + pred_len 6 in every split "
-                              f"(data.ratios [0.7, 0.1, 0.2]); the longest, s00, has 30 rows; use shorter windows or "
-                              f"longer series")
+                              f"(data.ratios [0.7, 0.1, 0.2]); the longest, s00, has 30 rows; use data.seq_len=9 "
+                              f"data.label_len=4 data.pred_len=3, or longer series")
 
 
 def test_panel_errors_name_the_series(tmp_path: Path) -> None:

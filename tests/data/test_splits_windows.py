@@ -8,7 +8,7 @@ import torch
 from forecast.data.batch import window_count
 from forecast.data.datamodule import ForecastDataModule
 from forecast.data.errors import DataError
-from forecast.data.splits import RowRange, n_windows, split_ranges
+from forecast.data.splits import RowRange, fits_every_split, n_windows, split_ranges, windows_that_fit
 from forecast.data.windows import WindowDataset
 from tests.conftest import ETTH1
 
@@ -71,8 +71,27 @@ def test_windows_slice_without_future_leakage() -> None:
 
 def test_too_short_file_names_split_and_sizes(small_csv) -> None:
     dm = ForecastDataModule(path=str(small_csv), seq_len=96, label_len=48, pred_len=101, ratios=[0.7, 0.1, 0.2])
-    with pytest.raises(DataError, match=r"the val split has 196 rows, too few for one window of seq_len 96 \+ pred_len 101"):
+    with pytest.raises(DataError) as caught:
         dm.setup()
+    assert str(caught.value) == (f"{small_csv}: the val split has 196 rows, too few for one window of seq_len 96 + "
+                                 f"pred_len 101; use data.seq_len=96 data.label_len=48 data.pred_len=100, or a longer "
+                                 f"file or other borders/ratios")
+
+
+@pytest.mark.parametrize("n_rows", [10, 25, 60, 144, 176, 400, 1000])
+@pytest.mark.parametrize("borders", [None, "thirds"])
+def test_the_windows_suggested_for_a_short_file_fit_every_split(n_rows: int, borders: str | None) -> None:
+    cut = None if borders is None else [n_rows // 3, 2 * n_rows // 3, n_rows]
+    fit = windows_that_fit(n_rows, seq_len=96, label_len=48, pred_len=24, borders=cut)
+    if fit is None:  # not even one step of each
+        assert not fits_every_split(n_rows, seq_len=1, pred_len=1, borders=cut)
+        return
+    seq, label, pred = fit
+    assert fits_every_split(n_rows, seq_len=seq, pred_len=pred, borders=cut)
+    train = split_ranges(n_rows, seq_len=0, borders=cut)["train"].end
+    longest = pred in (24, train // 2) or not fits_every_split(n_rows, seq_len=seq, pred_len=pred + 1, borders=cut)
+    assert longest  # the horizon is cut only as far as validation, test or half the training rows need
+    assert 1 <= seq <= 96 and label == min(48, seq // 2) and 1 <= pred <= 24
 
 
 def test_eval_stride_takes_every_kth_validation_and_test_window_and_leaves_training_alone() -> None:
