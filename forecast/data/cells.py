@@ -6,9 +6,11 @@ from typing import Sequence
 
 import pandas as pd
 
-# cells that mean "missing", lower case: pandas' own (``read_csv``'s default ``na_values``) and spreadsheet errors
+# cells that mean "missing", lower case: pandas' own (``read_csv``'s default ``na_values``), spreadsheet errors and
+# ``..`` (not available: the World Bank's, the OECD's and statistics offices' tables)
 MISSING_WORDS = ("", "nan", "-nan", "na", "<na>", "#na", "null", "none", "n/a", "#n/a", "#n/a n/a", "1.#ind", "-1.#ind",
-                 "1.#qnan", "-1.#qnan", "#div/0!", "#value!", "#ref!", "#num!", "#name?", "#null!")
+                 "1.#qnan", "-1.#qnan", "#div/0!", "#value!", "#ref!", "#num!", "#name?", "#null!",
+                 "..")
 ARROW_TEXT = pd.StringDtype("pyarrow")  # text whose string methods and regular expressions run in Arrow's kernels
 
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from forecast.data.compressed import READ_ERRORS, open_binary, open_text
 from forecast.data.dialect import whitespace_fields
+from forecast.data.period_table import period_start
 
 UTF8 = "utf-8-sig"  # UTF-8, with the byte-order mark spreadsheets write left out
 LEGACY = "cp1252"
@@ -185,8 +186,9 @@ def other_lines(lines: list[str], start: int = 0) -> int:
     the line of names below them (a letter in every field) and the ``_BELOW`` lines under that, which all have its
     number: a station's number, name and place above a TMY3 file's header (``723170,"GREENSBORO PIEDMONT TRIAD
     INT",NC,-5.0,...``), a logger's ``"TOA5","CR1000",...`` above a TOA5 file's, a title (``Monthly sales``), the
-    facts of a BLS series (``Series Id:  LNS14000000Q``, blank lines); in a table separated by spaces, a title and a
-    rule (``=====``) above its header; 0 when there are none. A line's empty last field (a separator ending the
+    facts of a BLS series (``Series Id:  LNS14000000Q``, blank lines), the World Bank's source and date above a table
+    of series by years; in a table separated by spaces, a title and a rule (``=====``) above its header; 0 when
+    there are none. A line's empty last field (a separator ending the
     header, ``Series id,Year,Period,Value,``) is not counted."""
     for k in range(1, _MAX_OTHER + 1):
         header = start + k
@@ -201,7 +203,8 @@ def other_lines(lines: list[str], start: int = 0) -> int:
         if width < 2 or any(len(fields(line)) != width for line in below):
             continue
         above = [len(fields(lines[i])) for i in range(start, header)]
-        named = all(any(ch.isalpha() for ch in name) for name in names)  # a letter in every field
+        named = any(ch.isalpha() for ch in names[0]) and all(any(ch.isalpha() for ch in name) or period_start(name)
+                                                             for name in names)  # a name or a period in every field
         return k if named and all(n != width for n in above) else 0
     return 0
 

@@ -51,6 +51,7 @@ from forecast.data.resample import Steps, aggregate
 from forecast.data.date_parts import PART_NAMES, DateParts, find_date_parts, leading_date_parts
 from forecast.data.surround import (flag_columns, label_column, label_rows, one_label_columns, repeated_date_parts,
                                     rows_below, timestamp_counters)
+from forecast.data.period_table import PeriodTable, find_period_table
 from forecast.data.year_table import VALUE, YearTable, find_year_table
 from forecast.data.timestamps import (TIMESTAMP_NAMES, find_timestamp_column, interval_starts, is_timestamp_name,
                                      interval_columns, iso_weeks, leading_epoch, may_hold_times, named_like_timestamp,
@@ -871,19 +872,18 @@ def _join_date_parts(raw: pd.DataFrame, parts: DateParts, timestamp_col: str, pa
     return joined
 
 
-def _melt_years(raw: pd.DataFrame, table: YearTable, timestamp_col: str, id_col: str | None,
+def _melt_table(raw: pd.DataFrame, table: YearTable | PeriodTable, timestamp_col: str, id_col: str | None,
                 as_written: Callable[[], pd.DataFrame] | None, path: Path
                 ) -> tuple[pd.DataFrame, np.ndarray, Callable[[], pd.DataFrame] | None, str, np.ndarray]:
-    """A table of years by months or quarters as one series (:mod:`forecast.data.year_table`): the rows, the
-    table row each comes from, the cells as written reshaped alike, the note, and the table's column each
-    row's value comes from."""
+    """A table of years by months or quarters as one series (:mod:`forecast.data.year_table`), or of series by
+    periods as a series a row (:mod:`forecast.data.period_table`): the rows, the table row each comes from, the
+    cells as written reshaped alike, the note, and the table's column each row's value comes from."""
     name = str(timestamp_col)
     groups = [np.arange(len(raw))] if id_col is None else \
         list(pd.Series(np.arange(len(raw))).groupby(as_text(raw[id_col]).to_numpy(), sort=False).indices.values())
     kept = table.kept(raw, groups)
     if not kept.any():
-        raise DataError(f"{path}: a table of years by {table.unit}s ({table.year}, {table.periods[0]} .. "
-                        f"{table.periods[-1]}) with no value in any {table.unit}; fill in the values")
+        raise DataError(f"{path}: {table.describe()} with no value in any {table.unit}; fill in the values")
     melted, rows = table.melt(raw, kept, timestamp_col=name, id_col=id_col)
     periods = np.asarray(table.periods, dtype=object)[np.nonzero(kept)[1]]  # (R,), as melt orders the cells
     written, rows_read = None, len(raw)
@@ -1046,7 +1046,16 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     if counter is not None and counter not in (timestamp_col, id_col) and counter not in (columns or ()):
         raw = raw.drop(columns=[counter])
         detected.append(f"an unnamed column of row numbers left out ({counter!r}, the index pandas writes)")
-    table = find_year_table(raw, timestamp_col=timestamp_col, id_col=id_col) if header else None
+    table: YearTable | PeriodTable | None = None
+    if header:
+        table = find_year_table(raw, timestamp_col=timestamp_col, id_col=id_col) or \
+            find_period_table(raw, timestamp_col=timestamp_col, id_col=id_col)
+    if isinstance(table, PeriodTable):
+        if table.id_col is None and len(raw) > 1:
+            raise DataError(f"{path}: {table.describe()} of {len(raw)} rows, and no column names each row's "
+                            f"series once (columns: {', '.join(table.left_out)}); {hints.id_col} to the column that "
+                            f"names the series, or give each series one row")
+        id_col = table.id_col
     listed = [str(c) for c in raw.columns]
     bounds = interval_columns(raw) if header and table is None and isinstance(timestamp_col, str) \
         and timestamp_col not in listed and find_timestamp_column(listed) is None \
@@ -1065,7 +1074,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     source_rows = None  # the row of the file's table each row of raw comes from, where it was reshaped
     column_of: Callable[[str, int], str] = lambda col, row: col  # the file's column of a cell
     if table is not None:
-        raw, source_rows, as_written, note, periods = _melt_years(raw, table, timestamp_col, id_col, as_written, path)
+        raw, source_rows, as_written, note, periods = _melt_table(raw, table, timestamp_col, id_col, as_written, path)
         column_of = lambda col, row: periods[row] if col == VALUE else col  # noqa: E731
         detected.append(note)
     stamp_like = [] if table is not None or not isinstance(timestamp_col, str) or timestamp_col in raw.columns \

@@ -252,10 +252,10 @@ class WindowedData:
                            steps_without_timestamps=True)
         for note in panel.notes:
             print(f"note: {note}", file=sys.stderr)
-        if panel.id_col is not None and self.id_col is None:  # a folder of files, one series each
+        if panel.id_col is not None and self.id_col is None:  # a folder of files, or a table of series by periods
             if self.future_columns:
-                raise DataError(f"{self.path}: data.future_columns needs one series; a folder of files holds "
-                                f"{len(panel.series)}: pass one file")
+                raise DataError(f"{self.path}: data.future_columns needs one series; the data holds "
+                                f"{len(panel.series)}: pass a file of one")
             self.id_col = panel.id_col
         read = list(panel.series[0].frame.columns)
         missing = [c for c in self.future_columns if c not in read]

@@ -50,6 +50,10 @@ class YearTable:
     def unit(self) -> str:
         return "month" if len(self.periods) == 12 else "quarter"
 
+    def describe(self) -> str:
+        """The table in a few words, for notes and messages."""
+        return f"a table of years by {self.unit}s ({self.year}, {self.periods[0]} .. {self.periods[-1]})"
+
     def kept(self, raw: pd.DataFrame, groups: Sequence[np.ndarray]) -> np.ndarray:
         """Which cells are the series, (rows, periods) bool: those from the first to the last that holds a digit
         in each group of rows (a series); months before a record starts or not yet reported are no cells."""
@@ -85,8 +89,7 @@ class YearTable:
         stamps = frame[timestamp_col]
         shown = "%Y-%m"
         series = f"one {self.unit}ly series" if id_col is None else f"a {self.unit}ly series for each {id_col}"
-        text = (f"a table of years by {self.unit}s ({self.year}, {self.periods[0]} .. {self.periods[-1]}), read as "
-                f"{series} {VALUE!r} ({stamps.min():{shown}} .. {stamps.max():{shown}})")
+        text = f"{self.describe()}, read as {series} {VALUE!r} ({stamps.min():{shown}} .. {stamps.max():{shown}})"
         if self.left_out:
             text += f", column(s) {', '.join(repr(c) for c in self.left_out)} left out"
         if dropped:

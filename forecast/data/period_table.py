@@ -1,0 +1,154 @@
+"""Tables of series by periods (``Country Name,...,1960,1961,...``: the World Bank, OECD and Eurostat's wide
+exports, Johns Hopkins' daily counts): a row a series, a column a year, quarter, month or day; read as one
+series per row, a row a period, in time order."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from forecast.data.cells import as_text, typed_number
+from forecast.data.date_parts import YEARS
+from forecast.data.year_table import VALUE
+
+MIN_PERIODS = 3  # period columns that make a table of series by periods
+# a column named by a period: a year (the World Bank's DataBank writes 1990 [YR1990]), a quarter, a month, a day
+_YEAR = re.compile(r"(\d{4})(?: \[YR\d{4}\])?")
+_QUARTER = re.compile(r"(\d{4})[- ]?Q([1-4])", re.IGNORECASE)
+_MONTH = re.compile(r"(\d{4})(?:-|M)(\d{2})", re.IGNORECASE)
+_ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+_US_DAY = re.compile(r"\d{1,2}/\d{1,2}/\d{2}(?:\d{2})?")
+UNITS = ("year", "quarter", "month", "day")
+
+
+def period_start(name: str) -> tuple[str, pd.Timestamp] | None:
+    """The unit and first day of the period a column's name is, or None."""
+    name = name.strip()
+    try:
+        if (m := _YEAR.fullmatch(name)) and YEARS[0] <= int(m.group(1)) <= YEARS[1]:
+            return "year", pd.Timestamp(int(m.group(1)), 1, 1)
+        if m := _QUARTER.fullmatch(name):
+            return "quarter", pd.Timestamp(int(m.group(1)), 3 * int(m.group(2)) - 2, 1)
+        if m := _MONTH.fullmatch(name):
+            return "month", pd.Timestamp(int(m.group(1)), int(m.group(2)), 1)
+        if _ISO_DAY.fullmatch(name):
+            return "day", pd.Timestamp(name)
+        if _US_DAY.fullmatch(name):  # Johns Hopkins' 1/22/20: month first
+            return "day", pd.to_datetime(name, format="%m/%d/%y" if len(name.split("/")[2]) == 2 else "%m/%d/%Y")
+    except ValueError:  # 2020-13, 2/30/20: no period
+        return None
+    return None
+
+
+def _period_columns(names: Sequence[str]) -> tuple[list[str], list[pd.Timestamp], str] | None:
+    """The run of columns at the end of the header named by periods of one unit, in time order, with their first
+    days and the unit; None where there are fewer than :data:`MIN_PERIODS`, or they repeat or go back and forth."""
+    run: list[tuple[str, pd.Timestamp]] = []
+    unit = None
+    for name in reversed(names):
+        found = period_start(str(name))
+        if found is None or (unit is not None and found[0] != unit):
+            break
+        unit = found[0]
+        run.append((str(name), found[1]))
+    if len(run) < MIN_PERIODS:
+        return None
+    run.reverse()  # header order
+    stamps = pd.DatetimeIndex([s for _, s in run])
+    if not (stamps.is_monotonic_increasing or stamps.is_monotonic_decreasing) or not stamps.is_unique:
+        return None
+    order = np.argsort(stamps.asi8)
+    return [run[k][0] for k in order], [stamps[k] for k in order], str(unit)
+
+
+def _unique_labels(raw: pd.DataFrame, columns: Sequence[str]) -> str | None:
+    """The first of ``columns`` of text (not numbers: coordinates name no series) that names every row once (no
+    empty cell, no repeat), or None."""
+    for col in columns:
+        if typed_number(raw[col]) or pd.to_numeric(raw[col], errors="coerce").notna().all():
+            continue
+        text = as_text(raw[col]).str.strip()
+        if (text != "").all() and text.is_unique:
+            return col
+    return None
+
+
+@dataclass(frozen=True)
+class PeriodTable:
+    """Where a table of series by periods keeps its cells.
+
+    Attributes:
+        periods: the period columns, in time order.
+        starts: each period's first day, in the same order.
+        unit: year, quarter, month or day.
+        id_col: the column naming each row's series (None for a table of one row).
+        left_out: the other columns (labels, codes, coordinates).
+    """
+
+    periods: tuple[str, ...]
+    starts: tuple[pd.Timestamp, ...]
+    unit: str
+    id_col: str | None
+    left_out: tuple[str, ...]
+
+    def describe(self) -> str:
+        """The table in a few words, for notes and messages."""
+        return f"a table of series by {self.unit}s (columns {self.periods[0]} .. {self.periods[-1]})"
+
+    def kept(self, raw: pd.DataFrame, groups: Sequence[np.ndarray]) -> np.ndarray:
+        """Which cells are the series, (rows, periods) bool: in each row, those from the first to the last that
+        holds a digit (years before a record starts or not yet reported are no cells). ``groups``: one row each."""
+        digits = np.column_stack([as_text(raw[c]).str.contains(r"\d", regex=True).to_numpy(dtype=bool)
+                                  for c in self.periods])  # (rows, periods)
+        first = np.where(digits.any(axis=1), digits.argmax(axis=1), digits.shape[1])  # (rows,)
+        last = digits.shape[1] - 1 - digits[:, ::-1].argmax(axis=1)  # (rows,)
+        at = np.arange(digits.shape[1])[None, :]  # (1, periods)
+        return (at >= first[:, None]) & (at <= last[:, None])
+
+    def melt(self, raw: pd.DataFrame, kept: np.ndarray, *, timestamp_col: str,
+             id_col: str | None) -> tuple[pd.DataFrame, np.ndarray]:
+        """A row a kept cell, each row's periods in time order: ``id_col`` (where given), ``timestamp_col`` (the
+        period's first day) and ``value``; and each new row's row of ``raw``, (R,)."""
+        rows, at = np.nonzero(kept)  # row-major: each series' periods in time order
+        numbers = all(pd.api.types.is_numeric_dtype(raw[c]) for c in self.periods)
+        cells = np.column_stack([(raw[c] if numbers else as_text(raw[c])).to_numpy()
+                                 for c in self.periods])[rows, at]  # numbers, or every cell as text
+        columns = {} if id_col is None else {id_col: as_text(raw[id_col]).str.strip().to_numpy()[rows]}
+        stamps = pd.DatetimeIndex(self.starts)[at]
+        return pd.DataFrame({**columns, timestamp_col: stamps, VALUE: cells}), rows
+
+    def note(self, frame: pd.DataFrame, timestamp_col: str, dropped: int, id_col: str | None) -> str:
+        """What the reader did, for the run's notes."""
+        series = "one series" if id_col is None else f"a series for each {id_col!r} ({frame[id_col].nunique()})"
+        text = f"{self.describe()}, read as {series} {VALUE!r}"
+        if self.left_out:
+            shown = ", ".join(repr(c) for c in self.left_out[:4]) + (", ..." if len(self.left_out) > 4 else "")
+            text += f", column(s) {shown} left out"
+        if dropped:
+            text += f", {dropped} empty cell(s) before a series' first value or after its last left out"
+        return text
+
+
+def find_period_table(raw: pd.DataFrame, *, timestamp_col: object, id_col: str | None) -> PeriodTable | None:
+    """The table of series by periods that ``raw`` is, or None: at least :data:`MIN_PERIODS` columns at the end
+    named by periods of one unit (``1960``, ``1990 [YR1990]``, ``2020Q1``, ``2020-01``, ``2020M01``, ``2020-01-31``,
+    ``1/22/20``), in time order either way, and no column named ``timestamp_col`` (None: rows as steps, as asked).
+    Its series are named by ``id_col``, else by the first other column that names every row once (None where none
+    does: one series, refused by the reader where there are several rows)."""
+    names = [str(c) for c in raw.columns]
+    if not isinstance(timestamp_col, str) or timestamp_col in names or len(raw) == 0:
+        return None
+    found = _period_columns(names)
+    if found is None:
+        return None
+    periods, starts, unit = found
+    labels = [c for c in names if c not in periods]
+    if id_col is not None and id_col not in labels:
+        return None
+    named = id_col if id_col is not None else _unique_labels(raw, labels) if len(raw) > 1 else None
+    left_out = tuple(c for c in labels if c != named)
+    return PeriodTable(periods=tuple(periods), starts=tuple(starts), unit=unit, id_col=named, left_out=left_out)

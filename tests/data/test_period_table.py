@@ -1,0 +1,110 @@
+"""Tables of series by periods (the World Bank's, Eurostat's and Johns Hopkins' wide exports): a row a series, read
+as one series each in time order; the same file read again for a trained model gives the same series."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from forecast.data.errors import DataError
+from forecast.data.reader import read_panel
+
+WORLD_BANK = ('"Data Source","World Development Indicators",\n\n"Last Updated Date","2024-06-28",\n\n'
+              '"Country Name","Country Code","Indicator Name","Indicator Code","2001","2002","2003","2004","2005",\n'
+              '"Aruba","ABW","Fertility","SP.DYN","","1.6","1.7","","1.9",\n'
+              '"Chad","TCD","Fertility","SP.DYN","6.5","6.4","6.3","6.2","",\n'
+              '"Nowhere","NWH","Fertility","SP.DYN","","","","","",\n')
+
+
+def _write(tmp_path: Path, text: str, name: str = "wide.csv") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def _series(panel) -> dict:
+    return {s.series_id: (list(s.frame.index.strftime("%Y-%m-%d")), s.frame["value"].tolist()) for s in panel.series}
+
+
+def test_a_world_bank_download_is_a_series_per_country(tmp_path: Path) -> None:
+    csv = _write(tmp_path, WORLD_BANK)
+    panel = read_panel(csv, fill="interpolate")
+    assert panel.id_col == "Country Name" and panel.freq == "YS-JAN" and panel.timestamp_col == "date"
+    got = _series(panel)
+    assert got["Aruba"] == (["2002-01-01", "2003-01-01", "2004-01-01", "2005-01-01"], [1.6, 1.7, pytest.approx(1.8), 1.9])
+    assert got["Chad"] == (["2001-01-01", "2002-01-01", "2003-01-01", "2004-01-01"], [6.5, 6.4, 6.3, 6.2])
+    assert list(got) == ["Aruba", "Chad"]  # a row with no value is no series
+    assert panel.notes[0] == (
+        f"{csv}: detected 4 line(s) of another number of fields above the header left out (\"Data Source\",\"World "
+        f"Development Indicators\",), 1 empty unnamed column(s) left out ('Unnamed: 9'), a table of series by years "
+        f"(columns 2001 .. 2005), read as a series for each 'Country Name' (2) 'value', column(s) 'Country Code', "
+        f"'Indicator Name', 'Indicator Code' left out, 7 empty cell(s) before a series' first value or after its last "
+        f"left out")
+
+
+def test_a_gap_inside_a_series_is_named_by_its_column(tmp_path: Path) -> None:
+    csv = _write(tmp_path, WORLD_BANK)
+    with pytest.raises(DataError) as caught:
+        read_panel(csv)
+    assert str(caught.value) == (f"{csv}: line 6: column '2004' is empty or NaN; fill the gap or pass "
+                                 f"data.fill=ffill|interpolate")
+
+
+def test_a_trained_model_reads_the_file_by_its_id_column(tmp_path: Path) -> None:
+    csv = _write(tmp_path, WORLD_BANK)
+    first = read_panel(csv, fill="interpolate")
+    again = read_panel(csv, fill="interpolate", timestamp_col="date", id_col="Country Name", freq="YS-JAN",
+                       model_freq=True, columns=["value"])
+    assert _series(again) == _series(first)
+
+
+@pytest.mark.parametrize("text,freq,expected", [
+    # DataBank's year names and its .. for values not available
+    ("Country Name,Series Name,2001 [YR2001],2002 [YR2002],2003 [YR2003]\nAruba,GDP,1.5,..,1.7\nChad,GDP,2,3,4\n",
+     "YS-JAN", {"Aruba": [1.5, 1.6, 1.7], "Chad": [2.0, 3.0, 4.0]}),
+    # Eurostat: quarters, newest first
+    ("unit,geo,2023Q2,2023Q1,2022Q4,2022Q3\nEUR,DE,4,3,2,1\nEUR,FR,8,7,6,5\n", "QS-JAN",
+     {"DE": [1.0, 2.0, 3.0, 4.0], "FR": [5.0, 6.0, 7.0, 8.0]}),
+    # Johns Hopkins: days written month first; coordinates name no series
+    ("Province/State,Country/Region,Lat,Long,1/22/20,1/23/20,1/24/20\n,Chad,1.5,2.5,0,1,3\n,Mali,1.5,3.5,2,2,5\n",
+     "D", {"Chad": [0.0, 1.0, 3.0], "Mali": [2.0, 2.0, 5.0]}),
+    # one row: one series
+    ("indicator,2019-01,2019-02,2019-03,2019-04\nsales,1,2,3,4\n", "MS", {None: [1.0, 2.0, 3.0, 4.0]}),
+])
+def test_tables_of_periods_as_exported(tmp_path: Path, text: str, freq: str, expected: dict) -> None:
+    panel = read_panel(_write(tmp_path, text), fill="interpolate")
+    assert panel.freq == freq
+    got = _series(panel)
+    assert list(got) == list(expected)
+    for name, values in expected.items():
+        np.testing.assert_allclose(got[name][1], values)
+
+
+def test_rows_that_no_column_names_once_are_refused(tmp_path: Path) -> None:
+    csv = _write(tmp_path, "Province/State,Country/Region,Lat,Long,1/22/20,1/23/20,1/24/20\n"
+                           "A,Australia,1,2,0,1,3\nB,Australia,3,4,2,2,5\n,Chad,5,6,1,1,1\n")
+    with pytest.raises(DataError) as caught:
+        read_panel(csv)
+    assert str(caught.value) == (
+        f"{csv}: a table of series by days (columns 1/22/20 .. 1/24/20) of 3 rows, and no column names each row's "
+        f"series once (columns: Province/State, Country/Region, Lat, Long); set data.id_col to the column that names "
+        f"the series, or give each series one row")
+
+
+@pytest.mark.parametrize("text", [
+    "date,2019,2020,2021\n2020-01-01,1,2,3\n2020-01-02,1,2,3\n2020-01-03,1,2,3\n",  # a timestamp column: columns
+    "country,2019,2020\nChad,1,2\nMali,3,4\n",  # two periods are columns
+    "country,2019,2021,2020\nChad,1,2,3\nMali,3,4,5\n",  # periods out of order
+])
+def test_columns_named_like_periods_are_not_always_a_table(tmp_path: Path, text: str) -> None:
+    csv = _write(tmp_path, text)
+    try:
+        panel = read_panel(csv)
+    except DataError as err:
+        assert "a table of series by" not in str(err)
+        return
+    assert panel.id_col is None and "value" not in panel.series[0].frame.columns
+    np.testing.assert_array_equal(panel.series[0].frame.columns, ["2019", "2020", "2021"])
