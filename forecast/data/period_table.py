@@ -12,14 +12,16 @@ import numpy as np
 import pandas as pd
 
 from forecast.data.cells import as_text, typed_number
-from forecast.data.date_parts import YEARS
+from forecast.data.date_parts import MONTHS, YEARS
 from forecast.data.year_table import VALUE
 
 MIN_PERIODS = 3  # period columns that make a table of series by periods
 # a column named by a period: a year (the World Bank's DataBank writes 1990 [YR1990]), a quarter, a month, a day
 _YEAR = re.compile(r"(\d{4})(?: \[YR\d{4}\])?")
 _QUARTER = re.compile(r"(\d{4})[- ]?Q([1-4])", re.IGNORECASE)
+_QUARTER_FIRST = re.compile(r"Q([1-4])[- ](\d{4})", re.IGNORECASE)  # Q1 2020
 _MONTH = re.compile(r"(\d{4})(?:-|M)(\d{2})", re.IGNORECASE)
+_NAMED_MONTH = re.compile(r"([a-z]+)[- ](\d{4}|\d{2})", re.IGNORECASE)  # Jan 2020, January 2020, Excel's Jan-20
 _ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _US_DAY = re.compile(r"\d{1,2}/\d{1,2}/\d{2}(?:\d{2})?")
 UNITS = ("year", "quarter", "month", "day")
@@ -33,8 +35,14 @@ def period_start(name: str) -> tuple[str, pd.Timestamp] | None:
             return "year", pd.Timestamp(int(m.group(1)), 1, 1)
         if m := _QUARTER.fullmatch(name):
             return "quarter", pd.Timestamp(int(m.group(1)), 3 * int(m.group(2)) - 2, 1)
+        if m := _QUARTER_FIRST.fullmatch(name):
+            return "quarter", pd.Timestamp(int(m.group(2)), 3 * int(m.group(1)) - 2, 1)
         if m := _MONTH.fullmatch(name):
             return "month", pd.Timestamp(int(m.group(1)), int(m.group(2)), 1)
+        if (m := _NAMED_MONTH.fullmatch(name)) and m.group(1).lower() in MONTHS:
+            year = int(m.group(2))
+            year += 0 if len(m.group(2)) == 4 else 2000 if year < 30 else 1900  # Excel's mmm-yy: 00-29 are 20xx
+            return "month", pd.Timestamp(year, MONTHS[m.group(1).lower()], 1)
         if _ISO_DAY.fullmatch(name):
             return "day", pd.Timestamp(name)
         if _US_DAY.fullmatch(name):  # Johns Hopkins' 1/22/20: month first
@@ -135,8 +143,8 @@ class PeriodTable:
 
 def find_period_table(raw: pd.DataFrame, *, timestamp_col: object, id_col: str | None) -> PeriodTable | None:
     """The table of series by periods that ``raw`` is, or None: at least :data:`MIN_PERIODS` columns at the end
-    named by periods of one unit (``1960``, ``1990 [YR1990]``, ``2020Q1``, ``2020-01``, ``2020M01``, ``2020-01-31``,
-    ``1/22/20``), in time order either way, and no column named ``timestamp_col`` (None: rows as steps, as asked).
+    named by periods of one unit (``1960``, ``1990 [YR1990]``, ``2020Q1``, ``Q1 2020``, ``2020-01``, ``2020M01``,
+    ``Jan 2020``, ``Jan-20``, ``2020-01-31``, ``1/22/20``), in time order either way, and no column named ``timestamp_col`` (None: rows as steps, as asked).
     Its series are named by ``id_col``, else by the first other column that names every row once (None where none
     does: one series, refused by the reader where there are several rows)."""
     names = [str(c) for c in raw.columns]

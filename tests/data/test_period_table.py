@@ -71,6 +71,10 @@ def test_a_trained_model_reads_the_file_by_its_id_column(tmp_path: Path) -> None
     # Johns Hopkins: days written month first; coordinates name no series
     ("Province/State,Country/Region,Lat,Long,1/22/20,1/23/20,1/24/20\n,Chad,1.5,2.5,0,1,3\n,Mali,1.5,3.5,2,2,5\n",
      "D", {"Chad": [0.0, 1.0, 3.0], "Mali": [2.0, 2.0, 5.0]}),
+    # a spreadsheet's months (Excel's mmm-yy) and quarters written quarter first
+    ("Product,Region,Nov-99,Dec-99,Jan-00,Feb-00\nTea,North,1,2,3,4\nCoffee,North,5,6,7,8\n", "MS",
+     {"Tea": [1.0, 2.0, 3.0, 4.0], "Coffee": [5.0, 6.0, 7.0, 8.0]}),
+    ("line,Q3 2023,Q4 2023,Q1 2024\nA,1,2,3\nB,4,5,6\n", "QS-JAN", {"A": [1.0, 2.0, 3.0], "B": [4.0, 5.0, 6.0]}),
     # one row: one series
     ("indicator,2019-01,2019-02,2019-03,2019-04\nsales,1,2,3,4\n", "MS", {None: [1.0, 2.0, 3.0, 4.0]}),
 ])
