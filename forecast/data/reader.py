@@ -48,8 +48,9 @@ from forecast.data.regular import (HOLIDAY_RUN, Gap, add_missing_rows, describe_
                                    holiday_note, infer_freq, inside_step, is_business, months_of_one_day, off_the_grid,
                                    offset, refuse_gap, refuse_other_step, resolve_frequency, snapped_to_step)
 from forecast.data.resample import Steps, aggregate
+from forecast.data.series_ids import id_name, id_parts, joined_ids, series_columns
 from forecast.data.date_parts import PART_NAMES, DateParts, find_date_parts, leading_date_parts
-from forecast.data.surround import (flag_columns, label_column, label_rows, one_label_columns, repeated_date_parts,
+from forecast.data.surround import (flag_columns, label_rows, one_label_columns, repeated_date_parts,
                                     rows_below, timestamp_counters)
 from forecast.data.period_table import PeriodTable, find_period_table
 from forecast.data.year_table import VALUE, YearTable, find_year_table
@@ -470,7 +471,7 @@ def _could_be_dst_repeat(stamp: pd.Timestamp) -> bool:
 
 
 def _order(stamps: pd.DatetimeIndex, path: Path, line: np.ndarray, col: str, who: str, *, order_hint: str = "",
-           hints: Hints = TRAIN, labels: Callable[[], str | None] = lambda: None, repeats: bool = False) -> None:
+           hints: Hints = TRAIN, labels: Callable[[], list[str] | None] = lambda: None, repeats: bool = False) -> None:
     """Refuse duplicate (unless ``repeats``) or decreasing timestamps of one series (``line`` maps its rows to file
     lines).
 
@@ -485,7 +486,10 @@ def _order(stamps: pd.DatetimeIndex, path: Path, line: np.ndarray, col: str, who
             f"; if the file is in local time with daylight saving, pass {hints.set('tz', 'Europe/Berlin')} (its zone)")
         named = labels()
         series = "" if named is None else (
-            f"; if column {named!r} names each row's series (long format), pass {hints.set('id_col', named)}")
+            f"; if column {named[0]!r} names each row's series (long format), pass {hints.set('id_col', named[0])}"
+            if len(named) == 1 else
+            f"; if columns {' and '.join(repr(c) for c in named)} together name each row's series (long format), "
+            f"pass {hints.set('id_col', '[' + ','.join(named) + ']')}")
         raise DataError(f"{path}: line {line[r]}: duplicate timestamp {stamps[r]}{who} (also on line {line[first]}); "
                         f"remove or aggregate duplicates{series}{local}{'' if series or local else hints.resample}")
     back = np.flatnonzero(np.diff(stamps.asi8) < 0)
@@ -937,7 +941,7 @@ def _read_files(files: list[Path], source: str, id_col: str | None, options: dic
 
 
 def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: str | Sequence[str] | None = "date",
-               columns: Sequence[str] | None = None, id_col: str | None = None, header: bool = True,
+               columns: Sequence[str] | None = None, id_col: str | Sequence[str] | None = None, header: bool = True,
                fill: FillMethod | None = None, freq: str | None = None, model_freq: bool = False,
                fill_missing_dates: bool = False, keep: Sequence[str] = (),
                resample: str | None = None, agg: str | Mapping[str, str] | None = None,
@@ -955,7 +959,8 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         columns: the numeric columns required, in this order; ``None`` takes every other column (but those
             holding labels, flags or no value at all, each said in a note). Columns present in the file but not
             required are listed in ``extra_columns``.
-        id_col: the series id column (many series in one file), or None for one series.
+        id_col: the series id column (many series in one file), or None for one series; a list of columns names
+            the series together (:mod:`forecast.data.series_ids`: one id column ``store + item``).
         header: the first line names the columns; ``False`` names them ``0 … n-1``.
         fill: fill empty, NaN and infinite cells (``ffill`` then back-fill the head, or linear
             ``interpolate``), within each series; ``None`` refuses them.
@@ -993,8 +998,10 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         path = Path(path)
         layout = Layout() if path.suffix.lower() in PARQUET else file_layout(path)
         sep = _separator(path, dialect, layout)
+    id_columns = id_parts(id_col)  # columns that name the series together
+    id_col = id_name(id_col)
     named = [*([timestamp_col] if isinstance(timestamp_col, str) or timestamp_col is None else timestamp_col),
-             dialect.time_col, id_col]
+             dialect.time_col, id_col, *id_columns]
     raw, first_line = _read_raw(path, header, hints, sep, text=named, layout=layout)
     trailing = bool(raw.attrs.get(TRAILING))
     csv_file = not isinstance(path, pd.DataFrame) and path.suffix.lower() not in PARQUET
@@ -1102,6 +1109,10 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
                                                          steps=steps_without_timestamps, id_col=id_col)
     detected += found_ts
     time_col = dialect.time_col
+    if id_columns and id_col not in names and all(c in names for c in id_columns):
+        raw = raw.drop(columns=id_columns).assign(**{id_col: joined_ids(raw, id_columns)})
+        names = list(raw.columns)
+        detected.append(f"series named by columns {' and '.join(repr(c) for c in id_columns)} together ({id_col!r})")
     if id_col is not None and id_col not in names:
         if id_col == FILE_ID and csv_file:  # one file for a model of one series a file
             return _read_files([path], str(path), id_col, options)
@@ -1175,7 +1186,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         for name, rows in groups:
             _order(stamps[rows], path, line[rows], timestamp_col, "" if name is None else f" of series {name}",
                    order_hint=order_hint, hints=hints, repeats=steps is not None,
-                   labels=(lambda: label_column(raw, (timestamp_col, time_col)) if id_col is None else None))
+                   labels=lambda: series_columns(raw, stamps, (timestamp_col, time_col), given=id_col))
         off_grid = _empty_off_the_grid(raw, columns, stamps, groups, freq, path=path, line=line, hints=hints) \
             if table is None and steps is None else None
         if off_grid is not None:

@@ -118,18 +118,6 @@ def row_counters(frames: Sequence[pd.DataFrame], columns: Sequence[str]) -> list
     return [str(col) for col, count in zip(columns, counting) if count]
 
 
-def label_column(raw: pd.DataFrame, besides: Sequence[str | None]) -> str | None:
-    """The first column but ``besides`` that holds labels rather than numbers (most cells not numbers, each
-    label on two rows or more on average): in a file of many series in long format, their names."""
-    for col in raw.columns:
-        if col in besides or typed_number(raw[col]) or not len(raw):
-            continue
-        text = as_text(raw[col]).str.strip()
-        if pd.to_numeric(text, errors="coerce").isna().mean() > 0.5 and text.nunique() <= len(raw) // 2:
-            return str(col)
-    return None
-
-
 def timestamp_counters(raw: pd.DataFrame) -> list[str]:
     """The columns named like a timestamp that count the rows from 0 or 1 (``TIME`` beside ``YEAR`` in a table of
     years; read as text for their name), which the name does not make the timestamps."""

@@ -21,6 +21,7 @@ from forecast.data.hints import TRAIN
 from forecast.data.known_future import check_future_columns, with_known
 from forecast.data.reader import DATAFRAME, FillMethod, Series, read_panel
 from forecast.data.spec import DataSpec, Features, Scaler
+from forecast.data.series_ids import id_name
 from forecast.data.splits import SPLITS, RowRange, fits_every_split, n_windows, split_ranges, windows_that_fit
 from forecast.data.surround import row_counters
 from forecast.data.time_features import n_continuous_features, time_marks
@@ -124,7 +125,8 @@ class WindowedData:
             papers score); the floors are scored on the same windows.
         seed: seed of the training stream and of the validation sample.
         header: the file's first line names the columns; False names them ``0 … n-1``.
-        id_col: the column naming each row's series (many series in one file), or None.
+        id_col: the column naming each row's series (many series in one file), or None; a list of columns names
+            the series together (one id column, ``store + item``).
         scaler: with ``id_col``: ``series`` scales each series with its own training rows, ``global``
             all series with the training rows of all.
         fill_missing_dates: add the rows missing from the timestamps at the frequency (filled by ``fill``)
@@ -163,7 +165,8 @@ class WindowedData:
                  ratios: Annotated[Sequence[float], "a list [train, val, test] of fractions"] = (0.7, 0.1, 0.2),
                  scale: bool = True, batch_size: int = 32, eval_batch_size: int | None = None, num_workers: int = 0,
                  fill: FillMethod | None = None, train_stride: int = 1, seed: int = 0, header: bool = True,
-                 id_col: Column | None = None, scaler: Scaler = "series", fill_missing_dates: bool = False,
+                 id_col: Column | Sequence[str] | None = None, scaler: Scaler = "series",
+                 fill_missing_dates: bool = False,
                  eval_stride: int = 1,
                  future_columns: Annotated[Sequence[str] | str | None, "a list of column names"] = None,
                  val_max_windows: int | None = 4096, eval_max_windows: int | None = 10_000,
@@ -207,7 +210,9 @@ class WindowedData:
         self.train_stride = train_stride
         self.eval_stride = eval_stride
         self.seed = seed
-        self.header, self.id_col, self.scaler = header, _name(id_col), scaler
+        self.header, self.scaler = header, scaler
+        listed = isinstance(id_col, Sequence) and not isinstance(id_col, str)  # columns that name series together
+        self.id_col = id_name([str(c) for c in id_col]) if listed else _name(id_col)
         self.fill_missing_dates = fill_missing_dates
         self.resample, self.agg = resample, agg
         self.val_max_windows, self.eval_max_windows = val_max_windows, eval_max_windows

@@ -1,0 +1,72 @@
+"""Series named by several columns together (``store`` and ``item``): one id column of their joined values, named
+by their joined names (``store + item``), which a trained model's reading joins again from the same columns; and
+the columns that name each row's series in a file where timestamps repeat."""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from forecast.data.cells import as_text, typed_number
+
+ID_JOIN = " + "  # between the names of the columns that together name a series
+VALUE_JOIN = " / "  # between their values
+MOST_CANDIDATES = 8  # columns tried, in file order, for the columns that name each row's series
+
+
+def id_parts(id_col: str | Sequence[str] | None) -> list[str]:
+    """The columns an id names together: those of a list of two or more, or of a joined name (``store + item``);
+    [] for one column or None."""
+    if id_col is None:
+        return []
+    if not isinstance(id_col, str):
+        parts = [str(c) for c in id_col]
+        return parts if len(parts) > 1 else []
+    parts = id_col.split(ID_JOIN)
+    return parts if len(parts) > 1 else []
+
+
+def id_name(id_col: str | Sequence[str] | None) -> str | None:
+    """The id column's name: a list's names joined (one name alone is itself)."""
+    if id_col is None or isinstance(id_col, str):
+        return id_col
+    return ID_JOIN.join(str(c) for c in id_col)
+
+
+def joined_ids(raw: pd.DataFrame, parts: Sequence[str]) -> pd.Series:
+    """(N,) text: each row's values of ``parts``, stripped and joined by :data:`VALUE_JOIN`."""
+    text = [as_text(raw[c]).str.strip() for c in parts]
+    out = text[0]
+    for more in text[1:]:
+        out = out + VALUE_JOIN + more
+    return out
+
+
+def _candidate(col: pd.Series) -> bool:
+    """A column that may name series: labels, or whole numbers that repeat (store numbers)."""
+    if typed_number(col):
+        values = col.to_numpy(dtype=np.float64)
+        return bool(np.isfinite(values).all() and (values == np.round(values)).all()
+                    and col.nunique() <= len(col) // 2)
+    text = as_text(col).str.strip()
+    return bool((text != "").all() and text.nunique() <= len(col) // 2)
+
+
+def series_columns(raw: pd.DataFrame, stamps: pd.DatetimeIndex, besides: Sequence[str | None],
+                   given: str | None = None) -> list[str] | None:
+    """The fewest columns (one or two, with ``given`` where a series id is already named) that, with the timestamps,
+    name every row once: the series of a file whose timestamps repeat; None where none do."""
+    if len(raw) < 2:
+        return None
+    kept = [str(c) for c in raw.columns if c not in besides and c != given][:MOST_CANDIDATES]
+    candidates = [c for c in kept if _candidate(raw[c])]
+    base = [] if given is None else [given]
+    for size in (1, 2) if given is None else (1,):
+        for cols in combinations(candidates, size):
+            keys = pd.DataFrame({**{c: as_text(raw[c]).to_numpy() for c in (*base, *cols)}, "\0t": stamps.asi8})
+            if not keys.duplicated().any():
+                return [*base, *cols]
+    return None

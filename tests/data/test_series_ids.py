@@ -1,0 +1,80 @@
+"""Series named by several columns together (``data.id_col=[store,item]``), and the refusal of repeated timestamps
+naming the columns that would name each row's series."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from forecast.data.datamodule import ForecastDataModule
+from forecast.data.errors import DataError
+from forecast.data.reader import read_panel
+from forecast.data.series_ids import id_name, id_parts
+
+
+def _stores(tmp_path: Path, rows: int = 60) -> Path:
+    days = pd.date_range("2013-01-01", periods=rows, freq="D").strftime("%Y-%m-%d")
+    frames = [pd.DataFrame({"date": days, "store": store, "item": item,
+                            "sales": np.arange(rows) * 0.5 + 10 * k})
+              for k, (store, item) in enumerate([("1", "001"), ("1", "002"), ("2", "001")])]
+    csv = tmp_path / "sales.csv"
+    pd.concat(frames).to_csv(csv, index=False)
+    return csv
+
+
+def test_two_columns_name_the_series_together(tmp_path: Path) -> None:
+    csv = _stores(tmp_path)
+    panel = read_panel(csv, id_col=["store", "item"])
+    assert panel.id_col == "store + item" and panel.ids == ["1 / 001", "1 / 002", "2 / 001"]
+    np.testing.assert_array_equal(panel.series[2].frame["sales"].to_numpy(), np.arange(60) * 0.5 + 20)
+    assert list(panel.series[0].frame.columns) == ["sales"]
+    assert panel.notes == (f"{csv}: detected series named by columns 'store' and 'item' together ('store + item')",)
+
+
+def test_a_trained_model_joins_the_columns_again_by_the_joined_name(tmp_path: Path) -> None:
+    csv = _stores(tmp_path)
+    first, again = read_panel(csv, id_col=["store", "item"]), read_panel(csv, id_col="store + item")
+    assert again.ids == first.ids
+    for a, b in zip(first.series, again.series):
+        pd.testing.assert_frame_equal(a.frame, b.frame)
+
+
+def test_the_data_module_takes_a_list(tmp_path: Path) -> None:
+    dm = ForecastDataModule(path=str(_stores(tmp_path)), id_col=["store", "item"], seq_len=8, label_len=4,
+                            pred_len=2)
+    dm.setup("fit")
+    assert dm.spec.id_col == "store + item" and dm.spec.series_ids == ("1 / 001", "1 / 002", "2 / 001")
+
+
+@pytest.mark.parametrize("id_col,named", [
+    (None, "if columns 'store' and 'item' together name each row's series (long format), pass "
+           "data.id_col=[store,item]"),
+    ("store", "if columns 'store' and 'item' together name each row's series (long format), pass "
+              "data.id_col=[store,item]"),
+])
+def test_repeated_timestamps_name_the_columns_of_the_series(tmp_path: Path, id_col: str | None, named: str) -> None:
+    csv = _stores(tmp_path)
+    with pytest.raises(DataError) as caught:
+        read_panel(csv, id_col=id_col)
+    series = "" if id_col is None else " of series 1"
+    assert str(caught.value) == (f"{csv}: line 62: duplicate timestamp 2013-01-01 00:00:00{series} (also on line 2); "
+                                 f"remove or aggregate duplicates; {named}")
+
+
+def test_one_column_of_labels_is_named_alone(tmp_path: Path) -> None:
+    csv = tmp_path / "firms.csv"
+    pd.DataFrame({"firm": ["GM"] * 5 + ["IBM"] * 5, "year": list(range(1935, 1940)) * 2,
+                  "invest": np.arange(10.0)}).to_csv(csv, index=False)
+    with pytest.raises(DataError, match=r"duplicate timestamp 1935-01-01 00:00:00 \(also on line 2\); remove or "
+                                        r"aggregate duplicates; if column 'firm' names each row's series \(long "
+                                        r"format\), pass data.id_col=firm$"):
+        read_panel(csv)
+
+
+@pytest.mark.parametrize("given,parts,name", [(["a", "b"], ["a", "b"], "a + b"), ("a + b", ["a", "b"], "a + b"),
+                                              ("store", [], "store"), (["store"], [], "store"), (None, [], None)])
+def test_id_names_and_parts(given, parts: list[str], name: str | None) -> None:
+    assert id_parts(given) == parts and id_name(given) == name
