@@ -381,7 +381,7 @@ class WindowedData:
             DataError: ``S`` or ``MS`` on a file of several value columns, which one to forecast unsaid.
         """
         if len(inputs) == 1:
-            print(f"note: {self.source}: forecasting column {inputs[0]!r}, the file's one value column",
+            print(f"note: {self.source}: forecasting column {inputs[0]!r}, the one value column",
                   file=sys.stderr)
             return inputs[0]
         if self.features == "M":

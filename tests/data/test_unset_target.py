@@ -31,7 +31,7 @@ def test_the_one_value_column_is_the_target(tmp_path: Path, features: str, capsy
     dm = _module(csv, features=features)
     assert dm.target == "load"
     assert dm.spec.target_columns == ("load",) and dm.spec.input_columns == ("load",)
-    assert f"note: {csv}: forecasting column 'load', the file's one value column" in capsys.readouterr().err
+    assert f"note: {csv}: forecasting column 'load', the one value column" in capsys.readouterr().err
 
 
 def test_a_column_counting_the_rows_is_no_candidate(tmp_path: Path) -> None:
