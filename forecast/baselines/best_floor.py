@@ -20,7 +20,7 @@ from forecast.core.errors import ConfigError
 from forecast.core.forecaster import DataDims, ForecasterFactory
 from forecast.data.batch import WindowRange, window_count
 from forecast.data.season import PROFILE_PERIODS
-from forecast.training.evidence import Verdict, hac_lag, weigh, window_losses
+from forecast.training.evidence import Verdict, hac_lag, lines, weigh, window_losses
 
 log = logging.getLogger("forecast")
 RIDGE = "ridge"
@@ -268,9 +268,12 @@ class BestFloor(Baseline):
         log.info("floor on validation: %s (%s)", chosen,
                  ", ".join(f"{name} {float(loss.mean()):.4f}" for name, loss in losses.items()))
         chosen_mse = float(losses[chosen].mean())
-        for verdict in self.verdicts:  # at INFO only a floor that scored lower than the chosen one yet lost
-            lower = float(losses[verdict.challenger].mean()) < chosen_mse
-            log.log(logging.INFO if lower else logging.DEBUG, "  %s", verdict.line())
+        lower = [v for v in self.verdicts if float(losses[v.challenger].mean()) < chosen_mse]
+        for line in lines(lower):  # at INFO only the floors that scored lower than the chosen one yet lost
+            log.info("  %s", line)
+        for verdict in self.verdicts:
+            if verdict not in lower:
+                log.debug("  %s", verdict.line())
 
     def forward(self, x_enc: Tensor, x_mark_enc: Tensor | None = None, x_mark_dec: Tensor | None = None) -> Tensor:
         """Shapes: x_enc (B, seq_len, C_in), marks (B, seq_len, M), (B, T + P, M) -> (B, pred_len, C_out)."""

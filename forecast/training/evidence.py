@@ -64,6 +64,11 @@ class Verdict:
     alpha: float
     span: str = "validation"
 
+    def too_few(self) -> str:
+        """Why a gain of these windows cannot be weighed."""
+        return (f"cannot be weighed: {self.windows} windows are fewer than two blocks of {self.lag + 1} (lag "
+                f"{self.lag}); a longer validation span (data.ratios) can")
+
     def line(self) -> str:
         """One line that says what was decided and why."""
         gain = f"{self.challenger}'s {abs(self.gain) * 100:.1f}% {self.span} {'gain' if self.gain >= 0 else 'loss'}"
@@ -72,14 +77,18 @@ class Verdict:
                     f"{self.windows} windows, lag {self.lag}; later half {self.later_gain * 100:+.1f}%)")
         if self.gain <= 0:
             why = f"{gain}"
-        elif degrees_of_freedom(self.windows, self.lag) < 1:
-            why = (f"{gain} cannot be weighed: {self.windows} windows are fewer than two blocks of {self.lag + 1} "
-                   f"(lag {self.lag}); a longer validation span (data.ratios) can")
+        elif self.unweighable:
+            why = f"{gain} {self.too_few()}"
         elif self.p_value >= self.alpha:
             why = f"{gain} is not significant (p = {self.p_value:.2g})"
         else:
             why = f"{gain} (p = {self.p_value:.2g}) does not hold on the later half ({self.later_gain * 100:+.1f}%)"
         return f"kept {self.incumbent} over {self.challenger}: {why}"
+
+    @property
+    def unweighable(self) -> bool:
+        """A gain kept out because its windows are too few to weigh it at all."""
+        return not self.replace and self.gain > 0 and degrees_of_freedom(self.windows, self.lag) < 1
 
     def as_dict(self) -> dict[str, Any]:
         """The fields and :meth:`line` (``reason``), for ``metrics.json``."""
@@ -225,3 +234,33 @@ def window_losses(forecasters: dict[str, Callable[..., Tensor]], batches: Iterab
             err = (out.double() - batch.y.to(out.device).double()).square()
             losses[name].append(err.reshape(len(err), -1).mean(dim=1).cpu().numpy())  # (B,)
     return {name: np.concatenate(parts) if parts else np.zeros(0) for name, parts in losses.items()}
+
+
+def lines(verdicts: Iterable[Verdict]) -> list[str]:
+    """One line per verdict (:meth:`Verdict.line`), but one for all the gains of a span that cannot be weighed
+    against the same incumbent: ``kept ridge over mean and naive: their validation gains (55.1%, 6.7%) cannot be
+    weighed: ...``."""
+    out: list[str] = []
+    groups: dict[tuple[str, str], list[Verdict]] = {}
+    for verdict in verdicts:
+        if verdict.unweighable:
+            key = (verdict.incumbent, verdict.span)
+            if key not in groups:
+                groups[key] = []
+                out.append("")  # the group's place
+            groups[key].append(verdict)
+        else:
+            out.append(verdict.line())
+    joined = iter(groups.values())
+    for k, text in enumerate(out):
+        if text:
+            continue
+        group = sorted(next(joined), key=lambda v: -v.gain)
+        if len(group) == 1:
+            out[k] = group[0].line()
+            continue
+        names = ", ".join(v.challenger for v in group[:-1]) + f" and {group[-1].challenger}"
+        gains = ", ".join(f"{v.gain * 100:.1f}%" for v in group)
+        out[k] = (f"kept {group[0].incumbent} over {names}: their {group[0].span} gains ({gains}) "
+                  f"{group[0].too_few()}")
+    return out

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from forecast.training.evidence import (degrees_of_freedom, diebold_mariano, hac_lag, newey_west_variance,
-                                        student_t_sf, weigh)
+from forecast.training.evidence import (Verdict, degrees_of_freedom, diebold_mariano, hac_lag, lines,
+                                        newey_west_variance, student_t_sf, weigh)
 
 
 def overlapping_losses(rng: np.random.Generator, n: int, horizon: int, shift: float) -> tuple[np.ndarray, np.ndarray]:
@@ -106,3 +106,22 @@ def test_degenerate_differences() -> None:
     assert not one.replace and one.line() == ("kept the start over the model: the model's 50.0% validation gain "
                                               "cannot be weighed: 1 windows are fewer than two blocks of 3 (lag 2); "
                                               "a longer validation span (data.ratios) can")
+
+
+def test_gains_too_few_to_weigh_share_one_line_per_span() -> None:
+    def verdict(challenger: str, gain: float, windows: int, span: str = "validation", p: float = 1.0) -> Verdict:
+        return Verdict(incumbent="ridge", challenger=challenger, replace=False, gain=gain, later_gain=gain,
+                       statistic=1.0, p_value=p, lag=48, windows=windows, alpha=0.1, span=span)
+
+    span = "held-out training and validation"
+    said = lines([verdict("naive", 0.067, 4), verdict("mean", 0.551, 4), verdict("naive", -0.188, 10, span),
+                  verdict("mean", 0.415, 10, span), verdict("seasonal_naive", 0.477, 4),
+                  verdict("week_profile", 0.02, 500, p=0.4)])
+    too_few = "cannot be weighed: {} windows are fewer than two blocks of 49 (lag 48); a longer validation span " \
+              "(data.ratios) can"
+    assert said == [
+        f"kept ridge over mean, seasonal_naive and naive: their validation gains (55.1%, 47.7%, 6.7%) "
+        f"{too_few.format(4)}",
+        "kept ridge over naive: naive's 18.8% held-out training and validation loss",
+        f"kept ridge over mean: mean's 41.5% held-out training and validation gain {too_few.format(10)}",
+        "kept ridge over week_profile: week_profile's 2.0% validation gain is not significant (p = 0.4)"]
