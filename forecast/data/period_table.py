@@ -11,8 +11,9 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from forecast.data.cells import as_text, typed_number
+from forecast.data.cells import as_text
 from forecast.data.date_parts import MONTHS, YEARS
+from forecast.data.series_ids import id_name, naming_columns
 from forecast.data.year_table import VALUE
 
 MIN_PERIODS = 3  # period columns that make a table of series by periods
@@ -71,18 +72,6 @@ def _period_columns(names: Sequence[str]) -> tuple[list[str], list[pd.Timestamp]
         return None
     order = np.argsort(stamps.asi8)
     return [run[k][0] for k in order], [stamps[k] for k in order], str(unit)
-
-
-def _unique_labels(raw: pd.DataFrame, columns: Sequence[str]) -> str | None:
-    """The first of ``columns`` of text (not numbers: coordinates name no series) that names every row once (no
-    empty cell, no repeat), or None."""
-    for col in columns:
-        if typed_number(raw[col]) or pd.to_numeric(raw[col], errors="coerce").notna().all():
-            continue
-        text = as_text(raw[col]).str.strip()
-        if (text != "").all() and text.is_unique:
-            return col
-    return None
 
 
 @dataclass(frozen=True)
@@ -144,9 +133,12 @@ class PeriodTable:
 def find_period_table(raw: pd.DataFrame, *, timestamp_col: object, id_col: str | None) -> PeriodTable | None:
     """The table of series by periods that ``raw`` is, or None: at least :data:`MIN_PERIODS` columns at the end
     named by periods of one unit (``1960``, ``1990 [YR1990]``, ``2020Q1``, ``Q1 2020``, ``2020-01``, ``2020M01``,
-    ``Jan 2020``, ``Jan-20``, ``2020-01-31``, ``1/22/20``), in time order either way, and no column named ``timestamp_col`` (None: rows as steps, as asked).
-    Its series are named by ``id_col``, else by the first other column that names every row once (None where none
-    does: one series, refused by the reader where there are several rows)."""
+    ``Jan 2020``, ``Jan-20``, ``2020-01-31``, ``1/22/20``), in time order either way, and no column named
+    ``timestamp_col`` (None: rows as steps, as asked).
+    Its series are named by ``id_col``, else by the first other column of text that names every row once, or the
+    first two that do together (:func:`~forecast.data.series_ids.naming_columns`; their joined name, ``Province/State
+    + Country/Region``, which the reader then joins); None where none do: one series, refused by the reader where
+    there are several rows."""
     names = [str(c) for c in raw.columns]
     if not isinstance(timestamp_col, str) or timestamp_col in names or len(raw) == 0:
         return None
@@ -157,6 +149,7 @@ def find_period_table(raw: pd.DataFrame, *, timestamp_col: object, id_col: str |
     labels = [c for c in names if c not in periods]
     if id_col is not None and id_col not in labels:
         return None
-    named = id_col if id_col is not None else _unique_labels(raw, labels) if len(raw) > 1 else None
-    left_out = tuple(c for c in labels if c != named)
+    found = naming_columns(raw, labels) if id_col is None and len(raw) > 1 else None
+    named = id_col if id_col is not None else id_name(found) if found else None
+    left_out = tuple(c for c in labels if c != named and c not in (found or ()))
     return PeriodTable(periods=tuple(periods), starts=tuple(starts), unit=unit, id_col=named, left_out=left_out)

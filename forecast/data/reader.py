@@ -48,7 +48,7 @@ from forecast.data.regular import (HOLIDAY_RUN, Gap, add_missing_rows, describe_
                                    holiday_note, infer_freq, inside_step, is_business, months_of_one_day, off_the_grid,
                                    offset, refuse_gap, refuse_other_step, resolve_frequency, snapped_to_step)
 from forecast.data.resample import Steps, aggregate
-from forecast.data.series_ids import id_name, id_parts, joined_ids, series_columns
+from forecast.data.series_ids import id_name, id_parts, series_columns, with_joined_id
 from forecast.data.date_parts import PART_NAMES, DateParts, find_date_parts, leading_date_parts
 from forecast.data.surround import (flag_columns, label_rows, one_label_columns, repeated_date_parts,
                                     rows_below, timestamp_counters)
@@ -1053,16 +1053,21 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     if counter is not None and counter not in (timestamp_col, id_col) and counter not in (columns or ()):
         raw = raw.drop(columns=[counter])
         detected.append(f"an unnamed column of row numbers left out ({counter!r}, the index pandas writes)")
+    if id_columns and id_col not in raw.columns and all(c in raw.columns for c in id_columns):
+        raw = with_joined_id(raw, id_columns, id_col)
+        detected.append(f"series named by columns {' and '.join(repr(c) for c in id_columns)} together ({id_col!r})")
     table: YearTable | PeriodTable | None = None
     if header:
         table = find_year_table(raw, timestamp_col=timestamp_col, id_col=id_col) or \
             find_period_table(raw, timestamp_col=timestamp_col, id_col=id_col)
     if isinstance(table, PeriodTable):
         if table.id_col is None and len(raw) > 1:
-            raise DataError(f"{path}: {table.describe()} of {len(raw)} rows, and no column names each row's "
+            raise DataError(f"{path}: {table.describe()} of {len(raw)} rows, and no column or two name each row's "
                             f"series once (columns: {', '.join(table.left_out)}); {hints.id_col} to the column that "
                             f"names the series, or give each series one row")
         id_col = table.id_col
+        if id_parts(id_col) and id_col not in raw.columns:
+            raw = with_joined_id(raw, id_parts(id_col), id_col)
     listed = [str(c) for c in raw.columns]
     bounds = interval_columns(raw) if header and table is None and isinstance(timestamp_col, str) \
         and timestamp_col not in listed and find_timestamp_column(listed) is None \
@@ -1109,10 +1114,6 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
                                                          steps=steps_without_timestamps, id_col=id_col)
     detected += found_ts
     time_col = dialect.time_col
-    if id_columns and id_col not in names and all(c in names for c in id_columns):
-        raw = raw.drop(columns=id_columns).assign(**{id_col: joined_ids(raw, id_columns)})
-        names = list(raw.columns)
-        detected.append(f"series named by columns {' and '.join(repr(c) for c in id_columns)} together ({id_col!r})")
     if id_col is not None and id_col not in names:
         if id_col == FILE_ID and csv_file:  # one file for a model of one series a file
             return _read_files([path], str(path), id_col, options)

@@ -37,12 +37,34 @@ def id_name(id_col: str | Sequence[str] | None) -> str | None:
 
 
 def joined_ids(raw: pd.DataFrame, parts: Sequence[str]) -> pd.Series:
-    """(N,) text: each row's values of ``parts``, stripped and joined by :data:`VALUE_JOIN`."""
-    text = [as_text(raw[c]).str.strip() for c in parts]
+    """(N,) text: each row's values of ``parts``, stripped and joined by :data:`VALUE_JOIN`; an empty value is left
+    out (Johns Hopkins' empty ``Province/State`` beside a country)."""
+    text = [as_text(raw[c]).str.strip().to_numpy(dtype=object) for c in parts]
     out = text[0]
     for more in text[1:]:
-        out = out + VALUE_JOIN + more
+        both = (out != "") & (more != "")
+        out = np.where(both, out + VALUE_JOIN + more, np.where(out == "", more, out))
+    return pd.Series(out, index=raw.index, dtype=object)
+
+
+def with_joined_id(raw: pd.DataFrame, parts: Sequence[str], name: str) -> pd.DataFrame:
+    """``raw`` with ``parts`` replaced by one column ``name`` of their joined values, where the first of them was."""
+    at = list(raw.columns).index(parts[0])
+    ids = joined_ids(raw, parts)
+    out = raw.drop(columns=list(parts))
+    out.insert(at, name, ids)
     return out
+
+
+def naming_columns(raw: pd.DataFrame, columns: Sequence[str]) -> list[str] | None:
+    """The first of ``columns`` of text (not numbers: coordinates name no series) that names every row once, else
+    the first two whose values together do (:func:`joined_ids`, never both empty); None where none do."""
+    text = [c for c in columns if not typed_number(raw[c]) and not pd.to_numeric(raw[c], errors="coerce").notna().all()]
+    for cols in [*([c] for c in text), *combinations(text[:MOST_CANDIDATES], 2)]:
+        ids = joined_ids(raw, list(cols))
+        if (ids != "").all() and ids.is_unique:
+            return list(cols)
+    return None
 
 
 def _candidate(col: pd.Series) -> bool:

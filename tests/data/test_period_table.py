@@ -87,15 +87,26 @@ def test_tables_of_periods_as_exported(tmp_path: Path, text: str, freq: str, exp
         np.testing.assert_allclose(got[name][1], values)
 
 
+def test_two_columns_name_the_rows_together(tmp_path: Path) -> None:
+    """Johns Hopkins' global file: a province beside its country, or the country alone."""
+    csv = _write(tmp_path, "Province/State,Country/Region,Lat,Long,1/22/20,1/23/20,1/24/20\n"
+                           "Victoria,Australia,1,2,0,1,3\nQueensland,Australia,3,4,2,2,5\n,Chad,5,6,1,1,1\n")
+    panel = read_panel(csv)
+    assert panel.id_col == "Province/State + Country/Region"
+    assert panel.ids == ["Victoria / Australia", "Queensland / Australia", "Chad"]
+    again = read_panel(csv, id_col="Province/State + Country/Region", columns=["value"])
+    assert _series(again) == _series(panel)
+
+
 def test_rows_that_no_column_names_once_are_refused(tmp_path: Path) -> None:
     csv = _write(tmp_path, "Province/State,Country/Region,Lat,Long,1/22/20,1/23/20,1/24/20\n"
-                           "A,Australia,1,2,0,1,3\nB,Australia,3,4,2,2,5\n,Chad,5,6,1,1,1\n")
+                           "A,Australia,1,2,0,1,3\nA,Australia,3,4,2,2,5\n,Chad,5,6,1,1,1\n")
     with pytest.raises(DataError) as caught:
         read_panel(csv)
     assert str(caught.value) == (
-        f"{csv}: a table of series by days (columns 1/22/20 .. 1/24/20) of 3 rows, and no column names each row's "
-        f"series once (columns: Province/State, Country/Region, Lat, Long); set data.id_col to the column that names "
-        f"the series, or give each series one row")
+        f"{csv}: a table of series by days (columns 1/22/20 .. 1/24/20) of 3 rows, and no column or two name each "
+        f"row's series once (columns: Province/State, Country/Region, Lat, Long); set data.id_col to the column that "
+        f"names the series, or give each series one row")
 
 
 @pytest.mark.parametrize("text", [
