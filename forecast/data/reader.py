@@ -876,6 +876,14 @@ def _join_date_parts(raw: pd.DataFrame, parts: DateParts, timestamp_col: str, pa
     return joined
 
 
+def _joined(raw: pd.DataFrame, as_written: Callable[[], pd.DataFrame] | None, parts: Sequence[str], name: str
+            ) -> tuple[pd.DataFrame, Callable[[], pd.DataFrame] | None]:
+    """``raw`` and its cells as written with the columns ``parts`` joined into the id column ``name``
+    (:func:`~forecast.data.series_ids.with_joined_id`)."""
+    text = as_written
+    return with_joined_id(raw, parts, name), (None if text is None else lambda: with_joined_id(text(), parts, name))
+
+
 def _melt_table(raw: pd.DataFrame, table: YearTable | PeriodTable, timestamp_col: str, id_col: str | None,
                 as_written: Callable[[], pd.DataFrame] | None, path: Path
                 ) -> tuple[pd.DataFrame, np.ndarray, Callable[[], pd.DataFrame] | None, str, np.ndarray]:
@@ -1054,7 +1062,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         raw = raw.drop(columns=[counter])
         detected.append(f"an unnamed column of row numbers left out ({counter!r}, the index pandas writes)")
     if id_columns and id_col not in raw.columns and all(c in raw.columns for c in id_columns):
-        raw = with_joined_id(raw, id_columns, id_col)
+        raw, as_written = _joined(raw, as_written, id_columns, id_col)
         detected.append(f"series named by columns {' and '.join(repr(c) for c in id_columns)} together ({id_col!r})")
     table: YearTable | PeriodTable | None = None
     if header:
@@ -1067,7 +1075,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
                             f"names the series, or give each series one row")
         id_col = table.id_col
         if id_parts(id_col) and id_col not in raw.columns:
-            raw = with_joined_id(raw, id_parts(id_col), id_col)
+            raw, as_written = _joined(raw, as_written, id_parts(id_col), id_col)
     listed = [str(c) for c in raw.columns]
     bounds = interval_columns(raw) if header and table is None and isinstance(timestamp_col, str) \
         and timestamp_col not in listed and find_timestamp_column(listed) is None \

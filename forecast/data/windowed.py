@@ -157,7 +157,8 @@ class WindowedData:
     unpadded shards of the validation and test windows.
     """
 
-    def __init__(self, *, path: Annotated[str | Path | pd.DataFrame, "a file path"], target: Column | None = None, features: Features = "M",
+    def __init__(self, *, path: Annotated[str | Path | pd.DataFrame, "a file path"], target: Column | None = None,
+                 features: Features = "M",
                  timestamp_col: TimestampColumn = "date", columns: Sequence[str] | None = None, seq_len: int = 96,
                  label_len: int = 48, pred_len: int = 24,
                  freq: Annotated[str | None, "a pandas frequency such as h, 15min, D"] = None,

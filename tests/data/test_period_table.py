@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from forecast.data.dialect import Dialect
 from forecast.data.errors import DataError
 from forecast.data.reader import read_panel
 
@@ -123,3 +124,14 @@ def test_columns_named_like_periods_are_not_always_a_table(tmp_path: Path, text:
         return
     assert panel.id_col is None and "value" not in panel.series[0].frame.columns
     np.testing.assert_array_equal(panel.series[0].frame.columns, ["2019", "2020", "2021"])
+
+
+def test_cells_read_again_as_written_keep_the_joined_ids(tmp_path: Path) -> None:
+    """A missing-value code has the cells read again as text, melted with the same ids."""
+    csv = _write(tmp_path, 'Province/State,Country/Region,Lat,Long,1/22/20,1/23/20,1/24/20\n'
+                           'Victoria,Australia,1,2,1200,-99,1450\n,Chad,5,6,1,1,2000\n'
+                           'Queensland,Australia,3,4,1,2,3\n')
+    panel = read_panel(csv, fill="interpolate", dialect=Dialect(na_values=("-99",)))
+    assert panel.ids == ["Victoria / Australia", "Chad", "Queensland / Australia"]
+    np.testing.assert_array_equal(panel.series[0].frame["value"].to_numpy(), [1200.0, 1325.0, 1450.0])
+    np.testing.assert_array_equal(panel.series[1].frame["value"].to_numpy(), [1.0, 1.0, 2000.0])

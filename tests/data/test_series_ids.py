@@ -78,3 +78,13 @@ def test_one_column_of_labels_is_named_alone(tmp_path: Path) -> None:
                                               ("store", [], "store"), (["store"], [], "store"), (None, [], None)])
 def test_id_names_and_parts(given, parts: list[str], name: str | None) -> None:
     assert id_parts(given) == parts and id_name(given) == name
+
+
+def test_values_written_with_decimal_commas_keep_the_joined_ids(tmp_path: Path) -> None:
+    csv = tmp_path / "sales.csv"
+    days = pd.date_range("2013-01-01", periods=4, freq="D").strftime("%Y-%m-%d")
+    rows = [f"{d};{s};{i};{k},5" for s, i in (("1", "001"), ("2", "001")) for k, d in enumerate(days)]
+    csv.write_text("date;store;item;sales\n" + "\n".join(rows) + "\n")
+    panel = read_panel(csv, id_col=["store", "item"])
+    assert panel.ids == ["1 / 001", "2 / 001"]
+    np.testing.assert_array_equal(panel.series[1].frame["sales"].to_numpy(), [0.5, 1.5, 2.5, 3.5])
