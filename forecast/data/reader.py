@@ -1125,7 +1125,9 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     if id_col is not None and id_col not in names:
         if id_col == FILE_ID and csv_file:  # one file for a model of one series a file
             return _read_files([path], str(path), id_col, options)
-        raise DataError(f"{path}: no id column {id_col!r} (columns: {', '.join(names)}); {hints.id_col}")
+        missing = next((c for c in id_columns if c not in names), id_col)  # of the columns that name it together
+        of = f" of the series id {id_col!r}" if missing != id_col else ""
+        raise DataError(f"{path}: no id column {missing!r}{of} (columns: {', '.join(names)}); {hints.id_col}")
     steps = Steps.of(resample, agg, source=str(path))
     if steps is not None and timestamp_col is None:
         raise DataError(f"{path}: data.resample aggregates readings by their timestamps: name the timestamp column")

@@ -30,10 +30,10 @@ def id_parts(id_col: str | Sequence[str] | None) -> list[str]:
 
 
 def id_name(id_col: str | Sequence[str] | None) -> str | None:
-    """The id column's name: a list's names joined (one name alone is itself)."""
+    """The id column's name: a list's names joined (one name alone is itself; none, None)."""
     if id_col is None or isinstance(id_col, str):
         return id_col
-    return ID_JOIN.join(str(c) for c in id_col)
+    return ID_JOIN.join(str(c) for c in id_col) or None
 
 
 def joined_ids(raw: pd.DataFrame, parts: Sequence[str]) -> pd.Series:

@@ -75,7 +75,8 @@ def test_one_column_of_labels_is_named_alone(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("given,parts,name", [(["a", "b"], ["a", "b"], "a + b"), ("a + b", ["a", "b"], "a + b"),
-                                              ("store", [], "store"), (["store"], [], "store"), (None, [], None)])
+                                              ("store", [], "store"), (["store"], [], "store"), (None, [], None),
+                                              ([], [], None)])
 def test_id_names_and_parts(given, parts: list[str], name: str | None) -> None:
     assert id_parts(given) == parts and id_name(given) == name
 
@@ -88,3 +89,11 @@ def test_values_written_with_decimal_commas_keep_the_joined_ids(tmp_path: Path) 
     panel = read_panel(csv, id_col=["store", "item"])
     assert panel.ids == ["1 / 001", "2 / 001"]
     np.testing.assert_array_equal(panel.series[1].frame["sales"].to_numpy(), [0.5, 1.5, 2.5, 3.5])
+
+
+def test_a_column_missing_from_the_id_is_named(tmp_path: Path) -> None:
+    csv = _stores(tmp_path)
+    with pytest.raises(DataError) as caught:
+        read_panel(csv, id_col=["store", "shelf"])
+    assert str(caught.value) == (f"{csv}: no id column 'shelf' of the series id 'store + shelf' (columns: date, store, "
+                                 f"item, sales); set data.id_col")
