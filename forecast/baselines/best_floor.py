@@ -20,7 +20,7 @@ from forecast.core.errors import ConfigError
 from forecast.core.forecaster import DataDims, ForecasterFactory
 from forecast.data.batch import WindowRange, window_count
 from forecast.data.season import PROFILE_PERIODS
-from forecast.training.evidence import Verdict, hac_lag, lines, weigh, window_losses
+from forecast.training.evidence import Verdict, degrees_of_freedom, hac_lag, lines, weigh, window_losses
 
 log = logging.getLogger("forecast")
 RIDGE = "ridge"
@@ -130,7 +130,9 @@ def choose_floor(losses: Mapping[str, np.ndarray], *, lag: int,
     them than validation's: a few rain spikes that the last value carries forward are rare events in one
     validation span, and a short file's validation span holds one or two independent blocks. Of the first and
     those whose gain over it is evidence on either span, the one with the lowest validation MSE is chosen
-    (ties: the earlier one).
+    (ties: the earlier one). Where even the widest span holds fewer than two blocks, no floor can be weighed
+    against another, the first included, whose claim to need no evidence rests on files long enough to fit it:
+    the one with the lowest MSE on that span is chosen (:func:`by_estimate`).
 
     Args:
         losses: ``{floor: per-window validation MSE (W,)}``, the floor that needs no evidence first, windows in
@@ -146,9 +148,23 @@ def choose_floor(losses: Mapping[str, np.ndarray], *, lag: int,
     verdicts = [weigh(losses[incumbent], losses[name], lag=lag, names=(incumbent, name)) for name in names[1:]]
     verdicts += [weigh(span.incumbent, span.challenger, lag=lag, names=(incumbent, name), span=span.name)
                  for name, span in (wider or {}).items() if name != incumbent]
+    if by_estimate(verdicts):
+        widest = dict(losses)  # every floor's losses on the widest span
+        if wider:
+            widest[incumbent] = next(iter(wider.values())).incumbent
+            widest.update({name: span.challenger for name, span in wider.items()})
+        return min(names, key=lambda name: float(np.mean(widest[name]))), verdicts
     evidenced = {v.challenger for v in verdicts if v.replace}
     eligible = [name for name in names if name == incumbent or name in evidenced]
     return min(eligible, key=lambda name: float(np.mean(losses[name]))), verdicts
+
+
+def by_estimate(verdicts: Sequence[Verdict]) -> str | None:
+    """The widest span of ``verdicts`` where every comparison is too short to weigh (fewer than two blocks of
+    windows on every span): the floors are chosen by their MSE there; None where some comparison can be weighed."""
+    if not verdicts or any(degrees_of_freedom(v.windows, v.lag) >= 1 for v in verdicts):
+        return None
+    return max(verdicts, key=lambda v: v.windows).span
 
 
 def _read_choice(module: "BestFloor", incompatible_keys: Any) -> None:
@@ -267,6 +283,14 @@ class BestFloor(Baseline):
         self._chosen = self.names.index(chosen)
         log.info("floor on validation: %s (%s)", chosen,
                  ", ".join(f"{name} {float(loss.mean()):.4f}" for name, loss in losses.items()))
+        estimated = by_estimate(self.verdicts)
+        if estimated is not None:
+            most = max(v.windows for v in self.verdicts)
+            log.info("  %s: the lowest MSE on the %d %s windows, too few to weigh any floor against another (fewer "
+                     "than two blocks of %d)", chosen, most, estimated, self.verdicts[0].lag + 1)
+            for verdict in self.verdicts:
+                log.debug("  %s", verdict.line())
+            return
         chosen_mse = float(losses[chosen].mean())
         lower = [v for v in self.verdicts if float(losses[v.challenger].mean()) < chosen_mse]
         for line in lines(lower):  # at INFO only the floors that scored lower than the chosen one yet lost

@@ -14,6 +14,7 @@ import torch
 import numpy as np
 from torch import Tensor
 
+from forecast.baselines.best_floor import by_estimate
 from forecast.core.parameters import module_device, trains
 from forecast.training.evidence import Verdict, hac_lag, weigh, window_losses
 
@@ -58,7 +59,8 @@ class ClosedFormStart(L.Callback):
         verdict: the start against the best epoch; None when they were not weighed (no epoch beat the
             start on ``val/loss``, or the start is not a candidate).
         floor_choice: the floor chosen on validation by a ``BestFloor`` in the model and its comparisons
-            (``{"chosen": name, "comparisons": [Verdict.as_dict(), ...]}``); None without one.
+            (``{"chosen": name, "by_lowest_mse_on": None, or the span where nothing could be weighed and the lowest
+            MSE chose, "comparisons": [Verdict.as_dict(), ...]}``); None without one.
     """
 
     def __init__(self, *, keep_start: bool, checkpoint_dir: str | Path,
@@ -85,7 +87,8 @@ class ClosedFormStart(L.Callback):
         if rows is None:
             return
         pl_module.net.select_on_validation(datamodule.ordered_dataloader("val"))
-        self.floor_choice = next(({"chosen": m.chosen, "comparisons": [v.as_dict() for v in m.verdicts]}
+        self.floor_choice = next(({"chosen": m.chosen, "by_lowest_mse_on": by_estimate(m.verdicts),
+                                   "comparisons": [v.as_dict() for v in m.verdicts]}
                                   for m in pl_module.net.modules() if getattr(m, "verdicts", None)), None)
         self.fit_seconds = time.perf_counter() - started
         log.info("closed-form fit on %s rows in %.2f s", rows, self.fit_seconds)

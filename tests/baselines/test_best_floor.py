@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 import torch
 
-from forecast.baselines.best_floor import (BestFloor, FittedFloor, Span, choose_floor, fitted_floors,
-                                           floor_errors)
+from forecast.baselines.best_floor import (BestFloor, FittedFloor, Span, by_estimate, choose_floor,
+                                           fitted_floors, floor_errors)
 from forecast.baselines.ridge import RidgeFloor
 from forecast.data.batch import WindowRange
 from forecast.training.evidence import window_losses
@@ -97,6 +97,25 @@ def test_a_floor_that_fits_nothing_may_show_its_evidence_on_the_training_windows
     val["mean"] = val["naive"] * 1.02
     wider["mean"].challenger[-800:] = val["mean"]
     assert choose_floor(val, lag=48, wider=wider)[0] == "naive"
+
+
+def test_where_no_span_can_be_weighed_the_lowest_mse_on_the_widest_chooses() -> None:
+    # a short file: 4 validation windows and 10 held-out training and validation windows at lag 48, fewer than two
+    # blocks of 49 on both; the ridge first (the floor that needs evidence only where there can be some)
+    val = {"ridge": np.full(4, 0.84), "naive": np.full(4, 0.79), "mean": np.full(4, 0.38), "seasonal": np.full(4, 0.44)}
+    wider = {name: Span("held-out training and validation", np.r_[np.full(6, 1.0), val["ridge"]],
+                        np.r_[held, val[name]])
+             for name, held in (("naive", np.full(6, 1.3)), ("mean", np.full(6, 0.5)), ("seasonal", np.full(6, 0.2)))}
+    chosen, verdicts = choose_floor(val, lag=48, wider=wider)
+    assert chosen == "seasonal"  # 0.296 on the 10 windows against the mean's 0.452: the widest span ranks them
+    assert by_estimate(verdicts) == "held-out training and validation" and not any(v.replace for v in verdicts)
+    assert choose_floor(val, lag=48)[0] == "mean" and by_estimate(choose_floor(val, lag=48)[1]) == "validation"
+    # two blocks on the widest span: the evidence rule, under which nothing replaces the ridge
+    long = {name: Span(span.name, np.r_[np.full(94, 1.0), span.incumbent], np.r_[np.full(94, 1.0), span.challenger])
+            for name, span in wider.items()}
+    chosen, verdicts = choose_floor(val, lag=48, wider=long)
+    assert by_estimate(verdicts) is None and chosen == "ridge"
+    assert choose_floor({"ridge": np.full(4, 0.8)}, lag=48) == ("ridge", [])  # nothing to compare
 
 
 def test_best_floor_weighs_the_floors_against_the_ridge_on_the_later_training_windows_too() -> None:

@@ -53,8 +53,11 @@ def test_a_validation_span_of_one_window_keeps_the_start(tmp_path: Path) -> None
                                                                          "data.pred_len"))]
     metrics = train(compose_train([*overrides, "data.seq_len=4", "data.label_len=2", "data.pred_len=2"],
                                   tmp_path / "run"))
-    assert metrics["floor_choice"]["chosen"] == "ridge" and metrics["kept_start"]  # nothing weighed: the ridge
-    first = metrics["floor_choice"]["comparisons"][0]
+    # nothing weighed on any span: the floor of lowest MSE on the widest (a random walk's last value), kept
+    choice = metrics["floor_choice"]
+    assert choice["by_lowest_mse_on"] == "held-out training and validation" and metrics["kept_start"]
+    assert choice["chosen"] == "naive"
+    first = choice["comparisons"][0]
     assert (first["incumbent"], first["windows"], first["p_value"], first["replace"]) == ("ridge", 1, 1.0, False)
 
 
