@@ -14,6 +14,7 @@ import pandas as pd
 from forecast.data.cells import as_text
 from forecast.data.date_parts import MONTHS, YEARS
 from forecast.data.series_ids import id_name, naming_columns
+from forecast.data.timestamps import find_timestamp_column
 from forecast.data.year_table import VALUE
 
 MIN_PERIODS = 3  # period columns that make a table of series by periods
@@ -25,7 +26,6 @@ _MONTH = re.compile(r"(\d{4})(?:-|M)(\d{2})", re.IGNORECASE)
 _NAMED_MONTH = re.compile(r"([a-z]+)[- ](\d{4}|\d{2})", re.IGNORECASE)  # Jan 2020, January 2020, Excel's Jan-20
 _ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _US_DAY = re.compile(r"\d{1,2}/\d{1,2}/\d{2}(?:\d{2})?")
-UNITS = ("year", "quarter", "month", "day")
 
 
 def period_start(name: str) -> tuple[str, pd.Timestamp] | None:
@@ -134,7 +134,7 @@ def find_period_table(raw: pd.DataFrame, *, timestamp_col: object, id_col: str |
     """The table of series by periods that ``raw`` is, or None: at least :data:`MIN_PERIODS` columns at the end
     named by periods of one unit (``1960``, ``1990 [YR1990]``, ``2020Q1``, ``Q1 2020``, ``2020-01``, ``2020M01``,
     ``Jan 2020``, ``Jan-20``, ``2020-01-31``, ``1/22/20``), in time order either way, and no column named
-    ``timestamp_col`` (None: rows as steps, as asked).
+    ``timestamp_col`` nor named like one (None: rows as steps, as asked).
     Its series are named by ``id_col``, else by the first other column of text that names every row once, or the
     first two that do together (:func:`~forecast.data.series_ids.naming_columns`; their joined name, ``Province/State
     + Country/Region``, which the reader then joins); None where none do: one series, refused by the reader where
@@ -147,6 +147,8 @@ def find_period_table(raw: pd.DataFrame, *, timestamp_col: object, id_col: str |
         return None
     periods, starts, unit = found
     labels = [c for c in names if c not in periods]
+    if find_timestamp_column(labels) is not None:  # Date,2019,2020,2021: a year a column beside the days
+        return None
     if id_col is not None and id_col not in labels:
         return None
     found = naming_columns(raw, labels) if id_col is None and len(raw) > 1 else None

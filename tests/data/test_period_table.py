@@ -113,6 +113,7 @@ def test_rows_that_no_column_names_once_are_refused(tmp_path: Path) -> None:
 @pytest.mark.parametrize("text", [
     "date,2019,2020,2021\n2020-01-01,1,2,3\n2020-01-02,1,2,3\n2020-01-03,1,2,3\n",  # a timestamp column: columns
     "country,2019,2020\nChad,1,2\nMali,3,4\n",  # two periods are columns
+    "Date,2019,2020,2021\n2020-01-01,1,2,3\n2020-01-02,1,2,3\n2020-01-03,1,2,3\n",  # a year a column beside days
     "country,2019,2021,2020\nChad,1,2,3\nMali,3,4,5\n",  # periods out of order
 ])
 def test_columns_named_like_periods_are_not_always_a_table(tmp_path: Path, text: str) -> None:
