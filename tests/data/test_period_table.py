@@ -35,7 +35,8 @@ def test_a_world_bank_download_is_a_series_per_country(tmp_path: Path) -> None:
     panel = read_panel(csv, fill="interpolate")
     assert panel.id_col == "Country Name" and panel.freq == "YS-JAN" and panel.timestamp_col == "date"
     got = _series(panel)
-    assert got["Aruba"] == (["2002-01-01", "2003-01-01", "2004-01-01", "2005-01-01"], [1.6, 1.7, pytest.approx(1.8), 1.9])
+    assert got["Aruba"] == (["2002-01-01", "2003-01-01", "2004-01-01", "2005-01-01"],
+                            [1.6, 1.7, pytest.approx(1.8), 1.9])  # 2004 interpolated
     assert got["Chad"] == (["2001-01-01", "2002-01-01", "2003-01-01", "2004-01-01"], [6.5, 6.4, 6.3, 6.2])
     assert list(got) == ["Aruba", "Chad"]  # a row with no value is no series
     assert panel.notes[0] == (
