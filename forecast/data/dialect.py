@@ -161,8 +161,12 @@ def check_zone(tz: str) -> None:
 
 
 def whitespace_fields(line: str) -> list[str]:
-    """The fields of a line of a table separated by runs of spaces or tabs, quotes read as CSV reads them."""
-    return next(csv.reader([line.strip().replace("\t", " ")], delimiter=" ", skipinitialspace=True), [])
+    """The fields of a line of a table separated by runs of spaces or tabs, quotes read as CSV reads them (a field
+    longer than the csv module reads, split without quotes)."""
+    try:
+        return next(csv.reader([line.strip().replace("\t", " ")], delimiter=" ", skipinitialspace=True), [])
+    except csv.Error:
+        return line.split()
 
 
 def sniff_sep(first_line: str, below: Sequence[str] = ()) -> str:

@@ -172,8 +172,12 @@ def table_above(lines: list[str], start: int = 0) -> int:
 
 
 def _cells(line: str, sep: str) -> list[str]:
-    """The fields of one line of text, quotes read as CSV reads them."""
-    return next(csv.reader([line], delimiter=sep), [])
+    """The fields of one line of text, quotes read as CSV reads them (a field longer than the csv module reads, split
+    without quotes)."""
+    try:
+        return next(csv.reader([line], delimiter=sep), [])
+    except csv.Error:
+        return line.split(sep)
 
 
 def is_rule(line: str) -> bool:

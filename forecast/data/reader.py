@@ -288,7 +288,7 @@ def _read_raw(path: Path | pd.DataFrame, header: bool, hints: Hints, sep: str = 
     require_file(path)
     try:
         raw = read_table(path, header, sep, typed=typed, text=text, layout=layout)
-    except (*READ_ERRORS, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+    except (*READ_ERRORS, UnicodeDecodeError, csv.Error, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         said = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         if is_compressed(path) and isinstance(exc, READ_ERRORS):
             raise DataError(f"{path}: cannot decompress the file ({said}); check that it is whole") from exc
