@@ -15,7 +15,7 @@ from forecast.data.cells import as_text
 from forecast.data.date_parts import MONTHS, YEARS
 from forecast.data.series_ids import id_name, naming_columns
 from forecast.data.timestamps import find_timestamp_column
-from forecast.data.year_table import VALUE
+from forecast.data.year_table import VALUE, digit_cells, table_cells
 
 MIN_PERIODS = 3  # period columns that make a table of series by periods
 # a column named by a period: a year (the World Bank's DataBank writes 1990 [YR1990]), a quarter, a month, a day
@@ -99,8 +99,7 @@ class PeriodTable:
     def kept(self, raw: pd.DataFrame, groups: Sequence[np.ndarray]) -> np.ndarray:
         """Which cells are the series, (rows, periods) bool: in each row, those from the first to the last that
         holds a digit (years before a record starts or not yet reported are no cells). ``groups``: one row each."""
-        digits = np.column_stack([as_text(raw[c]).str.contains(r"\d", regex=True).to_numpy(dtype=bool)
-                                  for c in self.periods])  # (rows, periods)
+        digits = digit_cells(raw, self.periods)  # (rows, periods)
         first = np.where(digits.any(axis=1), digits.argmax(axis=1), digits.shape[1])  # (rows,)
         last = digits.shape[1] - 1 - digits[:, ::-1].argmax(axis=1)  # (rows,)
         at = np.arange(digits.shape[1])[None, :]  # (1, periods)
@@ -111,9 +110,7 @@ class PeriodTable:
         """A row a kept cell, each row's periods in time order: ``id_col`` (where given), ``timestamp_col`` (the
         period's first day) and ``value``; and each new row's row of ``raw``, (R,)."""
         rows, at = np.nonzero(kept)  # row-major: each series' periods in time order
-        numbers = all(pd.api.types.is_numeric_dtype(raw[c]) for c in self.periods)
-        cells = np.column_stack([(raw[c] if numbers else as_text(raw[c])).to_numpy()
-                                 for c in self.periods])[rows, at]  # numbers, or every cell as text
+        cells = table_cells(raw, self.periods)[rows, at]
         columns = {} if id_col is None else {id_col: as_text(raw[id_col]).str.strip().to_numpy()[rows]}
         stamps = pd.DatetimeIndex(self.starts)[at]
         return pd.DataFrame({**columns, timestamp_col: stamps, VALUE: cells}), rows

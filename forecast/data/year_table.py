@@ -19,6 +19,18 @@ QUARTER_NAMES = (("q1", "qtr1"), ("q2", "qtr2"), ("q3", "qtr3"), ("q4", "qtr4"))
 VALUE = "value"
 
 
+def digit_cells(raw: pd.DataFrame, columns: Sequence[str]) -> np.ndarray:
+    """(rows, columns) bool: which cells of ``columns`` hold a digit (a value, or a number with a mark)."""
+    return np.column_stack([as_text(raw[c]).str.contains(r"\d", regex=True).to_numpy(dtype=bool) for c in columns])
+
+
+def table_cells(raw: pd.DataFrame, columns: Sequence[str]) -> np.ndarray:
+    """(rows, columns): the cells of ``columns``, numbers where every one of them is stored as numbers, else every
+    cell as text."""
+    numbers = all(pd.api.types.is_numeric_dtype(raw[c]) for c in columns)
+    return np.column_stack([(raw[c] if numbers else as_text(raw[c])).to_numpy() for c in columns])
+
+
 def _key(name: object) -> str:
     return str(name).strip().casefold().rstrip(".")
 
@@ -57,8 +69,7 @@ class YearTable:
     def kept(self, raw: pd.DataFrame, groups: Sequence[np.ndarray]) -> np.ndarray:
         """Which cells are the series, (rows, periods) bool: those from the first to the last that holds a digit
         in each group of rows (a series); months before a record starts or not yet reported are no cells."""
-        digits = np.column_stack([as_text(raw[c]).str.contains(r"\d", regex=True).to_numpy(dtype=bool)
-                                  for c in self.periods])  # (rows, periods)
+        digits = digit_cells(raw, self.periods)  # (rows, periods)
         kept = np.zeros_like(digits)
         for rows in groups:
             flat = digits[rows].reshape(-1)  # the group's cells in time order
@@ -77,9 +88,7 @@ class YearTable:
         years = pd.to_numeric(raw[self.year], errors="coerce").to_numpy()[rows].astype(np.int64)
         months = at * (12 // len(self.periods)) + 1
         stamps = pd.to_datetime(pd.DataFrame({"year": years, "month": months, "day": 1}))
-        numbers = all(pd.api.types.is_numeric_dtype(raw[c]) for c in self.periods)
-        cells = np.column_stack([(raw[c] if numbers else as_text(raw[c])).to_numpy()
-                                 for c in self.periods])[rows, at]  # numbers, or every cell as text
+        cells = table_cells(raw, self.periods)[rows, at]
         columns = {} if id_col is None else {id_col: raw[id_col].to_numpy()[rows]}
         frame = pd.DataFrame({**columns, timestamp_col: stamps.to_numpy(), VALUE: cells})
         return frame, rows
