@@ -240,27 +240,25 @@ def lines(verdicts: Iterable[Verdict]) -> list[str]:
     """One line per verdict (:meth:`Verdict.line`), but one for all the gains of a span that cannot be weighed
     against the same incumbent: ``kept ridge over mean and naive: their validation gains (55.1%, 6.7%) cannot be
     weighed: ...``."""
-    out: list[str] = []
+    items: list[Verdict | list[Verdict]] = []  # verdicts, and groups of unweighable ones where the first stood
     groups: dict[tuple[str, str], list[Verdict]] = {}
     for verdict in verdicts:
-        if verdict.unweighable:
-            key = (verdict.incumbent, verdict.span)
-            if key not in groups:
-                groups[key] = []
-                out.append("")  # the group's place
-            groups[key].append(verdict)
-        else:
-            out.append(verdict.line())
-    joined = iter(groups.values())
-    for k, text in enumerate(out):
-        if text:
+        if not verdict.unweighable:
+            items.append(verdict)
             continue
-        group = sorted(next(joined), key=lambda v: -v.gain)
-        if len(group) == 1:
-            out[k] = group[0].line()
-            continue
-        names = ", ".join(v.challenger for v in group[:-1]) + f" and {group[-1].challenger}"
-        gains = ", ".join(f"{v.gain * 100:.1f}%" for v in group)
-        out[k] = (f"kept {group[0].incumbent} over {names}: their {group[0].span} gains ({gains}) "
-                  f"{group[0].too_few()}")
-    return out
+        key = (verdict.incumbent, verdict.span)
+        if key not in groups:
+            groups[key] = []
+            items.append(groups[key])
+        groups[key].append(verdict)
+    return [item.line() if isinstance(item, Verdict) else _group_line(item) for item in items]
+
+
+def _group_line(group: list[Verdict]) -> str:
+    """The line of unweighable gains of one span against one incumbent, the largest gain first."""
+    group = sorted(group, key=lambda v: -v.gain)
+    if len(group) == 1:
+        return group[0].line()
+    names = ", ".join(v.challenger for v in group[:-1]) + f" and {group[-1].challenger}"
+    gains = ", ".join(f"{v.gain * 100:.1f}%" for v in group)
+    return f"kept {group[0].incumbent} over {names}: their {group[0].span} gains ({gains}) {group[0].too_few()}"
