@@ -12,12 +12,13 @@ every window of the scaled values (accumulated here in float64), so a floor's nu
 
 from __future__ import annotations
 
-import functools
 import time
 from dataclasses import dataclass
 from typing import Any, Mapping
 
 import torch
+from hydra.utils import instantiate
+from omegaconf import OmegaConf
 from torch import Tensor, nn
 
 from forecast.baselines.best_floor import RIDGE, FittedFloor, candidate_floors, fitted_floors, floor_errors
@@ -25,11 +26,11 @@ from forecast.baselines.ridge import RidgeFloor
 from forecast.data.season import period_for, profiles_for
 from forecast.core.forecaster import DataDims
 from forecast.core.standing import LEVEL, relative_change
+from forecast.runtime import CONF_DIR
 from forecast.wrappers.calendar_residual import CalendarResidual
 
-#: the ridge floor of every run (as ``model=linear``): alpha 1, or the penalty chosen on the later training windows
-#: where it has fewer than ten regression rows per regressor
-RIDGE_FLOOR = functools.partial(RidgeFloor, alpha=1.0, choose_below=10.0)
+#: the ridge floor of every run: the one ``model=linear`` builds, from its config file
+RIDGE_FLOOR = instantiate(OmegaConf.load(CONF_DIR / "model" / "linear.yaml"))
 SPLITS = ("val", "test")
 
 
