@@ -48,7 +48,7 @@ from forecast.data.regular import (HOLIDAY_RUN, Gap, add_missing_rows, describe_
                                    holiday_note, infer_freq, inside_step, is_business, months_of_one_day, off_the_grid,
                                    offset, refuse_gap, refuse_other_step, resolve_frequency, snapped_to_step)
 from forecast.data.resample import Steps, aggregate
-from forecast.data.series_ids import id_name, id_parts, series_columns, with_joined_id
+from forecast.data.series_ids import conventional_id, id_name, id_parts, series_columns, with_joined_id
 from forecast.data.date_parts import PART_NAMES, DateParts, find_date_parts, leading_date_parts
 from forecast.data.surround import (flag_columns, label_rows, one_label_columns, repeated_date_parts,
                                     rows_below, timestamp_counters)
@@ -1122,6 +1122,9 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
                                                          steps=steps_without_timestamps, id_col=id_col)
     detected += found_ts
     time_col = dialect.time_col
+    if id_col is None and table is None and header and timestamp_col is not None and time_col is None:
+        id_col = conventional_id(raw, timestamp_col)
+        detected += [f"series named by column {id_col!r} (long format)"] if id_col is not None else []
     if id_col is not None and id_col not in names:
         if id_col == FILE_ID and csv_file:  # one file for a model of one series a file
             return _read_files([path], str(path), id_col, options)

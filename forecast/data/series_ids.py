@@ -15,6 +15,9 @@ from forecast.data.cells import as_text, typed_number
 ID_JOIN = " + "  # between the names of the columns that together name a series
 VALUE_JOIN = " / "  # between their values
 MOST_CANDIDATES = 8  # columns tried, in file order, for the columns that name each row's series
+#: names that mark a long file's series id by convention: Nixtla's (neuralforecast, statsforecast), GluonTS' and
+#: AutoGluon's, and the plain one
+CONVENTIONAL_IDS = ("unique_id", "item_id", "series_id")
 
 
 def id_parts(id_col: str | Sequence[str] | None) -> list[str]:
@@ -92,3 +95,12 @@ def series_columns(raw: pd.DataFrame, stamps: pd.DatetimeIndex, besides: Sequenc
             if not keys.duplicated().any():
                 return [*base, *cols]
     return None
+
+
+def conventional_id(raw: pd.DataFrame, timestamp_col: str) -> str | None:
+    """The one column named as a series id by convention (:data:`CONVENTIONAL_IDS`, any case) in a file whose
+    timestamps repeat and where it holds more than one value: a long file's series; else None."""
+    named = [c for c in raw.columns if str(c).strip().lower() in CONVENTIONAL_IDS]
+    if len(named) != 1 or timestamp_col not in raw.columns or not raw[timestamp_col].duplicated().any():
+        return None
+    return str(named[0]) if as_text(raw[named[0]]).str.strip().nunique() > 1 else None

@@ -97,3 +97,37 @@ def test_a_column_missing_from_the_id_is_named(tmp_path: Path) -> None:
         read_panel(csv, id_col=["store", "shelf"])
     assert str(caught.value) == (f"{csv}: no id column 'shelf' of the series id 'store + shelf' (columns: date, store, "
                                  f"item, sales); set data.id_col")
+
+
+def _long(tmp_path: Path, names: tuple[str, str, str], ids: tuple[str, ...] = ("u1", "u2", "u3")) -> Path:
+    series, stamp, value = names
+    hours = pd.date_range("2021-01-01", periods=30, freq="h").strftime("%Y-%m-%d %H:%M:%S")
+    frames = [pd.DataFrame({series: name, stamp: hours, value: np.arange(30) + 100.0 * k})
+              for k, name in enumerate(ids)]
+    csv = tmp_path / "long.csv"
+    pd.concat(frames).to_csv(csv, index=False)
+    return csv
+
+
+@pytest.mark.parametrize("names", [("unique_id", "ds", "y"), ("item_id", "timestamp", "target"),
+                                   ("Series_ID", "date", "value")])
+def test_a_column_named_as_a_series_id_by_convention_names_the_series(tmp_path: Path,
+                                                                      names: tuple[str, str, str]) -> None:
+    csv = _long(tmp_path, names)
+    panel = read_panel(csv, timestamp_col="date")
+    assert panel.id_col == names[0] and panel.ids == ["u1", "u2", "u3"]
+    np.testing.assert_array_equal(panel.series[1].frame[names[2]].to_numpy(), np.arange(30) + 100.0)
+    assert f"series named by column {names[0]!r} (long format)" in panel.notes[0]
+
+
+def test_the_data_module_keeps_the_conventional_id_for_prediction(tmp_path: Path) -> None:
+    dm = ForecastDataModule(path=str(_long(tmp_path, ("unique_id", "ds", "y"))), seq_len=8, label_len=4, pred_len=2)
+    dm.setup("fit")
+    assert dm.spec.id_col == "unique_id" and dm.spec.series_ids == ("u1", "u2", "u3")
+    assert dm.spec.target_columns == ("y",)
+
+
+def test_a_conventional_id_of_one_value_and_unrepeated_timestamps_is_no_series(tmp_path: Path) -> None:
+    panel = read_panel(_long(tmp_path, ("unique_id", "ds", "y"), ids=("only",)), timestamp_col="date")
+    assert panel.id_col is None and len(panel.series) == 1
+    assert list(panel.series[0].frame.columns) == ["y"]
