@@ -5,6 +5,7 @@ Importing this module costs nothing (no pandas, no torch), so the CLI can check 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 
@@ -13,7 +14,9 @@ class DataError(ValueError):
 
 
 # the first bytes of a spreadsheet workbook: .xlsx (a zip archive) and .xls (an OLE2 compound file)
-_WORKBOOKS = (b"PK\x03\x04", b"\xd0\xcf\x11\xe0")
+_ZIP, _OLE2 = b"PK\x03\x04", b"\xd0\xcf\x11\xe0"
+# the start of JSON records or arrays (``[{``, ``[[``, ``{"``), which no table of columns begins with
+_JSON = re.compile(rb'^(?:\xef\xbb\xbf)?\s*(?:\[\s*[\[{]|\{\s*")')
 
 
 def require_file(path: Path) -> None:
@@ -21,10 +24,13 @@ def require_file(path: Path) -> None:
     if not path.is_file():
         raise DataError(f"{path}: file not found; check the path")
     with path.open("rb") as f:
-        start = f.read(4)
-    if start in _WORKBOOKS and not _zipped_file(path):
+        start = f.read(64)
+    if start[:4] == _OLE2 or (start[:4] == _ZIP and not _zipped_file(path)):
         raise DataError(f"{path}: a spreadsheet workbook (Excel), not a CSV file; save the sheet as CSV, or read "
                         f"it with pandas.read_excel and pass the DataFrame to the Python API (forecast.api)")
+    if _JSON.match(start):
+        raise DataError(f"{path}: JSON, not a table of columns; write it as CSV, or read it with pandas.read_json "
+                        f"and pass the DataFrame to the Python API (forecast.api)")
 
 
 def _zipped_file(path: Path) -> bool:

@@ -207,7 +207,7 @@ def test_a_total_row_and_notes_below_the_data_are_left_out(tmp_path: Path) -> No
     assert [len(s.frame) for s in read_panel(csv, id_col="id").series] == [10, 10]  # ids without digits are data
 
 
-def test_a_workbook_a_header_alone_and_an_empty_year_table_are_refused_in_one_line(tmp_path: Path) -> None:
+def test_a_workbook_json_a_header_alone_and_an_empty_year_table_are_refused(tmp_path: Path) -> None:
     import zipfile
 
     book = tmp_path / "book.xlsx"
@@ -217,6 +217,20 @@ def test_a_workbook_a_header_alone_and_an_empty_year_table_are_refused_in_one_li
         read_panel(book)
     assert str(err.value) == (f"{book}: a spreadsheet workbook (Excel), not a CSV file; save the sheet as CSV, or "
                               f"read it with pandas.read_excel and pass the DataFrame to the Python API (forecast.api)")
+    old = tmp_path / "old.xls"
+    old.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(504))
+    with pytest.raises(DataError, match=r"old.xls: a spreadsheet workbook \(Excel\), not a CSV file; "):
+        read_panel(old)
+    for name, text in [("records.json", '[{"date": "2020-01-01", "v": 1}]'), ("lines.jsonl", '{"date": "2020-01-01"}'),
+                       ("columns.json", '\ufeff {\n  "date": ["2020-01-01"]}')]:
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        with pytest.raises(DataError) as err:
+            read_panel(tmp_path / name)
+        assert str(err.value) == (f"{tmp_path / name}: JSON, not a table of columns; write it as CSV, or read it "
+                                  f"with pandas.read_json and pass the DataFrame to the Python API (forecast.api)")
+    bracketed = tmp_path / "bracketed.csv"  # SQL Server's bracketed names are a table
+    bracketed.write_text("[date],[v]\n" + "".join(f"2020-01-{d:02d},{d}\n" for d in range(1, 11)))
+    assert read_panel(bracketed, timestamp_col="[date]").series[0].frame["[v]"].tolist() == list(range(1, 11))
     header = tmp_path / "header.csv"
     header.write_text("date,v\n")
     with pytest.raises(DataError, match=r"header.csv: the file has a header but no data rows$"):
