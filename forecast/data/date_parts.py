@@ -14,7 +14,7 @@ import pandas as pd
 from forecast.data.cells import as_text
 
 # each part's column names (any case) and its range
-PART_NAMES = {"year": ("year", "yr", "yyyy"), "month": ("month", "mo", "mon", "mm"), "day": ("day", "dy", "dd"),
+PART_NAMES = {"year": ("year", "yr", "yyyy"), "month": ("month", "mo", "mon", "mm", "mnth"), "day": ("day", "dy", "dd"),
               "doy": ("doy", "day_of_year", "dayofyear"), "hour": ("hour", "hr", "hh"), "quarter": ("quarter", "qtr")}
 _RANGES = {"year": (1, 9999), "month": (1, 12), "day": (1, 31), "doy": (1, 366), "hour": (0, 23), "quarter": (1, 4)}
 YEARS = (1000, 2999)  # the range of a column of years alone (a column named year counting 1, 2, ... is no date)

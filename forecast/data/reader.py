@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 from pandas.tseries.frequencies import to_offset
 
+from forecast.data.calendar_columns import calendar_columns
 from forecast.data.cells import ARROW_TEXT, as_text, is_number, missing_cells, typed_number, typed_time
 from forecast.data.compressed import READ_ERRORS, is_compressed, open_binary, open_text
 from forecast.data.date_time import (DATE_NAMES, TIME_NAMES, bare_name, check_pair, dates_and_times,
@@ -50,8 +51,7 @@ from forecast.data.regular import (HOLIDAY_RUN, Gap, add_missing_rows, describe_
 from forecast.data.resample import Steps, aggregate
 from forecast.data.series_ids import conventional_id, id_name, id_parts, series_columns, with_joined_id
 from forecast.data.date_parts import PART_NAMES, DateParts, find_date_parts, leading_date_parts
-from forecast.data.surround import (flag_columns, label_rows, one_label_columns, repeated_date_parts,
-                                    rows_below, timestamp_counters)
+from forecast.data.surround import flag_columns, label_rows, one_label_columns, rows_below, timestamp_counters
 from forecast.data.period_table import PeriodTable, find_period_table
 from forecast.data.year_table import VALUE, YearTable, find_year_table
 from forecast.data.timestamps import (TIMESTAMP_NAMES, find_timestamp_column, interval_starts, is_timestamp_name,
@@ -1213,7 +1213,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
             stamps = months[0]
             detected.append(f"timestamps all on day {months[1]} of their month, read as their months (MS)")
         stamps = _snap(stamps, groups, detected, path=path, line=line) if steps is None else stamps
-        repeated = repeated_date_parts(raw, columns, stamps) if picked else []
+        repeated = calendar_columns(raw, columns, stamps) if picked else []
         columns = _leave_out(list(columns), repeated, "repeating the timestamps' parts", detected, limit=len(repeated))
     values, marks, coded = _values(raw, columns, path, line, fill if steps is None else "interpolate", hints,
                                    sep=sep, dialect=dialect, as_written=as_written, column_of=column_of)

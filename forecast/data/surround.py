@@ -1,6 +1,6 @@
 """Rows and columns around a file's data that hold no data: labels under the header (units), a total and notes
-below it, columns holding one label in every row, counting the rows, repeating the timestamps' parts or flagging
-the values, and the column of labels that names a long file's series."""
+below it, columns holding one label in every row, counting the rows or flagging the values, and the column of
+labels that names a long file's series."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ import numpy as np
 import pandas as pd
 
 from forecast.data.cells import as_text, is_number, missing_cells, typed_number, typed_time
-from forecast.data.date_parts import PART_NAMES
 from forecast.data.date_time import bare_name
 from forecast.data.timestamps import named_like_timestamp
 
@@ -83,10 +82,6 @@ def one_label_columns(raw: pd.DataFrame, columns: Sequence[str]) -> dict[str, st
     return found
 
 
-_STAMP_PART = {"year": "year", "month": "month", "day": "day", "doy": "dayofyear", "hour": "hour",
-               "quarter": "quarter"}  # the DatetimeIndex attribute of each date part
-
-
 _FLAG = re.compile(r"^(?P<stem>.+?)[\s_.-]*(?:flags?|attributes?|qc|cd|quality|qualifiers?|status)$", re.IGNORECASE)
 
 
@@ -125,20 +120,6 @@ def timestamp_counters(raw: pd.DataFrame) -> list[str]:
              and pd.to_numeric(raw[c].iloc[:1], errors="coerce").isin([0, 1]).all()]
     numbers = pd.DataFrame({c: pd.to_numeric(raw[c], errors="coerce") for c in named}, index=raw.index)
     return row_counters([numbers], named) if named else []
-
-
-def repeated_date_parts(raw: pd.DataFrame, columns: Sequence[str], stamps: pd.DatetimeIndex) -> list[str]:
-    """The ``columns`` named as a part of a date (:data:`~forecast.data.date_parts.PART_NAMES`) whose every value is
-    that part of its row's timestamp: Environment Canada's ``Year``, ``Month``, ``Day`` beside ``Date/Time``."""
-    found = []
-    for col in columns:
-        part = next((p for p, spelled in PART_NAMES.items() if bare_name(col) in spelled), None)
-        if part is None or not len(raw):
-            continue
-        numbers = pd.to_numeric(raw[col], errors="coerce").to_numpy(dtype=np.float64)
-        if np.array_equal(numbers, np.asarray(getattr(stamps, _STAMP_PART[part]), dtype=np.float64)):
-            found.append(str(col))
-    return found
 
 
 def flag_columns(raw: pd.DataFrame, columns: Sequence[str], na_values: Sequence[str]) -> list[str]:

@@ -1,0 +1,71 @@
+"""Columns that repeat a part of each row's timestamp: Environment Canada's ``Year``, ``Month``, ``Day`` beside
+``Date/Time``, a report's ``Month`` of names (``Jan``) or ``Weekday`` (``Monday``, or a number under any of the
+four usual conventions), an ISO ``Week``. They carry nothing the calendar features do not, so they are no series."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from forecast.data.cells import as_text, typed_number
+from forecast.data.date_parts import MONTHS, PART_NAMES
+from forecast.data.date_time import bare_name
+
+_WEEKDAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+WEEKDAYS = {**{d: k for k, d in enumerate(_WEEKDAY_NAMES)}, **{d[:3]: k for k, d in enumerate(_WEEKDAY_NAMES)}}
+# names of a column of weekdays or of week numbers, spaces and underscores left out
+_WEEKDAY_COLUMNS = frozenset({"weekday", "dayofweek", "dow", "wday", "weekdays", "dayname", "weekdayname"})
+_WEEK_COLUMNS = frozenset({"week", "weeknum", "weeknumber", "wk", "isoweek", "weekofyear"})
+_STAMP_PART = {"year": "year", "month": "month", "day": "day", "doy": "dayofyear", "hour": "hour",
+               "quarter": "quarter"}  # the DatetimeIndex attribute of each date part
+
+
+def _part(name: object) -> str | None:
+    """The part of a date a column's name names: a key of ``PART_NAMES``, ``weekday`` or ``week``; else None."""
+    bare = bare_name(name)
+    found = next((p for p, spelled in PART_NAMES.items() if bare in spelled), None)
+    squeezed = bare.replace(" ", "").replace("_", "")
+    if found is None and squeezed in _WEEKDAY_COLUMNS:
+        return "weekday"
+    return "week" if found is None and squeezed in _WEEK_COLUMNS else found
+
+
+def _values(col: pd.Series, part: str) -> tuple[np.ndarray, bool] | None:
+    """(N,) float: the column's numbers, or for months and weekdays their English names (any case, or their first
+    three letters) as numbers (January 1, Monday 0), and whether they were names; None where a cell is neither."""
+    if typed_number(col):
+        return col.to_numpy(dtype=np.float64), False
+    text = as_text(col).str.strip().str.lower()
+    numbers = pd.to_numeric(text, errors="coerce")
+    if numbers.notna().all():
+        return numbers.to_numpy(dtype=np.float64), False
+    names = MONTHS if part == "month" else WEEKDAYS if part == "weekday" else None
+    mapped = None if names is None else text.map(names)
+    return None if mapped is None or mapped.isna().any() else (mapped.to_numpy(dtype=np.float64), True)
+
+
+def _readings(stamps: pd.DatetimeIndex, part: str, named: bool) -> list[np.ndarray]:
+    """(N,) arrays: the ways a column may write ``part`` of each timestamp. A weekday by name counts from Monday 0;
+    by number from Monday or Sunday, at 0 or 1. A week is ISO's, or strftime's ``%U`` (from Sunday) or ``%W``."""
+    if part == "weekday":
+        monday = np.asarray(stamps.dayofweek, dtype=np.float64)
+        sunday = (monday + 1) % 7
+        return [monday] if named else [monday, monday + 1, sunday, sunday + 1]
+    if part == "week":
+        iso = np.asarray(stamps.isocalendar().week, dtype=np.float64)
+        return [iso, *(pd.to_numeric(stamps.strftime(f)).to_numpy(dtype=np.float64) for f in ("%U", "%W"))]
+    return [np.asarray(getattr(stamps, _STAMP_PART[part]), dtype=np.float64)]
+
+
+def calendar_columns(raw: pd.DataFrame, columns: Sequence[str], stamps: pd.DatetimeIndex) -> list[str]:
+    """The ``columns`` named as a part of a date (:data:`~forecast.data.date_parts.PART_NAMES`, a weekday, a week)
+    whose every value is that part of its row's timestamp, written as a number or, for months and weekdays, a name."""
+    found = []
+    for col in columns:
+        part = _part(col)
+        read = None if part is None or not len(raw) else _values(raw[col], part)
+        if read is not None and any(np.array_equal(read[0], way) for way in _readings(stamps, part, named=read[1])):
+            found.append(str(col))
+    return found
