@@ -26,6 +26,7 @@ DATE_NAMES = ("date", "day", "datum", "tag", "fecha", "dia", "jour", "data")  # 
 HOUR_ENDING_NAMES = ("he", "hour ending", "hour_ending", "hourending", "hour end", "hour_end")  # any case
 TIME_NAMES = ("time", "hour", "zeit", "uhrzeit", "stunde", "hora", "heure", "ora",
               *HOUR_ENDING_NAMES)  # any case
+HOUR_NAMES = ("hr", "hh")  # short names of an hour column, taken where a date column's dates repeat
 _DATE_ONLY = re.compile(r"^(\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4})$")
 _TIME_OF_DAY = re.compile(r"^\d{1,2}([:.]\d{2}){1,2}([.,]\d+)?$")
 _DOTTED_TIME = re.compile(r"^\d{1,2}\.\d{2}(\.\d{2})?$")
@@ -106,11 +107,16 @@ def named_date_time_pair(names: Sequence[str]) -> tuple[str, str] | None:
 
 def find_date_time_pair(raw: pd.DataFrame, date_col: str | None = None) -> tuple[str, str] | None:
     """The one pair of neighbouring columns named like a date and a time of day that hold dates and times of
-    day; with ``date_col``, only the pair that starts with it. None when there is none or more than one."""
+    day; with ``date_col``, only the pair that starts with it, or, where its dates repeat, it and the one column
+    anywhere named like a time of day or an hour (``hr``) that holds times of day (the UCI bike-sharing file's
+    ``dteday`` and ``hr``). None when there is none or more than one."""
     names = list(raw.columns)
     pairs = [(a, b) for a, b in zip(names, names[1:])
              if (a == date_col and bare_name(b) in TIME_NAMES if date_col is not None else _named(a, b))
              and is_time_of_day(raw[b]) and _all(raw[a], _DATE_ONLY)]
+    if not pairs and date_col in names and bool(raw[date_col].duplicated().any()) and _all(raw[date_col], _DATE_ONLY):
+        pairs = [(date_col, b) for b in names if b != date_col and bare_name(b) in (*TIME_NAMES, *HOUR_NAMES)
+                 and is_time_of_day(raw[b])]
     return pairs[0] if len(pairs) == 1 else None
 
 

@@ -398,25 +398,40 @@ def _row_numbers(raw: pd.DataFrame) -> str | None:
     return first
 
 
-def _first_dates(raw: pd.DataFrame, wanted: object) -> str | None:
-    """The first column when its first cells read as dates (or intervals of them: ENTSO-E's ``MTU``), where
-    ``wanted`` is a timestamp name (``date``) no column has and no column is named like one: Google Trends'
-    ``Week``, or, with an empty header cell, the index pandas writes with ``to_csv()`` of a frame indexed by
-    time. None otherwise."""
+_THREE_GROUPS = r"\d+\D+\d+\D+\d+"  # a date's day, month and year
+
+
+def _dated_column(raw: pd.DataFrame, wanted: object) -> str | None:
+    """The column of the rows' dates where ``wanted`` is a timestamp name (``date``) no column has and no column is
+    named like one: the first column when its first cells read as dates (or intervals of them: ENTSO-E's ``MTU``;
+    Google Trends' ``Week``, or, with an empty header cell, the index pandas writes with ``to_csv()`` of a frame
+    indexed by time), else the one other column of text whose first cells do (the UCI bike-sharing file's
+    ``dteday`` after its row numbers). None otherwise."""
     names = [str(c) for c in raw.columns]
     if not isinstance(wanted, str) or wanted in names or not is_timestamp_name(wanted):
         return None
-    first = names[0]
     if len(names) < 2 or any(named_like_timestamp(n) for n in names) or named_date_time_pair(names) is not None \
             or not len(raw):
         return None
-    if typed_time(raw[first]):
-        return first
-    if typed_number(raw[first]):
-        return None
-    sample = as_text(raw[first]).head(_DATE_SAMPLE).str.strip()
-    if (sample == "").any():
-        return None
+    if typed_time(raw[names[0]]) or _reads_as_dates(raw[names[0]]):
+        return names[0]
+    dated = [n for n in names[1:] if not typed_number(raw[n]) and _whole_dates(raw[n]) and _reads_as_dates(raw[n])]
+    return dated[0] if len(dated) == 1 else None
+
+
+def _whole_dates(col: pd.Series) -> bool:
+    """The column's first cells each hold three groups of digits, as a date does (``2011-01-01``, ``1/2/2011``),
+    not a period code (``Q01``) or a month (``Jan 2020``)."""
+    return bool(as_text(col).head(_DATE_SAMPLE).str.contains(_THREE_GROUPS, regex=True).all())
+
+
+def _reads_as_dates(col: pd.Series) -> bool:
+    """The column's first cells are text that reads as dates, or intervals or ISO weeks of them."""
+    if typed_number(col):
+        return False
+    sample = as_text(col).head(_DATE_SAMPLE).str.strip()
+    if (sample == "").any() or not sample.str.contains(r"\d", regex=True).all():
+        return False
     starts = interval_starts(sample)
     sample = sample if starts is None else starts
     weeks = iso_weeks(sample)
@@ -426,8 +441,8 @@ def _first_dates(raw: pd.DataFrame, wanted: object) -> str | None:
         try:
             parsed = pd.to_datetime(sample, errors="coerce", format="mixed")
         except ValueError:  # offsets on some cells only: no column of dates to take on trust
-            return None
-    return first if bool(parsed.notna().all()) else None
+            return False
+    return bool(parsed.notna().all())
 
 
 def _empty_last_columns(raw: pd.DataFrame) -> list[str]:
@@ -1083,14 +1098,15 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     if bounds is not None:  # each row an interval: its start is its timestamp
         raw, timestamp_col = raw.drop(columns=[bounds[1]]), bounds[0]
         detected.append(f"intervals from column {bounds[0]!r} to {bounds[1]!r}, each read as its start")
-    dated = _first_dates(raw, timestamp_col) if header and table is None else None
+    dated = _dated_column(raw, timestamp_col) if header and table is None else None
     if dated is not None and _UNNAMED.match(dated):
         raw = raw.rename(columns={dated: timestamp_col})
         detected.append(f"timestamps in the unnamed first column, read as {timestamp_col!r} (the index pandas "
                         f"writes)")
     elif dated is not None:
+        where = "the first column" if dated == str(raw.columns[0]) else "the one column of dates"
         timestamp_col = dated
-        detected.append(f"timestamps in the first column, {dated!r}")
+        detected.append(f"timestamps in {where}, {dated!r}")
     source_rows = None  # the row of the file's table each row of raw comes from, where it was reshaped
     column_of: Callable[[str, int], str] = lambda col, row: col  # the file's column of a cell
     if table is not None:

@@ -254,3 +254,44 @@ def test_a_typed_date_and_time_pair_joins(dates: str, times: str, tmp_path: Path
     panel = read_panel(tmp_path / "pair.parquet")
     assert panel.series[0].index.equals(pd.DatetimeIndex(index, name="Date"))
     assert panel.notes == (f"{tmp_path / 'pair.parquet'}: detected timestamps from columns 'Date' and 'Time' combined",)
+
+
+def _bike(tmp_path: Path, hours: int = 72) -> tuple[Path, pd.DatetimeIndex]:
+    """The UCI bike-sharing file's layout: a row counter, the date (``dteday``) apart from its hour (``hr``), the
+    month and the weekday (Sunday 0) between them, then the counts."""
+    stamps = pd.date_range("2011-01-01", periods=hours, freq="h")
+    csv = tmp_path / "hour.csv"
+    pd.DataFrame({"instant": np.arange(1, hours + 1), "dteday": stamps.strftime("%Y-%m-%d"),
+                  "mnth": np.asarray(stamps.month), "hr": np.asarray(stamps.hour),
+                  "weekday": (np.asarray(stamps.day_of_week) + 1) % 7, "temp": np.linspace(0, 1, hours).round(4),
+                  "cnt": np.arange(hours) % 24 * 10.0}).to_csv(csv, index=False)
+    return csv, stamps
+
+
+def test_a_date_column_after_row_numbers_and_its_hour_apart_read_as_one_timestamp(tmp_path: Path) -> None:
+    csv, stamps = _bike(tmp_path)
+    panel = read_panel(csv)
+    frame = panel.series[0].frame
+    assert panel.freq == "h" and list(frame.index) == list(stamps)
+    assert list(frame.columns) == ["instant", "temp", "cnt"]  # the counter is left out by the data module
+    assert frame["cnt"].tolist() == list(np.arange(72) % 24 * 10.0)
+    assert panel.notes[0] == (f"{csv}: detected timestamps in the one column of dates, 'dteday', timestamps from "
+                              f"columns 'dteday' and 'hr' combined, column(s) repeating the timestamps' parts left "
+                              f"out ('mnth', 'weekday')")
+
+
+def test_a_column_of_hours_apart_from_dates_that_never_repeat_is_a_column(tmp_path: Path) -> None:
+    csv = tmp_path / "daily.csv"
+    days = pd.date_range("2020-01-01", periods=30, freq="D")
+    pd.DataFrame({"n": np.arange(30), "day_date": days.strftime("%Y-%m-%d"), "v": np.arange(30.0),
+                  "hr": np.arange(30) % 20}).to_csv(csv, index=False)
+    panel = read_panel(csv)
+    assert panel.freq == "D" and list(panel.series[0].frame.columns) == ["n", "v", "hr"]
+
+
+def test_two_columns_of_dates_name_no_timestamp_column(tmp_path: Path) -> None:
+    csv = tmp_path / "two.csv"
+    days = pd.date_range("2020-01-01", periods=30, freq="D").strftime("%Y-%m-%d")
+    pd.DataFrame({"n": np.arange(30), "opened": days, "closed": days, "v": np.arange(30.0)}).to_csv(csv, index=False)
+    with pytest.raises(DataError, match=r"two.csv: no timestamp column 'date' \(columns: n, opened, closed, v\)"):
+        read_panel(csv)
