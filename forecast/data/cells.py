@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import numpy as np
 import pandas as pd
 
 # cells that mean "missing", lower case: pandas' own (``read_csv``'s default ``na_values``), spreadsheet errors and
@@ -37,6 +38,20 @@ def typed_number(col: pd.Series) -> bool:
 def typed_time(col: pd.Series) -> bool:
     """A column stored as timestamps (Parquet, a DataFrame)."""
     return pd.api.types.is_datetime64_any_dtype(col)
+
+
+BOOLEANS = {"true": 1.0, "false": 0.0}  # the words of a column of booleans (any case) and the numbers they read as
+
+
+def boolean_cells(col: pd.Series) -> pd.Series | None:
+    """(N,) float64: a column of booleans, stored so or written ``true``/``false`` in any case (``TRUE``, ``False``),
+    as 1.0 and 0.0; None for any other column."""
+    if pd.api.types.is_bool_dtype(col):
+        return col.astype(np.float64)
+    if typed_number(col) or typed_time(col) or not len(col):
+        return None
+    text = as_text(col).str.strip().str.lower()
+    return text.map(BOOLEANS).astype(np.float64) if bool(text.isin(list(BOOLEANS)).all()) else None
 
 
 def as_text(col: pd.Series) -> pd.Series:

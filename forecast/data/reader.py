@@ -34,7 +34,7 @@ import pandas as pd
 from pandas.tseries.frequencies import to_offset
 
 from forecast.data.calendar_columns import calendar_columns
-from forecast.data.cells import ARROW_TEXT, as_text, is_number, missing_cells, typed_number, typed_time
+from forecast.data.cells import ARROW_TEXT, as_text, boolean_cells, is_number, missing_cells, typed_number, typed_time
 from forecast.data.compressed import READ_ERRORS, is_compressed, open_binary, open_text
 from forecast.data.date_time import (DATE_NAMES, TIME_NAMES, bare_name, check_pair, dates_and_times,
                                      find_date_time_pair, hours_ending, join_date_time, named_date_time_pair)
@@ -419,6 +419,14 @@ def _dated_column(raw: pd.DataFrame, wanted: object) -> str | None:
     return dated[0] if len(dated) == 1 else None
 
 
+def _booleans_read(raw: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """``raw`` with its ``columns`` of booleans as 1.0 and 0.0 (:func:`~forecast.data.cells.boolean_cells`)."""
+    out = raw.copy()
+    for col in columns:
+        out[col] = boolean_cells(raw[col])
+    return out
+
+
 def _whole_dates(col: pd.Series) -> bool:
     """The column's first cells each hold three groups of digits, as a date does (``2011-01-01``, ``1/2/2011``),
     not a period code (``Q01``) or a month (``Jan 2020``)."""
@@ -662,8 +670,9 @@ def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndar
     marks = replace(dialect, decimal=decimal, thousands=thousands)
     plain = decimal in (None, ".") and thousands is None and not dialect.na_values
     if typed and as_written is not None and not plain:
-        raw, typed = _strip_units(as_written(), columns, dialect)[0], []
+        raw = _strip_units(as_written(), columns, dialect)[0]
         raw = strip_magnitudes(raw, columns, lambda text: _missing(text, dialect)).raw
+        typed = [c for c in columns if typed_number(raw[c])]  # columns read as numbers before: booleans
     if decimal == "," and thousands is None:  # a dot can only group thousands
         text_columns = [c for c in columns if c not in typed]
         cells = [raw[c].str.strip() for c in text_columns]
@@ -1231,6 +1240,11 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         stamps = _snap(stamps, groups, detected, path=path, line=line) if steps is None else stamps
         repeated = calendar_columns(raw, columns, stamps) if picked else []
         columns = _leave_out(list(columns), repeated, "repeating the timestamps' parts", detected, limit=len(repeated))
+    booleans = [c for c in columns if boolean_cells(raw[c]) is not None]
+    if booleans:
+        raw, written_text = _booleans_read(raw, booleans), as_written
+        as_written = None if written_text is None else (lambda: _booleans_read(written_text(), booleans))
+        detected.append(f"column(s) of booleans read as 1 (true) and 0 (false) ({', '.join(map(repr, booleans))})")
     values, marks, coded = _values(raw, columns, path, line, fill if steps is None else "interpolate", hints,
                                    sep=sep, dialect=dialect, as_written=as_written, column_of=column_of)
     detected += [marks] if marks else []
