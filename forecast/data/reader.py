@@ -51,7 +51,8 @@ from forecast.data.regular import (HOLIDAY_RUN, Gap, add_missing_rows, describe_
 from forecast.data.resample import Steps, aggregate
 from forecast.data.series_ids import conventional_id, id_name, id_parts, series_columns, with_joined_id
 from forecast.data.date_parts import PART_NAMES, DateParts, find_date_parts, leading_date_parts
-from forecast.data.surround import flag_columns, label_rows, one_label_columns, rows_below, timestamp_counters
+from forecast.data.surround import (category_columns, flag_columns, label_rows, one_label_columns, rows_below,
+                                    timestamp_counters)
 from forecast.data.period_table import PeriodTable, find_period_table
 from forecast.data.year_table import VALUE, YearTable, find_year_table
 from forecast.data.timestamps import (TIMESTAMP_NAMES, find_timestamp_column, interval_starts, is_timestamp_name,
@@ -1240,6 +1241,11 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         stamps = _snap(stamps, groups, detected, path=path, line=line) if steps is None else stamps
         repeated = calendar_columns(raw, columns, stamps) if picked else []
         columns = _leave_out(list(columns), repeated, "repeating the timestamps' parts", detected, limit=len(repeated))
+    if picked:
+        categories = category_columns(raw, columns, dialect.na_values)
+        columns = _leave_out(list(columns), [c for c in categories if c not in keep], "of categories", detected,
+                             shown=[f"{c!r}: {', '.join(v[:4])}{', ...' if len(v) > 4 else ''}"
+                                    for c, v in categories.items() if c not in keep])
     booleans = [c for c in columns if boolean_cells(raw[c]) is not None]
     if booleans:
         raw, written_text = _booleans_read(raw, booleans), as_written

@@ -1,6 +1,6 @@
 """Rows and columns around a file's data that hold no data: labels under the header (units), a total and notes
-below it, columns holding one label in every row, counting the rows or flagging the values, and the column of
-labels that names a long file's series."""
+below it, columns holding one label in every row, a few categories, counting the rows or flagging the values, and
+the column of labels that names a long file's series."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from forecast.data.cells import as_text, is_number, missing_cells, typed_number, typed_time
+from forecast.data.cells import as_text, boolean_cells, is_number, missing_cells, typed_number, typed_time
 from forecast.data.date_time import bare_name
 from forecast.data.timestamps import named_like_timestamp
 
@@ -126,7 +126,7 @@ def flag_columns(raw: pd.DataFrame, columns: Sequence[str], na_values: Sequence[
     """The flags on the values among ``columns``: text columns named as another column's flags
     (:func:`flag_columns_by_name`), and text columns without a digit in any cell, empty (or a missing-value word,
     or one of ``na_values``) in at least half of them and not in all (``p`` on a provisional value). A column of
-    words in every row (``on``, ``off``) is neither."""
+    words in every row (``on``, ``off``) is no flag but a category (:func:`category_columns`)."""
     found = flag_columns_by_name(raw, columns)
     for col in columns:
         if typed_number(raw[col]) or not len(raw) or col in found:
@@ -135,4 +135,22 @@ def flag_columns(raw: pd.DataFrame, columns: Sequence[str], na_values: Sequence[
         marked = text[~missing_cells(text, na_values)]
         if 0 < len(marked) <= len(text) / 2 and not text.str.contains(r"\d", regex=True).any():
             found.append(str(col))
+    return found
+
+
+MOST_CATEGORIES = 10  # distinct labels a column of categories holds at most
+
+
+def category_columns(raw: pd.DataFrame, columns: Sequence[str], na_values: Sequence[str]) -> dict[str, list[str]]:
+    """The text ``columns`` of a few categories (Rossmann's ``StateHoliday``: ``0``, ``a``, ``b``, ``c``): at most
+    :data:`MOST_CATEGORIES` distinct values, each repeated on average, and one of them a word without a digit (a
+    number with a unit, ``20 °C``, is no category); booleans are numbers. Returns ``{column: its first labels}``."""
+    found = {}
+    for col in columns:
+        if typed_number(raw[col]) or len(raw) < 2 * MOST_CATEGORIES or boolean_cells(raw[col]) is not None:
+            continue
+        text = as_text(raw[col]).str.strip()
+        labels = pd.unique(text[~missing_cells(text, na_values)])
+        if 1 < len(labels) <= min(MOST_CATEGORIES, len(text) // 2) and any(not _DIGIT.search(v) for v in labels):
+            found[str(col)] = sorted(str(v) for v in labels)
     return found

@@ -39,10 +39,11 @@ def test_booleans_beside_decimal_commas_and_in_a_frame(tmp_path: Path) -> None:
     assert typed.series[0].frame["holiday"].tolist() == HOLIDAY.astype(float).tolist()
 
 
-def test_a_column_of_more_than_booleans_is_refused_at_its_line(tmp_path: Path) -> None:
+def test_a_column_of_more_than_booleans_is_no_number(tmp_path: Path) -> None:
     csv = tmp_path / "flags.csv"
     flags = np.where(HOLIDAY, "TRUE", "FALSE")
     flags[4] = "maybe"
     pd.DataFrame({"date": WEEKS.strftime("%Y-%m-%d"), "sales": np.arange(20.0), "flag": flags}).to_csv(csv, index=False)
+    assert list(read_panel(csv).series[0].frame.columns) == ["sales"]  # three words: categories
     with pytest.raises(DataError, match=r"flags.csv: line 2: column 'flag' has non-numeric value 'TRUE'"):
-        read_panel(csv)
+        read_panel(csv, columns=["sales", "flag"])

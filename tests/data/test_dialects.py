@@ -207,10 +207,12 @@ def test_n_a_is_missing_and_a_word_names_its_code_and_the_columns(tmp_path: Path
     csv = tmp_path / "words.csv"
     frame.to_csv(csv, index=False)
     with pytest.raises(DataError) as err:
-        read_panel(csv)
+        read_panel(csv, columns=list(frame.columns[1:]))
     assert str(err.value) == (f"{csv}: line 2: column 'state' has non-numeric value 'on'; every data column must be "
                               f"numeric; if 'on' marks a missing value, pass data.na_values=[on], or leave the column "
                               f"out: data.columns=[the columns to use]")
+    with pytest.raises(DataError, match=r"line 5: column 'OT' holds 'n/a', a missing value; fill the gap or pass"):
+        read_panel(csv)  # the column of on and off is left out as categories: the first missing cell stops
     panel = read_panel(csv, columns=list(frame.columns[1:-1]), fill="interpolate")  # n/a and #N/A: missing
     got = panel.series[0].frame["OT"]
     ref = reference(40)["OT"]

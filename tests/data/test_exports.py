@@ -331,7 +331,7 @@ def test_an_sdmx_csv_export_reads_its_values(tmp_path: Path) -> None:
 def test_flag_columns_beside_their_values_are_left_out(tmp_path: Path) -> None:
     """NOAA's daily summaries (``TMAX``, ``TMAX_ATTRIBUTES`` = ``,,W,2400``) and Environment Canada's (``Max Temp
     (°C)``, ``Max Temp Flag``, and ``Year``, ``Month``, ``Day`` repeating ``Date/Time``); a text column not named
-    as a flag is still refused."""
+    as a flag but holding a few codes is left out as categories."""
     days = pd.date_range("2020-01-01", periods=40, freq="D")
     flags = [",,W,2400", "T,,W,2400", ",,7,0700", ",,W,"]
     path = tmp_path / "ghcnd.csv"
@@ -354,8 +354,9 @@ def test_flag_columns_beside_their_values_are_left_out(tmp_path: Path) -> None:
     assert list(read_panel(canada, columns=["Month", "Max Temp (°C)"]).series[0].frame.columns) == \
         ["Month", "Max Temp (°C)"]  # named: kept
     path.write_text(path.read_text().replace("TMAX_ATTRIBUTES", "SOURCE"))
-    with pytest.raises(DataError, match=r"column 'SOURCE' has non-numeric value"):
-        read_panel(path)
+    panel = read_panel(path)
+    assert list(panel.series[0].frame.columns) == ["PRCP", "TMAX"]
+    assert "column(s) of categories left out ('SOURCE': ,,7,0700, ,,W,, ,,W,2400, T,,W,2400)" in panel.notes[0]
 
 
 def test_metatraders_angled_names_and_a_headerless_file_of_unix_times(tmp_path: Path) -> None:
