@@ -51,8 +51,8 @@ from forecast.data.regular import (HOLIDAY_RUN, Gap, add_missing_rows, describe_
 from forecast.data.resample import Steps, aggregate
 from forecast.data.series_ids import conventional_id, id_name, id_parts, series_columns, with_joined_id
 from forecast.data.date_parts import PART_NAMES, DateParts, find_date_parts, leading_date_parts
-from forecast.data.surround import (category_columns, flag_columns, label_rows, one_label_columns, rows_below,
-                                    timestamp_counters)
+from forecast.data.surround import (category_columns, flag_columns, label_rows, one_label_columns, row_counters,
+                                    rows_below, timestamp_counters)
 from forecast.data.period_table import PeriodTable, find_period_table
 from forecast.data.year_table import VALUE, YearTable, find_year_table
 from forecast.data.timestamps import (TIMESTAMP_NAMES, find_timestamp_column, interval_starts, is_timestamp_name,
@@ -1241,6 +1241,9 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         stamps = _snap(stamps, groups, detected, path=path, line=line) if steps is None else stamps
         repeated = calendar_columns(raw, columns, stamps) if picked else []
         columns = _leave_out(list(columns), repeated, "repeating the timestamps' parts", detected, limit=len(repeated))
+    if picked and id_col is not None:  # a long file's row numbers step by the series' count within each series
+        numbered = row_counters([raw], [c for c in columns if typed_number(raw[c]) and c not in keep])
+        columns = _leave_out(list(columns), numbered, "numbering the file's rows", detected)
     if picked:
         categories = category_columns(raw, columns, dialect.na_values)
         columns = _leave_out(list(columns), [c for c in categories if c not in keep], "of categories", detected,

@@ -131,3 +131,18 @@ def test_a_conventional_id_of_one_value_and_unrepeated_timestamps_is_no_series(t
     panel = read_panel(_long(tmp_path, ("unique_id", "ds", "y"), ids=("only",)), timestamp_col="date")
     assert panel.id_col is None and len(panel.series) == 1
     assert list(panel.series[0].frame.columns) == ["y"]
+
+
+def test_a_long_files_row_numbers_are_left_out(tmp_path: Path) -> None:
+    """Favorita's ``id`` numbers the rows of a file sorted by date: within a series it steps by the series' count,
+    so no series' counter finds it."""
+    days = pd.date_range("2016-01-01", periods=20, freq="D").strftime("%Y-%m-%d")
+    frame = pd.DataFrame([(d, store, 100.0 * store + k) for k, d in enumerate(days) for store in (1, 2, 3)],
+                         columns=["date", "store_nbr", "sales"])
+    frame.insert(0, "id", np.arange(len(frame)))
+    csv = tmp_path / "train.csv"
+    frame.to_csv(csv, index=False)
+    panel = read_panel(csv, id_col="store_nbr")
+    assert list(panel.series[0].frame.columns) == ["sales"]
+    assert panel.notes == (f"{csv}: detected column(s) numbering the file's rows left out ('id')",)
+    assert list(read_panel(csv, id_col="store_nbr", columns=["id", "sales"]).series[1].frame["id"][:2]) == [1.0, 4.0]
