@@ -546,6 +546,18 @@ def _newest_first(stamps: pd.DatetimeIndex, groups: Sequence[np.ndarray]) -> boo
         all(bool(np.all(np.diff(values[rows]) < 0)) for rows in groups)
 
 
+def _first_step_back(stamps: pd.DatetimeIndex, groups: Sequence[np.ndarray]) -> tuple[int, int] | None:
+    """The rows (before, after) of the first place in the file where a series' timestamp goes back; None where
+    none does."""
+    values = stamps.asi8
+    found = []
+    for rows in groups:
+        back = np.flatnonzero(np.diff(values[rows]) < 0)
+        if back.size:
+            found.append((int(rows[back[0]]), int(rows[back[0] + 1])))
+    return min(found, key=lambda pair: pair[1]) if found else None
+
+
 def _missing(text: pd.Series, dialect: Dialect) -> pd.Series:
     """Which stripped cells mean "missing": empty, a word such as ``NaN`` or ``n/a``, or one of the dialect's
     ``na_values``, (N,) bool."""
@@ -1223,6 +1235,13 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         if _newest_first(stamps, [rows for _, rows in groups]):
             groups = [(name, rows[::-1]) for name, rows in groups]
             detected.append("rows newest first, read oldest first")
+        # rows out of order are sorted unless the dates' day-first or month-first reading was a guess (order_hint:
+        # then the disorder may be the wrong reading's) or a typical-year file's months of other years
+        back = None if order_hint else _first_step_back(stamps, [rows for _, rows in groups])
+        if back is not None and not _year_jump(stamps[back[0]], stamps[back[1]]):
+            groups = [(name, rows[np.argsort(stamps.asi8[rows], kind="stable")]) for name, rows in groups]
+            detected.append(f"rows out of time order read in time order (line {line[back[1]]}: {stamps[back[1]]} "
+                            f"after {stamps[back[0]]})")
         for name, rows in groups:
             _order(stamps[rows], path, line[rows], timestamp_col, "" if name is None else f" of series {name}",
                    order_hint=order_hint, hints=hints, repeats=steps is not None,

@@ -252,7 +252,8 @@ BAD_CSV = {
     "empty_column": (lambda: _base().assign(OT=float("nan")),
                      "column 'OT' is empty or NaN on every row; the model needs its values"),
     "duplicate_timestamp": (lambda: _set_date(6, _base().loc[5, "date"]), "line 8: duplicate timestamp"),
-    "unsorted": (_swap, "line 7: timestamp 2016-07-23 16:00:00 comes before the previous row's 2016-07-23 17:00:00"),
+    "year_back": (lambda: _set_date(5, "2015-07-23 17:00:00"), "line 7: timestamp 2015-07-23 17:00:00 comes before "
+                  "the previous row's 2016-07-23 16:00:00; it goes on from that day in another year (2015)"),
     "irregular": (_gap, "line 22: timestamp 2016-07-24 09:00:00 follows 2016-07-24 07:00:00, but the model's "
                         "frequency 'h' expects 2016-07-24 08:00:00"),
     "other_frequency": (_half_hourly, "timestamps are at frequency '30min' but the model was trained on 'h'"),
@@ -269,6 +270,15 @@ def test_bad_csv(case: str, etth1_run: Path, tmp_path: Path, capsys: pytest.Capt
     assert err.startswith(f"error: {csv}") and err.count("\n") == 1 and "Traceback" not in err
     assert message in err, err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.csv"]  # nothing written
+
+
+def test_rows_out_of_order_forecast_as_sorted(etth1_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    code, out, _ = predict(capsys, etth1_run, _bad(_base(), tmp_path / "sorted.csv"), "-o", "-", "-q")
+    assert code == 0
+    code, swapped, err = predict(capsys, etth1_run, _bad(_swap(), tmp_path / "in.csv"), "-o", "-", "-q")
+    assert code == 0 and swapped == out
+    assert err == (f"note: {tmp_path / 'in.csv'}: detected rows out of time order read in time order (line 7: "
+                   f"2016-07-23 16:00:00 after 2016-07-23 17:00:00)\n")
 
 
 def test_missing_and_unreadable_files(etth1_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

@@ -673,7 +673,15 @@ def test_a_file_written_newest_first_is_read_oldest_first(tmp_path: Path) -> Non
     mixed = frame.iloc[::-1].copy()
     mixed.iloc[[10, 11]] = mixed.iloc[[11, 10]].to_numpy()  # one pair in time order: the file is not sorted
     mixed.to_csv(csv, index=False)
-    with pytest.raises(DataError, match="sort the file by 'date'"):
+    panel = read_panel(csv)  # the fields say day-first (17/07/2016), so the order is the rows' to sort
+    pd.testing.assert_frame_equal(panel.series[0].frame, reference(400))
+    assert panel.notes[0].endswith("rows out of time order read in time order (line 3: 2016-07-17 14:00:00 after "
+                                   "2016-07-17 15:00:00)")
+    ambiguous = etth1(40)  # days 1 .. 2 of July: read month-first or day-first, the rows' order decides
+    ambiguous["date"] = pd.to_datetime(ambiguous["date"]).dt.strftime("%d/%m/%Y %H:%M")
+    ambiguous.iloc[[10, 11]] = ambiguous.iloc[[11, 10]].to_numpy()
+    ambiguous.to_csv(csv, index=False)
+    with pytest.raises(DataError, match="sort the file by 'date' \\(dates read"):
         read_panel(csv)
 
 

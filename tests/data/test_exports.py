@@ -503,9 +503,9 @@ def test_a_typical_year_file_going_back_a_few_years_at_a_month_is_named_as_such(
                                         r"a typical-year file \(TMY\) joins months of different years; give every row "
                                         r"one year to read it as one year$"):
         read_panel(csv)
-    hours[48:] = pd.date_range("2001-01-20", periods=24, freq="h")  # back ten days in the same year: unsorted
+    hours[48:] = pd.date_range("2001-01-20", periods=24, freq="h")  # back ten days in the same year: sorted
     pd.DataFrame({"date": [h.strftime("%Y-%m-%d %H:%M") for h in hours], "temp": np.arange(72.0)}).to_csv(csv,
                                                                                                        index=False)
-    with pytest.raises(DataError, match=r"line 50: timestamp 2001-01-20 00:00:00 comes before the previous row's "
-                                        r"2001-01-31 23:00:00; sort the file by 'date'"):
-        read_panel(csv)
+    with pytest.raises(DataError, match=r"tmy.csv: line 2: timestamp 2001-01-30 00:00:00 follows 2001-01-20 "
+                                        r"23:00:00, but the inferred frequency 'h' expects 2001-01-21 00:00:00"):
+        read_panel(csv)  # read in time order: ten days missing
