@@ -102,6 +102,7 @@ class Panel:
         notes: one-line notes for the user (what was detected, rows added to fill gaps, holidays).
         timestamp_col: the timestamp column read (the one named, or the one detected), or None.
         dialect: the reading options, with the date order and epoch unit settled where they mattered.
+        header: whether the file's first line named the columns (given, or detected where not given).
     """
 
     series: tuple[Series, ...]
@@ -111,6 +112,7 @@ class Panel:
     notes: tuple[str, ...] = ()
     timestamp_col: str | None = None
     dialect: Dialect = field(default_factory=Dialect)
+    header: bool = True
 
     @property
     def ids(self) -> list[str | None]:
@@ -173,6 +175,13 @@ def text_columns(names: Sequence[str], named: Iterable[str | None]) -> list[str]
     like = {*TIMESTAMP_NAMES, *DATE_NAMES, *TIME_NAMES}
     wanted = {str(n) for n in named if n is not None}
     return [n for n in names if n in wanted or n.strip().lower() in like]
+
+
+def _has_header(path: Path, sep: str, layout: Layout) -> bool:
+    """Whether the file's first line below its comments names columns rather than holding values
+    (:func:`looks_like_data`: the LSTNet benchmark files of numbers alone have no header row)."""
+    cells = layout.header_line.split() if sep == WHITESPACE else _header(path, sep, layout)
+    return not looks_like_data(cells)
 
 
 def _header(path: Path, sep: str, layout: Layout = Layout()) -> list[str]:
@@ -956,7 +965,7 @@ def _read_files(files: list[Path], source: str, id_col: str | None, options: dic
     check_names(files, source)
     within = None if id_col in (None, FILE_ID) else id_col
     first = read_panel(files[0], id_col=within, **options)
-    same = dict(options, columns=list(first.series[0].frame.columns), dialect=first.dialect)
+    same = dict(options, columns=list(first.series[0].frame.columns), dialect=first.dialect, header=first.header)
     panels = [first, *(read_panel(f, id_col=within, **same) for f in files[1:])]
     other = next((k for k, p in enumerate(panels) if p.freq != first.freq), None)
     if other is not None:
@@ -982,11 +991,11 @@ def _read_files(files: list[Path], source: str, id_col: str | None, options: dic
         else []
     return Panel(series=tuple(series), id_col=id_col or FILE_ID, freq=first.freq, extra_columns=first.extra_columns,
                  notes=(read, *first.notes, *others[:_FILE_NOTES], *more), timestamp_col=first.timestamp_col,
-                 dialect=first.dialect)
+                 dialect=first.dialect, header=first.header)
 
 
 def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: str | Sequence[str] | None = "date",
-               columns: Sequence[str] | None = None, id_col: str | Sequence[str] | None = None, header: bool = True,
+               columns: Sequence[str] | None = None, id_col: str | Sequence[str] | None = None, header: bool | None = True,
                fill: FillMethod | None = None, freq: str | None = None, model_freq: bool = False,
                fill_missing_dates: bool = False, keep: Sequence[str] = (),
                resample: str | None = None, agg: str | Mapping[str, str] | None = None,
@@ -1006,7 +1015,8 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
             required are listed in ``extra_columns``.
         id_col: the series id column (many series in one file), or None for one series; a list of columns names
             the series together (:mod:`forecast.data.series_ids`: one id column ``store + item``).
-        header: the first line names the columns; ``False`` names them ``0 … n-1``.
+        header: the first line names the columns; ``False`` names them ``0 … n-1``; None: a first line of values
+            (numbers, dates) is no header (said in a note).
         fill: fill empty, NaN and infinite cells (``ffill`` then back-fill the head, or linear
             ``interpolate``), within each series; ``None`` refuses them.
         freq: the frequency the timestamps must follow; ``None`` infers it.
@@ -1033,7 +1043,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     files = None if isinstance(path, (pd.DataFrame, pd.Series)) else many_files(path)
     if files is not None:
         return _read_files(files, str(path), id_col, options)
-    layout, indexed = Layout(), []
+    layout, indexed, headerless = Layout(), [], False
     if isinstance(path, pd.Series):
         path = path.to_frame()
     if isinstance(path, pd.DataFrame):  # cells as Python writes them: only the time options apply
@@ -1043,6 +1053,8 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         path = Path(path)
         layout = Layout() if path.suffix.lower() in PARQUET else file_layout(path)
         sep = _separator(path, dialect, layout)
+        headerless = header is None and path.suffix.lower() not in PARQUET and not _has_header(path, sep, layout)
+    header = not headerless if header is None else header
     id_columns = id_parts(id_col)  # columns that name the series together
     id_col = id_name(id_col)
     named = [*([timestamp_col] if isinstance(timestamp_col, str) or timestamp_col is None else timestamp_col),
@@ -1067,6 +1079,8 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     detected = [f"{SEP_NAMES[sep]}-separated columns"] if dialect.sep is None and layout.sep is None and sep != "," \
         else []
     detected += [ENCODING_NOTES[layout.encoding]] if layout.encoding in ENCODING_NOTES else []
+    detected += [f"no header row (line {first_line} holds values): columns named 0 … {len(raw.columns) - 1}"] \
+        if headerless else []
     detected += [f"Excel's separator line sep={layout.sep} ({SEP_NAMES.get(layout.sep, repr(layout.sep))}-separated "
                  f"columns)"] if layout.sep is not None else []
     comments = layout.skip - (layout.sep is not None) - layout.table_lines - layout.header_block - layout.other_lines
@@ -1120,7 +1134,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     if bounds is not None:  # each row an interval: its start is its timestamp
         raw, timestamp_col = raw.drop(columns=[bounds[1]]), bounds[0]
         detected.append(f"intervals from column {bounds[0]!r} to {bounds[1]!r}, each read as its start")
-    dated = _dated_column(raw, timestamp_col) if header and table is None else None
+    dated = _dated_column(raw, timestamp_col) if table is None else None
     if dated is not None and _UNNAMED.match(dated):
         raw = raw.rename(columns={dated: timestamp_col})
         detected.append(f"timestamps in the unnamed first column, read as {timestamp_col!r} (the index pandas "
@@ -1351,4 +1365,4 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     if holidays:
         notes.append(holiday_note(holidays, freq, source=str(path), hints=hints))
     return Panel(series=tuple(series), id_col=id_col, freq=freq if stamps is not None else None,
-                 extra_columns=extra, notes=tuple(notes), timestamp_col=timestamp_col, dialect=dialect)
+                 extra_columns=extra, notes=tuple(notes), timestamp_col=timestamp_col, dialect=dialect, header=header)

@@ -124,7 +124,8 @@ class WindowedData:
         eval_stride: step between validation and test window origins (1 = every window, as the
             papers score); the floors are scored on the same windows.
         seed: seed of the training stream and of the validation sample.
-        header: the file's first line names the columns; False names them ``0 … n-1``.
+        header: the file's first line names the columns; False names them ``0 … n-1``; None: detected (a first
+            line of values is no header).
         id_col: the column naming each row's series (many series in one file), or None; a list of columns names
             the series together (one id column, ``store + item``).
         scaler: with ``id_col``: ``series`` scales each series with its own training rows, ``global``
@@ -165,7 +166,7 @@ class WindowedData:
                  borders: Annotated[Sequence[int] | None, "a list [train_end, val_end, test_end]"] = None,
                  ratios: Annotated[Sequence[float], "a list [train, val, test] of fractions"] = (0.7, 0.1, 0.2),
                  scale: bool = True, batch_size: int = 32, eval_batch_size: int | None = None, num_workers: int = 0,
-                 fill: FillMethod | None = None, train_stride: int = 1, seed: int = 0, header: bool = True,
+                 fill: FillMethod | None = None, train_stride: int = 1, seed: int = 0, header: bool | None = None,
                  id_col: Column | Sequence[str] | None = None, scaler: Scaler = "series",
                  fill_missing_dates: bool = False,
                  eval_stride: int = 1,
@@ -258,6 +259,7 @@ class WindowedData:
                            steps_without_timestamps=True)
         for note in panel.notes:
             print(f"note: {note}", file=sys.stderr)
+        self.header = panel.header
         if panel.id_col is not None and self.id_col is None:  # a folder of files, or a table of series by periods
             if self.future_columns:
                 raise DataError(f"{self.path}: data.future_columns needs one series; the data holds "

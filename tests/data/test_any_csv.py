@@ -35,19 +35,28 @@ def module(path: Path, **kwargs) -> ForecastDataModule:
 
 
 # ------------------------------------------------------------------------------- header, timestamps
-def test_a_file_without_header_is_named_in_the_error(tmp_path: Path) -> None:
+def test_a_file_without_header_said_to_have_one_is_named_in_the_error(tmp_path: Path) -> None:
     csv = write(etth1().drop(columns=["date"]), tmp_path / "m.csv", header=False)
     first = pd.read_csv(ETTH1, nrows=1).iloc[0, 1:5].astype(str).tolist()
     with pytest.raises(DataError) as err:
-        module(csv, target="6", timestamp_col=None)
+        module(csv, target="6", timestamp_col=None, header=True)
     assert str(err.value) == (f"{csv}: the file seems to have no header row (line 1 is {', '.join(first)}, …); add "
                               f"one, or pass data.header=false to name the columns 0 … 6")
 
 
-def test_a_headerless_file_with_timestamps_is_recognised(tmp_path: Path) -> None:
-    csv = write(etth1(), tmp_path / "m.csv", header=False)
-    with pytest.raises(DataError, match="the file seems to have no header row"):
-        module(csv)
+def test_a_first_line_of_values_is_no_header(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """The LSTNet benchmark files (exchange_rate.txt: numbers alone) and a headerless file of timestamps and values
+    read as with data.header=false; the run records the header it read, for predict."""
+    frame = etth1().drop(columns=["date"])
+    numbers = module(write(frame, tmp_path / "numbers.csv", header=False))
+    assert numbers.spec.header is False and numbers.spec.timestamp_col is None
+    assert numbers.spec.input_columns == tuple(str(i) for i in range(7))
+    np.testing.assert_allclose(numbers.spec.mean, frame.iloc[:280].mean().to_numpy(), rtol=1e-9)
+    assert (f"note: {tmp_path / 'numbers.csv'}: detected no header row (line 1 holds values): columns named 0 … 6, "
+            f"rows without timestamps") in capsys.readouterr().err
+    dated = module(write(etth1(), tmp_path / "dated.csv", header=False))
+    assert dated.spec.header is False and dated.spec.timestamp_col == "0" and dated.spec.freq == "h"
+    assert dated.spec.input_columns == tuple(str(i) for i in range(1, 8))
 
 
 def test_header_false_names_columns_and_no_timestamps_means_no_calendar(tmp_path: Path) -> None:
