@@ -1053,7 +1053,9 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         path = Path(path)
         layout = Layout() if path.suffix.lower() in PARQUET else file_layout(path)
         sep = _separator(path, dialect, layout)
-        headerless = header is None and path.suffix.lower() not in PARQUET and not _has_header(path, sep, layout)
+        if header is None and path.suffix.lower() not in PARQUET:
+            require_file(path)
+            headerless = not _has_header(path, sep, layout)
     header = not headerless if header is None else header
     id_columns = id_parts(id_col)  # columns that name the series together
     id_col = id_name(id_col)
