@@ -139,6 +139,7 @@ def _separator(path: Path, dialect: Dialect, layout: Layout = Layout()) -> str:
 
 
 PARQUET = (".parquet", ".pq")  # file suffixes read as Parquet
+FOOTER = "footer"  # a table's attrs key: the lines below a blank line after the data, longer than its rows, left out
 TRAILING = "trailing_field"  # a table's attrs key: every row ended in an empty field the header lacks, left out
 _NO_TIMESTAMPS = "\x01%Y\x01"  # a timestamp format no cell matches: pyarrow leaves dates as text for the reader
 
@@ -251,6 +252,26 @@ def _spaced_table(path: Path, options: dict[str, Any], *, header: bool, typed: b
     return frame
 
 
+_MORE_FIELDS = re.compile(r"Expected \d+ fields in line (\d+), saw \d+")  # the C parser's report of a longer row
+_FOOTER_LINES = 5  # lines below the data, after a blank line, left out where they have more fields than its rows
+
+
+def _footer(path: Path, layout: Layout, error: str) -> tuple[str, ...] | None:
+    """The lines from the one the C parser found longer than the header (``error``) to the file's end, where they
+    are at most :data:`_FOOTER_LINES` lines after a blank one (a title repeated below the data,
+    ``Daily minimum temperatures in Melbourne, Australia, 1981-1990``); None otherwise."""
+    found = _MORE_FIELDS.search(error)
+    if found is None:
+        return None
+    with open_text(path, layout.encoding) as f:
+        lines = f.read().splitlines()
+    start = int(found.group(1)) - 1  # the longer line's index
+    tail = [line for line in lines[start:] if line.strip()]
+    if not 0 < len(tail) <= _FOOTER_LINES or start < 1 or lines[start - 1].strip():
+        return None
+    return tuple(tail)
+
+
 def read_table(path: Path, header: bool, sep: str = ",", *, typed: bool = True,
                text: Iterable[str | None] = (), layout: Layout = Layout()) -> pd.DataFrame:
     """The cells of a CSV or Parquet file (Parquet by its ``.parquet``/``.pq`` suffix).
@@ -279,7 +300,14 @@ def read_table(path: Path, header: bool, sep: str = ",", *, typed: bool = True,
         return pd.read_csv(path, engine="pyarrow", **options)
     except (ValueError, pd.errors.ParserError):
         pass  # what pyarrow refuses (ragged rows, odd quoting), the C parser reports in its own words
-    frame = pd.read_csv(path, **options)
+    try:
+        frame = pd.read_csv(path, **options)
+    except pd.errors.ParserError as exc:
+        footer = _footer(path, layout, str(exc))
+        if footer is None:
+            raise
+        frame = pd.read_csv(path, engine="python", skipfooter=len(footer), **options)
+        frame.attrs[FOOTER] = footer
     if header and not isinstance(frame.index, pd.RangeIndex) and len(frame.columns) \
             and (frame.iloc[:, -1].str.strip() == "").all():  # every row ends in a field the header lacks, empty
         # pandas read the first fields as the index and shifted the names: the fields in order, as many as named
@@ -995,7 +1023,8 @@ def _read_files(files: list[Path], source: str, id_col: str | None, options: dic
 
 
 def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: str | Sequence[str] | None = "date",
-               columns: Sequence[str] | None = None, id_col: str | Sequence[str] | None = None, header: bool | None = True,
+               columns: Sequence[str] | None = None, id_col: str | Sequence[str] | None = None,
+               header: bool | None = True,
                fill: FillMethod | None = None, freq: str | None = None, model_freq: bool = False,
                fill_missing_dates: bool = False, keep: Sequence[str] = (),
                resample: str | None = None, agg: str | Mapping[str, str] | None = None,
@@ -1062,7 +1091,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     named = [*([timestamp_col] if isinstance(timestamp_col, str) or timestamp_col is None else timestamp_col),
              dialect.time_col, id_col, *id_columns]
     raw, first_line = _read_raw(path, header, hints, sep, text=named, layout=layout)
-    trailing = bool(raw.attrs.get(TRAILING))
+    trailing, footer = bool(raw.attrs.get(TRAILING)), tuple(raw.attrs.get(FOOTER, ()))
     csv_file = not isinstance(path, pd.DataFrame) and path.suffix.lower() not in PARQUET
     # the file line of each row of raw
     lines_of = table_lines(path, layout, first_line, len(raw)) if csv_file else first_line + np.arange(len(raw))
@@ -1095,6 +1124,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     other = layout.other_above[:60] + ("..." if len(layout.other_above) > 60 else "")
     detected += [f"{layout.other_lines} line(s) of another number of fields above the header left out ({other})"] \
         if layout.other_lines else []
+    detected += [f"{len(footer)} line(s) of more fields below the data left out ({footer[0][:60]!r})"] if footer else []
     detected += indexed
     detected += [f"{top} row(s) of labels under the header left out ({', '.join(repr(c) for c in labelled[:4])}"
                  f"{', ...' if len(labelled) > 4 else ''})"] if top else []

@@ -509,3 +509,22 @@ def test_a_typical_year_file_going_back_a_few_years_at_a_month_is_named_as_such(
     with pytest.raises(DataError, match=r"tmy.csv: line 2: timestamp 2001-01-30 00:00:00 follows 2001-01-20 "
                                         r"23:00:00, but the inferred frequency 'h' expects 2001-01-21 00:00:00"):
         read_panel(csv)  # read in time order: ten days missing
+
+
+def test_a_title_below_the_data_with_more_fields_is_left_out(tmp_path: Path) -> None:
+    """The Melbourne temperatures as tutorials ship them: the title repeated below a blank line, its commas making
+    more fields than the rows have; a longer row amid the data is still refused."""
+    days = pd.date_range("1981-01-01", periods=30, freq="D")
+    title = "Daily minimum temperatures in Melbourne, Australia, 1981-1990"
+    rows = "".join(f'"{d:%Y-%m-%d}",{10 + i % 7}.5\n' for i, d in enumerate(days))
+    csv = tmp_path / "daily-minimum-temperatures.csv"
+    csv.write_text(f'"Date","{title}"\n{rows}\n{title}\n')
+    panel = read_panel(csv)
+    assert panel.series[0].frame[title].tolist() == [10 + i % 7 + 0.5 for i in range(30)]
+    assert panel.notes == (f"{csv}: detected 1 line(s) of more fields below the data left out "
+                           f"({title[:60]!r}), timestamps in column 'Date'",)
+    lines = rows.splitlines(keepends=True)
+    csv.write_text(f'"Date","{title}"\n' + "".join(lines[:8]) + "1981-01-09,1,2\n" + "".join(lines[9:]))
+    with pytest.raises(DataError, match=r"cannot read as CSV \(Error tokenizing data. C error: Expected 2 fields in "
+                                        r"line 10, saw 3\)"):
+        read_panel(csv)
