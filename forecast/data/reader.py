@@ -443,8 +443,8 @@ def _dated_column(raw: pd.DataFrame, wanted: object) -> str | None:
     """The column of the rows' dates where ``wanted`` is a timestamp name (``date``) no column has and no column is
     named like one: the first column when its first cells read as dates (or intervals of them: ENTSO-E's ``MTU``;
     Google Trends' ``Week``, or, with an empty header cell, the index pandas writes with ``to_csv()`` of a frame
-    indexed by time), else the one other column of text whose first cells do (the UCI bike-sharing file's
-    ``dteday`` after its row numbers). None otherwise."""
+    indexed by time), else the one other column of text whose first cells do with three groups of digits each (the
+    UCI bike-sharing file's ``dteday`` after its row numbers). None otherwise."""
     names = [str(c) for c in raw.columns]
     if not isinstance(wanted, str) or wanted in names or not is_timestamp_name(wanted):
         return None
@@ -455,14 +455,6 @@ def _dated_column(raw: pd.DataFrame, wanted: object) -> str | None:
         return names[0]
     dated = [n for n in names[1:] if not typed_number(raw[n]) and _whole_dates(raw[n]) and _reads_as_dates(raw[n])]
     return dated[0] if len(dated) == 1 else None
-
-
-def _booleans_read(raw: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
-    """``raw`` with its ``columns`` of booleans as 1.0 and 0.0 (:func:`~forecast.data.cells.boolean_cells`)."""
-    out = raw.copy()
-    for col in columns:
-        out[col] = boolean_cells(raw[col])
-    return out
 
 
 def _whole_dates(col: pd.Series) -> bool:
@@ -611,6 +603,14 @@ def _leave_out(available: list[str], found: Sequence[str], what: str, detected: 
     named = [repr(c) for c in found] if shown is None else list(shown)
     detected.append(f"column(s) {what} left out ({', '.join(named[:limit])}{', ...' if len(named) > limit else ''})")
     return [c for c in available if c not in found]
+
+
+def _booleans_read(raw: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """``raw`` with its ``columns`` of booleans as 1.0 and 0.0 (:func:`~forecast.data.cells.boolean_cells`)."""
+    out = raw.copy()
+    for col in columns:
+        out[col] = boolean_cells(raw[col])
+    return out
 
 
 def _no_values(col: pd.Series, dialect: Dialect) -> bool:
