@@ -40,14 +40,24 @@ def label_rows(raw: pd.DataFrame, most: int = 5) -> tuple[int, list[str]]:
 
 def rows_below(raw: pd.DataFrame, most: int = 5) -> list[str]:
     """The first cells of the rows at the end that follow the data rather than hold it (a ``Total`` row, ``Source:``
-    and ``Notes:`` lines): at most ``most`` rows whose first cell is text without a digit, below a first column of
-    cells with digits (dates, ids with numbers); [] when there are none."""
+    and ``Notes:`` lines, a title repeated alone): at most ``most`` rows whose first cell is text without a digit, or
+    text that is neither a date nor a number alone on its row, below a first column of cells with digits (dates, ids
+    with numbers); [] when there are none."""
     if not len(raw.columns) or typed_number(raw.iloc[:, 0]) or typed_time(raw.iloc[:, 0]) or len(raw) < 2 * most:
         return []
     first = raw.iloc[:, 0]
     tail = [str(c) for c in as_text(first.iloc[len(raw) - most:]).str.strip()]  # the last rows, a cheap look
+
+    def follows(r: int) -> bool:
+        """Row ``r`` of the tail follows the data: text without a digit, or text alone that no value reads."""
+        cell = tail[r]
+        if cell == "" or not _DIGIT.search(cell):
+            return cell != ""
+        others = as_text(raw.iloc[len(raw) - most + r, 1:].astype(object)).str.strip()
+        return bool((others == "").all()) and not numeric(cell) and not is_date(cell)
+
     k = 0
-    while k < most and tail[most - 1 - k] != "" and not _DIGIT.search(tail[most - 1 - k]):
+    while k < most and follows(most - 1 - k):
         k += 1
     if k == 0 or k == most:
         return []

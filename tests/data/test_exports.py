@@ -528,3 +528,20 @@ def test_a_title_below_the_data_with_more_fields_is_left_out(tmp_path: Path) -> 
     with pytest.raises(DataError, match=r"cannot read as CSV \(Error tokenizing data. C error: Expected 2 fields in "
                                         r"line 10, saw 3\)"):
         read_panel(csv)
+
+
+def test_a_title_alone_below_the_data_is_left_out(tmp_path: Path) -> None:
+    """The airline passengers as tutorials ship them: the value column's title, with digits (``Jan 49 ? Dec 60``),
+    repeated alone below a blank line; a last row of a date and no values is data (refused as missing)."""
+    months = pd.date_range("1949-01-01", periods=24, freq="MS")
+    title = "International airline passengers: monthly totals in thousands. Jan 49 ? Dec 60"
+    csv = tmp_path / "international-airline-passengers.csv"
+    body = "".join(f'"{m:%Y-%m}",{112 + i}\n' for i, m in enumerate(months))
+    csv.write_text(f'"Month","{title}"\n{body}\n"{title}"\n')
+    panel = read_panel(csv)
+    assert panel.series[0].frame[title].tolist() == [112.0 + i for i in range(24)]
+    assert panel.notes == (f"{csv}: detected 1 row(s) below the data left out ({title[:40]!r}), timestamps in the "
+                           f"first column, 'Month'",)
+    csv.write_text(f'"Month","{title}"\n{body}"1951-01",\n')
+    with pytest.raises(DataError, match=r"line 26: column '.*' is empty or NaN"):
+        read_panel(csv)
