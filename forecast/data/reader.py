@@ -181,7 +181,10 @@ def text_columns(names: Sequence[str], named: Iterable[str | None]) -> list[str]
 def _has_header(path: Path, sep: str, layout: Layout) -> bool:
     """Whether the file's first line below its comments names columns rather than holding values
     (:func:`looks_like_data`: the LSTNet benchmark files of numbers alone have no header row)."""
-    cells = layout.header_line.split() if sep == WHITESPACE else _header(path, sep, layout)
+    try:
+        cells = layout.header_line.split() if sep == WHITESPACE else _header(path, sep, layout)
+    except csv.Error:  # a line longer than the csv module reads: the table's reading refuses it in one line
+        return True
     return not looks_like_data(cells)
 
 

@@ -1006,9 +1006,11 @@ def test_a_headerless_file_leaves_out_the_empty_columns_at_the_end_of_its_lines(
         read_panel(middle, timestamp_col=None, header=False)
 
 
-def test_a_field_longer_than_the_csv_module_reads_is_refused_in_one_line(tmp_path: Path) -> None:
-    """scipy's pdist test files: one line of numbers, separated by spaces, longer than a field the csv module reads."""
+@pytest.mark.parametrize("header", [True, None])
+def test_a_field_longer_than_the_csv_module_reads_is_refused_in_one_line(tmp_path: Path, header: bool | None) -> None:
+    """scipy's pdist test files: one line of numbers, separated by spaces, longer than a field the csv module reads;
+    the header's detection (None) reads that line too."""
     path = tmp_path / "long.txt"
     path.write_text(" ".join(f"{k * 1e-4:.7e}" for k in range(12_000)) + "\n")
     with pytest.raises(DataError, match=r"long.txt: cannot read as CSV \(field larger than field limit \(131072\)\)"):
-        read_panel(path, steps_without_timestamps=True)
+        read_panel(path, steps_without_timestamps=True, header=header)
