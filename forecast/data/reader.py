@@ -120,10 +120,11 @@ class Panel:
 
 
 def looks_like_data(cells: Sequence[str]) -> bool:
-    """True when a would-be header row holds values: numbers, maybe dates, at least one number."""
+    """True when a would-be header row holds values: numbers, maybe dates or empty cells (a separator at the line's
+    end), at least one number."""
     cells = [str(c).strip() for c in cells]
     numbers = [is_number(c) for c in cells]
-    return any(numbers) and all(n or bool(_DATE.match(c)) for n, c in zip(numbers, cells))
+    return any(numbers) and all(n or c == "" or bool(_DATE.match(c)) for n, c in zip(numbers, cells))
 
 
 def _separator(path: Path, dialect: Dialect, layout: Layout = Layout()) -> str:

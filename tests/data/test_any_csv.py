@@ -311,3 +311,15 @@ def test_panel_errors_name_the_series(tmp_path: Path) -> None:
     dup.loc[dup.index[(dup.store == "s02")][5], "date"] = dup.loc[dup.index[(dup.store == "s02")][4], "date"]
     with pytest.raises(DataError, match="duplicate timestamp 2021-03-01 04:00:00 of series s02"):
         module(write(dup, tmp_path / "dup.csv"), target="sales", id_col="store")
+
+
+def test_a_first_line_of_values_ending_in_separators_is_no_header(tmp_path: Path) -> None:
+    """``1.5;2.0;;``: the empty fields at the line's end do not make the first line a header (it was read as the
+    columns' names, and its values lost)."""
+    csv = tmp_path / "trailing.csv"
+    rows = np.arange(60.0).reshape(30, 2) / 4
+    csv.write_text("".join(f"{a};{b};;\n" for a, b in rows))
+    panel = read_panel(csv, header=None, timestamp_col=None)
+    frame = panel.series[0].frame
+    assert panel.header is False and list(frame.columns) == ["0", "1"]
+    np.testing.assert_array_equal(frame.to_numpy(), rows)
