@@ -14,7 +14,7 @@ from forecast.data.date_parts import MONTHS, PART_NAMES
 from forecast.data.date_time import bare_name
 
 _WEEKDAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-WEEKDAYS = {**{d: k for k, d in enumerate(_WEEKDAY_NAMES)}, **{d[:3]: k for k, d in enumerate(_WEEKDAY_NAMES)}}
+_WEEKDAYS = {**{d: k for k, d in enumerate(_WEEKDAY_NAMES)}, **{d[:3]: k for k, d in enumerate(_WEEKDAY_NAMES)}}
 # names of a column of weekdays or of week numbers, spaces and underscores left out
 _WEEKDAY_COLUMNS = frozenset({"weekday", "dayofweek", "dow", "wday", "weekdays", "dayname", "weekdayname"})
 _WEEK_COLUMNS = frozenset({"week", "weeknum", "weeknumber", "wk", "isoweek", "weekofyear"})
@@ -41,7 +41,7 @@ def _values(col: pd.Series, part: str) -> tuple[np.ndarray, bool] | None:
     numbers = pd.to_numeric(text, errors="coerce")
     if numbers.notna().all():
         return numbers.to_numpy(dtype=np.float64), False
-    names = MONTHS if part == "month" else WEEKDAYS if part == "weekday" else None
+    names = MONTHS if part == "month" else _WEEKDAYS if part == "weekday" else None
     mapped = None if names is None else text.map(names)
     return None if mapped is None or mapped.isna().any() else (mapped.to_numpy(dtype=np.float64), True)
 

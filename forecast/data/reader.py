@@ -609,12 +609,16 @@ def _leave_out(available: list[str], found: Sequence[str], what: str, detected: 
     return [c for c in available if c not in found]
 
 
-def _booleans_read(raw: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
-    """``raw`` with its ``columns`` of booleans as 1.0 and 0.0 (:func:`~forecast.data.cells.boolean_cells`)."""
+def _booleans_read(raw: pd.DataFrame, columns: Sequence[str]) -> tuple[pd.DataFrame, list[str]]:
+    """``raw`` with those of its ``columns`` that hold booleans as 1.0 and 0.0
+    (:func:`~forecast.data.cells.boolean_cells`), and their names; ``raw`` itself where none do."""
+    read = {col: cells for col in columns if (cells := boolean_cells(raw[col])) is not None}
+    if not read:
+        return raw, []
     out = raw.copy()
-    for col in columns:
-        out[col] = boolean_cells(raw[col])
-    return out
+    for col, cells in read.items():
+        out[col] = cells
+    return out, list(read)
 
 
 def _no_values(col: pd.Series, dialect: Dialect) -> bool:
@@ -1318,10 +1322,10 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         columns = _leave_out(list(columns), [c for c in categories if c not in keep], "of categories", detected,
                              shown=[f"{c!r}: {', '.join(v[:4])}{', ...' if len(v) > 4 else ''}"
                                     for c, v in categories.items() if c not in keep])
-    booleans = [c for c in columns if boolean_cells(raw[c]) is not None]
+    raw, booleans = _booleans_read(raw, columns)
     if booleans:
-        raw, written_text = _booleans_read(raw, booleans), as_written
-        as_written = None if written_text is None else (lambda: _booleans_read(written_text(), booleans))
+        written_text = as_written
+        as_written = None if written_text is None else (lambda: _booleans_read(written_text(), booleans)[0])
         detected.append(f"column(s) of booleans read as 1 (true) and 0 (false) ({', '.join(map(repr, booleans))})")
     values, marks, coded = _values(raw, columns, path, line, fill if steps is None else "interpolate", hints,
                                    sep=sep, dialect=dialect, as_written=as_written, column_of=column_of)
