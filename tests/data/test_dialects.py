@@ -219,6 +219,22 @@ def test_n_a_is_missing_and_a_word_names_its_code_and_the_columns(tmp_path: Path
     assert got.notna().all() and got.iloc[3] == pytest.approx((ref.iloc[2] + ref.iloc[4]) / 2)
 
 
+def test_a_question_mark_is_missing_as_in_the_uci_household_power_file(tmp_path: Path) -> None:
+    """``Date;Time;Global_active_power;...`` with ``?`` on every value of a missing minute."""
+    minutes = pd.date_range("2006-12-16 17:24", periods=60, freq="min")
+    power = [f"{1 + k / 100:.3f}" for k in range(60)]
+    power[7] = "?"
+    csv = tmp_path / "household_power_consumption.txt"
+    csv.write_text("Date;Time;Global_active_power;Voltage\n" + "".join(
+        f"{t.day}/{t.month}/{t.year};{t:%H:%M:%S};{p};{'?' if p == '?' else '240.1'}\n" for t, p in zip(minutes, power)))
+    with pytest.raises(DataError, match=r"line 9: column 'Global_active_power' holds '\?', a missing value; fill the gap "
+                                        r"or pass data.fill=ffill\|interpolate"):
+        read_panel(csv)
+    frame = read_panel(csv, fill="interpolate").series[0].frame
+    assert frame.index[7] == minutes[7] and frame["Global_active_power"].iloc[7] == pytest.approx(1.07)
+    assert frame["Voltage"].iloc[7] == pytest.approx(240.1)
+
+
 def test_spaces_after_the_commas_of_the_header_are_not_part_of_the_names(tmp_path: Path) -> None:
     csv = tmp_path / "spaced.csv"
     days = pd.date_range("2020-01-01", periods=40, freq="D")
