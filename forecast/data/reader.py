@@ -1195,6 +1195,9 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         stamp_like = [n for n in stamp_like if n not in timestamp_counters(raw[stamp_like])]
     if table is None and isinstance(timestamp_col, str) and timestamp_col not in raw.columns and not stamp_like:
         parts = find_date_parts(raw, (id_col,)) if header else leading_date_parts(raw)
+        if parts is not None and header and list(parts.columns) == ["year"]:  # years alone: read and written so
+            timestamp_col, parts = parts.columns["year"], None
+            detected.append(f"timestamps from column {timestamp_col!r}")
         if parts is not None:
             summary = parts.summaries(raw)
             if summary.any():  # a year's average among its months: no step of the series

@@ -62,9 +62,10 @@ def test_a_column_of_years_alone(tmp_path: Path) -> None:
     csv.write_text('"YEAR","SUNACTIVITY"\n' + "".join(f"{1700 + i},{i % 11}\n" for i in range(60)))
     panel = read_panel(csv)
     years = pd.date_range("1700-01-01", periods=60, freq="YS")
-    assert panel.freq == "YS-JAN" and panel.series[0].frame.index.equals(pd.DatetimeIndex(years, name="date",
+    assert panel.freq == "YS-JAN" and panel.series[0].frame.index.equals(pd.DatetimeIndex(years, name="YEAR",
                                                                                           freq=None))
-    assert panel.notes == (f"{csv}: detected timestamps from column 'YEAR'",)
+    assert panel.notes == (f"{csv}: detected timestamps from column 'YEAR', years (1700 .. 1759)",)
+    assert panel.timestamp_col == "YEAR" and panel.dialect.written(years)[0] == "1700"  # forecasts: as written
     firms = tmp_path / "grunfeld.csv"
     firms.write_text("invest,firm,year\n" + "".join(f"{i}.5,{firm},{1935 + i}\n" for firm in ("GM", "IBM")
                                                      for i in range(20)))
@@ -78,7 +79,7 @@ def test_a_column_of_years_alone(tmp_path: Path) -> None:
     copper.write_text('"YEAR","CONSUMPTION","TIME"\n' + "".join(f"{1951 + i},{3000 + i},{i + 1}\n" for i in range(25)))
     panel = read_panel(copper)
     assert panel.series[0].frame.index[0] == pd.Timestamp("1951-01-01") and panel.freq == "YS-JAN"
-    assert panel.notes == (f"{copper}: detected timestamps from column 'YEAR'",)
+    assert panel.notes == (f"{copper}: detected timestamps from column 'YEAR', years (1951 .. 1975)",)
     copper.write_text('"YEAR","CONSUMPTION","TIME"\n' + "".join(f"{1951 + i},{3000 + i},{i + 5}\n" for i in range(25)))
     with pytest.raises(DataError, match=r"column 'TIME' holds numbers \(5 .. 29\), not dates"):
         read_panel(copper)  # counting from 5: it may be the timestamps; the user names them
