@@ -49,10 +49,10 @@ from forecast.data.regular import (HOLIDAY_RUN, Gap, add_missing_rows, describe_
                                    holiday_note, infer_freq, inside_step, is_business, months_of_one_day, off_the_grid,
                                    offset, refuse_gap, refuse_other_step, resolve_frequency, snapped_to_step)
 from forecast.data.resample import Steps, aggregate
-from forecast.data.series_ids import conventional_id, id_name, id_parts, series_columns, with_joined_id
+from forecast.data.series_ids import id_name, id_parts, long_format_id, series_columns, with_joined_id
 from forecast.data.date_parts import PART_NAMES, DateParts, find_date_parts, leading_date_parts
 from forecast.data.surround import (category_columns, flag_columns, label_rows, one_label_columns, row_counters,
-                                    rows_below, timestamp_counters)
+                                    rows_below, series_labels, timestamp_counters)
 from forecast.data.period_table import PeriodTable, find_period_table
 from forecast.data.year_table import VALUE, YearTable, find_year_table
 from forecast.data.timestamps import (TIMESTAMP_NAMES, find_timestamp_column, interval_starts, is_timestamp_name,
@@ -1218,8 +1218,10 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     detected += found_ts
     time_col = dialect.time_col
     if id_col is None and table is None and header and timestamp_col is not None and time_col is None:
-        id_col = conventional_id(raw, timestamp_col)
-        detected += [f"series named by column {id_col!r} (long format)"] if id_col is not None else []
+        found_id = long_format_id(raw, timestamp_col)
+        if found_id is not None:
+            id_col = found_id[0]
+            detected.append(f"series named by column {id_col!r} ({found_id[1]})")
     if id_col is not None and id_col not in names:
         if id_col == FILE_ID and csv_file:  # one file for a model of one series a file
             return _read_files([path], str(path), id_col, options)
@@ -1320,6 +1322,10 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     if picked and id_col is not None:  # a long file's row numbers step by the series' count within each series
         numbered = row_counters([raw], [c for c in columns if typed_number(raw[c]) and c not in keep])
         columns = _leave_out(list(columns), numbered, "numbering the file's rows", detected)
+        labelled = series_labels(raw, [c for c in columns if c not in keep], as_text(raw[id_col]).str.strip(),
+                                 dialect.na_values)
+        columns = _leave_out(list(columns), list(labelled), "labelling each series", detected,
+                             shown=[f"{c!r}: {', '.join(v[:3])}{', ...' if len(v) > 3 else ''}" for c, v in labelled.items()])
     if picked:
         categories = category_columns(raw, columns, dialect.na_values)
         columns = _leave_out(list(columns), [c for c in categories if c not in keep], "of categories", detected,

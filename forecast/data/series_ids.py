@@ -97,10 +97,29 @@ def series_columns(raw: pd.DataFrame, stamps: pd.DatetimeIndex, besides: Sequenc
     return None
 
 
-def conventional_id(raw: pd.DataFrame, timestamp_col: str) -> str | None:
-    """The one column named as a series id by convention (:data:`CONVENTIONAL_IDS`, any case) in a file whose
-    timestamps repeat and where it holds more than one value: a long file's series; else None."""
-    named = [c for c in raw.columns if str(c).strip().lower() in CONVENTIONAL_IDS]
-    if len(named) != 1 or timestamp_col not in raw.columns or not raw[timestamp_col].duplicated().any():
+def long_format_id(raw: pd.DataFrame, timestamp_col: str) -> tuple[str, str] | None:
+    """The column that names a long file's series where its timestamps repeat, and why: one named as a series id
+    by convention (:data:`CONVENTIONAL_IDS`, any case) that holds more than one value; else, where at least half
+    the rows share their timestamp with another row (a panel, not a repeated hour), the first of the first
+    :data:`MOST_CANDIDATES` text columns (not numbers: those may be measurements) that, with the timestamps, names
+    every row once (Kaggle's ``Name`` of a stock, Our World in Data's ``Entity``). None where none does."""
+    if timestamp_col not in raw.columns:
         return None
-    return str(named[0]) if as_text(raw[named[0]]).str.strip().nunique() > 1 else None
+    stamps = as_text(raw[timestamp_col]).str.strip()
+    repeated = stamps.duplicated(keep=False)
+    if not repeated.any():
+        return None
+    named = [c for c in raw.columns if str(c).strip().lower() in CONVENTIONAL_IDS]
+    if len(named) == 1:
+        return (str(named[0]), "long format") if as_text(raw[named[0]]).str.strip().nunique() > 1 else None
+    if named or repeated.mean() < 0.5:
+        return None
+    for col in [c for c in raw.columns if c != timestamp_col][:MOST_CANDIDATES]:
+        if typed_number(raw[col]) or not _candidate(raw[col]):
+            continue
+        ids = as_text(raw[col]).str.strip()
+        if pd.to_numeric(ids, errors="coerce").notna().all() or ids.nunique() < 2:
+            continue
+        if not pd.DataFrame({"id": ids.to_numpy(), "t": stamps.to_numpy()}).duplicated().any():
+            return str(col), "long format: its labels with the timestamps name each row once"
+    return None

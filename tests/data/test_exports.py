@@ -53,16 +53,29 @@ def test_labels_that_are_data_are_not_left_out(tmp_path: Path) -> None:
         read_panel(csv, timestamp_col=None)
 
 
-def test_a_long_file_read_without_its_id_column_names_the_column_of_series_names(tmp_path: Path) -> None:
+def test_a_long_file_read_without_its_id_column_names_the_column_of_series_numbers(tmp_path: Path) -> None:
+    """Station numbers may be measurements: they name the series only when passed, and the refusal names them."""
     csv = tmp_path / "long.csv"
     dates = np.repeat(pd.date_range("2020-01-01", periods=20, freq="D").strftime("%Y-%m-%d"), 2)
-    pd.DataFrame({"date": dates, "variable": ["a", "b"] * 20, "value": np.arange(40.0)}).to_csv(csv, index=False)
+    pd.DataFrame({"date": dates, "station": [101, 102] * 20, "value": np.arange(40.0)}).to_csv(csv, index=False)
     with pytest.raises(DataError) as err:
         read_panel(csv)
     assert str(err.value) == (f"{csv}: line 3: duplicate timestamp 2020-01-01 00:00:00 (also on line 2); remove or "
-                              f"aggregate duplicates; if column 'variable' names each row's series (long format), "
-                              f"pass data.id_col=variable")
-    assert [s.series_id for s in read_panel(csv, id_col="variable").series] == ["a", "b"]
+                              f"aggregate duplicates; if column 'station' names each row's series (long format), "
+                              f"pass data.id_col=station")
+    assert [s.series_id for s in read_panel(csv, id_col="station").series] == ["101", "102"]
+
+
+def test_a_long_files_column_of_labels_names_its_series(tmp_path: Path) -> None:
+    """pandas' ``melt`` writes ``date,variable,value``: the labels with the timestamps name each row once."""
+    csv = tmp_path / "long.csv"
+    dates = np.repeat(pd.date_range("2020-01-01", periods=20, freq="D").strftime("%Y-%m-%d"), 2)
+    pd.DataFrame({"date": dates, "variable": ["a", "b"] * 20, "value": np.arange(40.0)}).to_csv(csv, index=False)
+    panel = read_panel(csv)
+    assert panel.id_col == "variable" and [s.series_id for s in panel.series] == ["a", "b"]
+    np.testing.assert_array_equal(panel.series[1].frame["value"].to_numpy(), np.arange(1.0, 40.0, 2.0))
+    assert ("series named by column 'variable' (long format: its labels with the timestamps name each row once)"
+            in panel.notes[0])
 
 
 def test_a_small_table_above_a_blank_line_is_left_out(tmp_path: Path) -> None:
@@ -144,9 +157,13 @@ def test_columns_holding_one_label_in_every_row_are_left_out(tmp_path: Path) -> 
     assert list(panel.series[0].frame.columns) == ["PRCP", "TMAX"]
     assert panel.notes == (f"{csv}: detected timestamps in column 'DATE', column(s) holding one label in every row "
                            f"left out ('STATION': 'USW00094728', 'NAME': 'NY CITY CENTRAL PARK, NY US')",)
-    pd.concat([frame, frame.assign(STATION="USW00014732")]).to_csv(csv, index=False)  # two stations' rows
-    with pytest.raises(DataError, match=r"pass data.id_col=STATION$"):
-        read_panel(csv)
+    two = pd.concat([frame, frame.assign(STATION="USW00014732", NAME="NEWARK LIBERTY INTL AIRPORT, NJ US")])
+    two.to_csv(csv, index=False)  # two stations' rows: a long file, each station's name labels its series
+    panel = read_panel(csv)
+    assert panel.id_col == "STATION" and [s.series_id for s in panel.series] == ["USW00094728", "USW00014732"]
+    assert list(panel.series[1].frame.columns) == ["PRCP", "TMAX"]
+    assert panel.notes[0].endswith("column(s) labelling each series left out ('NAME': NY CITY CENTRAL PARK, NY US, "
+                                   "NEWARK LIBERTY INTL AIRPORT, NJ US)")
     frame.loc[20:, "STATION"] = "USW00014732"  # a label that changes is no data: refused without a marks hint
     frame.to_csv(csv, index=False)
     with pytest.raises(DataError) as err:

@@ -64,13 +64,22 @@ def test_repeated_timestamps_name_the_columns_of_the_series(tmp_path: Path, id_c
                                  f"remove or aggregate duplicates; {named}")
 
 
-def test_one_column_of_labels_is_named_alone(tmp_path: Path) -> None:
+def test_one_column_of_labels_names_the_series_alone(tmp_path: Path) -> None:
     csv = tmp_path / "firms.csv"
     pd.DataFrame({"firm": ["GM"] * 5 + ["IBM"] * 5, "year": list(range(1935, 1940)) * 2,
                   "invest": np.arange(10.0)}).to_csv(csv, index=False)
-    with pytest.raises(DataError, match=r"duplicate timestamp 1935-01-01 00:00:00 \(also on line 2\); remove or "
-                                        r"aggregate duplicates; if column 'firm' names each row's series \(long "
-                                        r"format\), pass data.id_col=firm$"):
+    panel = read_panel(csv)
+    assert panel.id_col == "firm" and panel.ids == ["GM", "IBM"] and panel.timestamp_col == "year"
+    np.testing.assert_array_equal(panel.series[1].frame["invest"].to_numpy(), np.arange(5.0, 10.0))
+
+
+def test_labels_name_no_series_where_few_timestamps_repeat(tmp_path: Path) -> None:
+    """A repeated hour among hundreds (a duplicated reading, a clock set back) is no panel: refused as it is."""
+    csv = tmp_path / "readings.csv"
+    hours = pd.date_range("2021-01-01", periods=40, freq="h").strftime("%Y-%m-%d %H:%M:%S").tolist()
+    pd.DataFrame({"time": hours[:20] + hours[19:39], "sky": ["clear"] * 20 + ["rain"] * 20,
+                  "load": np.arange(40.0)}).to_csv(csv, index=False)
+    with pytest.raises(DataError, match=r"line 22: duplicate timestamp 2021-01-01 19:00:00 \(also on line 21\)"):
         read_panel(csv)
 
 
@@ -146,3 +155,37 @@ def test_a_long_files_row_numbers_are_left_out(tmp_path: Path) -> None:
     assert list(panel.series[0].frame.columns) == ["sales"]
     assert panel.notes == (f"{csv}: detected column(s) numbering the file's rows left out ('id')",)
     assert list(read_panel(csv, id_col="store_nbr", columns=["id", "sales"]).series[1].frame["id"][:2]) == [1.0, 4.0]
+
+
+def _owid(tmp_path: Path, codes: tuple[str, ...] = ("AFG", "", "ZWE")) -> Path:
+    """Our World in Data's layout: ``Entity,Code,Year,<value>``, a region's code empty."""
+    csv = tmp_path / "owid.csv"
+    rows = [(entity, code, year, 40.0 + k + 0.5 * (year - 1950))
+            for k, (entity, code) in enumerate(zip(("Afghanistan", "Africa", "Zimbabwe"), codes))
+            for year in range(1950, 1980)]
+    pd.DataFrame(rows, columns=["Entity", "Code", "Year", "Life expectancy"]).to_csv(csv, index=False)
+    return csv
+
+
+def test_a_text_column_of_one_label_per_series_is_left_out(tmp_path: Path) -> None:
+    csv = _owid(tmp_path)
+    panel = read_panel(csv)
+    assert panel.id_col == "Entity" and panel.ids == ["Afghanistan", "Africa", "Zimbabwe"]
+    assert list(panel.series[2].frame.columns) == ["Life expectancy"]
+    np.testing.assert_array_equal(panel.series[2].frame["Life expectancy"].to_numpy()[:2], [42.0, 42.5])
+    assert panel.notes[0].endswith("column(s) labelling each series left out ('Code': AFG, ZWE)")
+    with pytest.raises(DataError, match=r"line 2: column 'Code' has non-numeric value 'AFG'"):
+        read_panel(csv, columns=["Code", "Life expectancy"])  # named: read, and refused as no number
+
+
+def test_a_label_that_changes_within_a_series_is_no_label_of_it(tmp_path: Path) -> None:
+    csv = _owid(tmp_path)
+    frame = pd.read_csv(csv, keep_default_na=False)
+    frame.loc[5, "Code"] = "AFX"
+    frame.to_csv(csv, index=False)
+    notes = read_panel(csv).notes[0]  # four labels: a few categories, left out as such
+    assert "labelling each series" not in notes and "column(s) of categories left out ('Code': AFG, AFX, ZWE)" in notes
+    frame["Code"] = [f"C{k}" for k in range(len(frame))]  # a label on every row: no label of a series
+    frame.to_csv(csv, index=False)
+    with pytest.raises(DataError, match=r"line 2: column 'Code' has non-numeric value 'C0'"):
+        read_panel(csv)
