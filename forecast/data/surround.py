@@ -152,16 +152,20 @@ MOST_CATEGORIES = 10  # distinct labels a column of categories holds at most
 
 
 def category_columns(raw: pd.DataFrame, columns: Sequence[str], na_values: Sequence[str]) -> dict[str, list[str]]:
-    """The text ``columns`` of a few categories (Rossmann's ``StateHoliday``: ``0``, ``a``, ``b``, ``c``): at most
-    :data:`MOST_CATEGORIES` distinct values, each repeated on average, and one of them a word without a digit (a
-    number with a unit, ``20 °C``, is no category); booleans are numbers. Returns ``{column: its first labels}``."""
+    """The text ``columns`` of categories, each value repeated on average: a few (Rossmann's ``StateHoliday``:
+    ``0``, ``a``, ``b``, ``c``), at most :data:`MOST_CATEGORIES` distinct values, one of them a word without a digit
+    (a number with a unit, ``20 °C``, is no category); or any number of words without a digit (the Metro traffic
+    file's ``weather_description``). Booleans are numbers. Returns ``{column:
+    its labels}``."""
     found = {}
     for col in columns:
         if typed_number(raw[col]) or len(raw) < 2 * MOST_CATEGORIES or boolean_cells(raw[col]) is not None:
             continue
         text = as_text(raw[col]).str.strip()
         labels = pd.unique(text[~missing_cells(text, na_values)])
-        if 1 < len(labels) <= min(MOST_CATEGORIES, len(text) // 2) and any(not _DIGIT.search(v) for v in labels):
+        words = [not _DIGIT.search(v) for v in labels]
+        few = 1 < len(labels) <= MOST_CATEGORIES and any(words)
+        if (few or (len(labels) and all(words))) and len(labels) <= len(text) // 2:
             found[str(col)] = sorted(str(v) for v in labels)
     return found
 

@@ -49,7 +49,19 @@ def test_a_stray_word_among_numbers_is_refused_at_its_line(tmp_path: Path) -> No
 @pytest.mark.parametrize("cells", [
     np.where(np.arange(60) % 2 == 0, "20 °C", "21 °C"),   # numbers with a unit: each has a digit
     np.where(np.arange(60) % 2 == 0, "TRUE", "FALSE"),    # booleans are numbers
-    np.array([f"station {chr(97 + k % 12)}" for k in range(60)]),  # twelve labels: more than a few
+    np.array([f"station {chr(97 + k % 11)}{k % 2}" for k in range(60)]),  # 22 labels, each with a digit
+    np.array([f"comment {chr(65 + k % 26)}{chr(65 + k // 26)}" for k in range(60)]),  # words, none repeated
 ])
 def test_what_is_no_category(cells: np.ndarray) -> None:
     assert category_columns(pd.DataFrame({"c": cells}), ["c"], ()) == {}
+
+
+def test_words_without_a_digit_are_categories_however_many(tmp_path: Path) -> None:
+    """The Metro traffic file's ``weather_description`` (38 phrases)."""
+    phrases = ["sky is clear", "few clouds", "scattered clouds", "broken clouds", "overcast clouds", "mist", "haze",
+               "fog", "drizzle", "light rain", "moderate rain", "heavy snow"]
+    csv = _file(tmp_path, weather_description=[phrases[k % 12] for k in range(60)])
+    panel = read_panel(csv)
+    assert list(panel.series[0].frame.columns) == ["Sales"]
+    assert panel.notes == (f"{csv}: detected timestamps in column 'Date', column(s) of categories left out "
+                           f"('weather_description': broken clouds, drizzle, few clouds, fog, ...)",)

@@ -74,13 +74,17 @@ def test_one_column_of_labels_names_the_series_alone(tmp_path: Path) -> None:
 
 
 def test_labels_name_no_series_where_few_timestamps_repeat(tmp_path: Path) -> None:
-    """A repeated hour among hundreds (a duplicated reading, a clock set back) is no panel: refused as it is."""
+    """A repeated hour among many (the Metro traffic file's rows of two weathers in one hour) is no panel: refused
+    naming the aggregation of readings, not the column of labels that would tell the two rows apart."""
     csv = tmp_path / "readings.csv"
     hours = pd.date_range("2021-01-01", periods=40, freq="h").strftime("%Y-%m-%d %H:%M:%S").tolist()
     pd.DataFrame({"time": hours[:20] + hours[19:39], "sky": ["clear"] * 20 + ["rain"] * 20,
                   "load": np.arange(40.0)}).to_csv(csv, index=False)
-    with pytest.raises(DataError, match=r"line 22: duplicate timestamp 2021-01-01 19:00:00 \(also on line 21\)"):
+    with pytest.raises(DataError) as caught:
         read_panel(csv)
+    assert str(caught.value) == (f"{csv}: line 22: duplicate timestamp 2021-01-01 19:00:00 (also on line 21); remove "
+                                 f"or aggregate duplicates; or aggregate the readings into steps: data.resample=FREQ "
+                                 f"(e.g. h), data.agg=mean|sum|...")  # not 'sky' as the series' id
 
 
 @pytest.mark.parametrize("given,parts,name", [(["a", "b"], ["a", "b"], "a + b"), ("a + b", ["a", "b"], "a + b"),
