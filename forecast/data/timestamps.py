@@ -63,6 +63,9 @@ _QUARTER = re.compile(r"^(?:(?P<y1>\d{4})\s*-?\s*[Qq](?P<q1>[1-4])|[Qq](?P<q2>[1
 # months as Stata (1960m1) and IMF tables (1960M1) write them, the month with or without its leading zero
 _MONTH = re.compile(r"^(?P<year>\d{4})[Mm](?P<month>0?[1-9]|1[0-2])$")
 # ISO weeks as Eurostat and ISO 8601 write them: 2020W02, 2020-W02, 2020-W02-3 (the week's day, 1 Monday .. 7)
+# months with a year of the century: year-month (98-12; 1-01, a tutorial's shampoo sales of years 1 to 3) or
+# month-year (12-98, Excel's mm-yy)
+_CENTURY_MONTH = {"%y-%m": re.compile(r"^\d{1,2}-(0[1-9]|1[0-2])$"), "%m-%y": re.compile(r"^(0?[1-9]|1[0-2])-\d{2}$")}
 _ISO_WEEK = re.compile(r"^(?P<year>\d{4})-?W(?P<week>\d{2})(?:-?(?P<day>[1-7]))?$")
 _HOUR_24 = re.compile(r"(?<=[\d ]\s|\dT)24:00(?::00)?$")  # midnight written as the end of its day: 2020-01-01 24:00
 _FIELDS = re.compile(r"^(\d{1,2})[-/.](\d{1,2})[-/.]")
@@ -200,6 +203,27 @@ def iso_weeks(text: pd.Series) -> pd.Series | None:
     dates = pd.to_datetime(iso, format="%G-W%V-%u", errors="coerce")
     weeks = dates.dt.isocalendar().week.astype("float64").to_numpy()  # 2021-W53 rolls over into 2022-W01
     return dates.dt.strftime("%Y-%m-%d").where(weeks == parts["week"].astype(int).to_numpy())
+
+
+def century_months(text: pd.Series, groups: Sequence[np.ndarray]) -> tuple[pd.Series, str] | None:
+    """Cells written ``YY-MM`` or ``MM-YY``, one digit where the other field has two (``98-12``, ``1-01``,
+    ``12-98``), as the first days of those months (``YYYY-MM-DD`` text, years read as ``%y`` does: ``1`` is 2001,
+    ``98`` 1998) and the order read (``year-month``); None unless every cell is written so and exactly one order
+    gives months that rise in row order in every series."""
+    if not len(text) or not re.match(r"^\d{1,2}-\d{1,2}$", str(text.iloc[0])):
+        return None
+    found = []
+    for fmt, pattern in _CENTURY_MONTH.items():
+        if not text.str.match(pattern).all():
+            continue
+        two = text.str.replace(r"^(\d)-", r"0\1-", regex=True).str.replace(r"-(\d)$", r"-0\1", regex=True)
+        months = pd.DatetimeIndex(pd.to_datetime(two, format=fmt, errors="coerce"))
+        if not months.isna().any() and all(bool(np.all(np.diff(months.asi8[rows]) > 0)) for rows in groups):
+            found.append((pd.Series(months.strftime("%Y-%m-%d"), index=text.index), fmt))
+    if len(found) != 1:
+        return None
+    months, fmt = found[0]
+    return months, "year-month" if fmt == "%y-%m" else "month-year"
 
 
 def _order_the_fields_say(text: pd.Series) -> bool | None:
@@ -491,6 +515,12 @@ def parse_timestamps(text: pd.Series, groups: Sequence[np.ndarray], *, col: str,
                          hints=hints)
         written += (f"months ({text.iloc[0]} .. {text.iloc[-1]})",)
         text = pd.Series(months.strftime("%Y-%m-%d"), index=text.index)
+    century = century_months(text, groups) if dialect.date_format is None and dialect.epoch_unit is None else None
+    if century is not None:
+        months, order = century
+        written += (f"months written {order}, years of the century ({text.iloc[0]} .. {text.iloc[-1]}: "
+                    f"{months.iloc[0][:7]} .. {months.iloc[-1][:7]})",)
+        text = months
     if _day_ends(text) is not None:
         written += ("midnight written 24:00, read as 00:00 of the next day",)
     weeks = iso_weeks(text) if dialect.date_format is None and dialect.epoch_unit is None else None

@@ -547,6 +547,31 @@ def test_a_title_below_the_data_with_more_fields_is_left_out(tmp_path: Path) -> 
         read_panel(csv)
 
 
+def test_months_written_with_a_year_of_the_century(tmp_path: Path) -> None:
+    """The shampoo sales as tutorials ship them (``"1-01",266.0`` .. ``"3-12",646.9``: months of years 1 to 3) and
+    two-digit years across a century (``98-11`` .. ``99-02``); month-year cells (``01-05`` .. ``12-05``, ``01-06``),
+    which go back read year-month; neither where both orders rise."""
+    csv = tmp_path / "shampoo.csv"
+    body = "".join(f'"{k // 12 + 1}-{k % 12 + 1:02d}",{100.0 + k}\n' for k in range(36))
+    csv.write_text(f'"Month","Sales of shampoo over a three year period"\n{body}')
+    panel = read_panel(csv)
+    frame = panel.series[0].frame
+    assert panel.freq == "MS" and frame.index[0] == pd.Timestamp("2001-01-01") and len(frame) == 36
+    assert frame.index[-1] == pd.Timestamp("2003-12-01") and frame.iloc[-1, 0] == 135.0
+    assert panel.notes[0].endswith("months written year-month, years of the century (1-01 .. 3-12: 2001-01 .. "
+                                   "2003-12)")
+    csv.write_text("month,sales\n" + "".join(f"{m},{k}\n" for k, m in enumerate(["98-11", "98-12", "99-01", "99-02"])))
+    assert read_panel(csv).series[0].frame.index[2] == pd.Timestamp("1999-01-01")
+    csv.write_text("month,sales\n" + "".join(f"{k % 12 + 1:02d}-{5 + k // 12:02d},{k}\n" for k in range(14)))
+    panel = read_panel(csv)  # month-year: 01-05 .. 12-05, 01-06, 02-06
+    assert panel.series[0].frame.index[12] == pd.Timestamp("2006-01-01") and panel.freq == "MS"
+    assert panel.notes[0].endswith("months written month-year, years of the century (01-05 .. 02-06: 2005-01 .. "
+                                   "2006-02)")
+    csv.write_text("month,sales\n01-01,1\n01-02,2\n01-03,3\n")  # both orders rise: neither is taken
+    with pytest.raises(DataError, match=r"\(01-01 .. 01-03\) increase read day-first and month-first"):
+        read_panel(csv)
+
+
 def test_a_title_alone_below_the_data_is_left_out(tmp_path: Path) -> None:
     """The airline passengers as tutorials ship them: the value column's title, with digits (``Jan 49 ? Dec 60``),
     repeated alone below a blank line; a last row of a date and no values is data (refused as missing)."""
