@@ -235,6 +235,17 @@ def test_a_question_mark_is_missing_as_in_the_uci_household_power_file(tmp_path:
     assert frame["Voltage"].iloc[7] == pytest.approx(240.1)
 
 
+def test_a_dot_is_missing_as_in_freds_downloads(tmp_path: Path) -> None:
+    months = pd.date_range("1990-01-01", periods=30, freq="MS")
+    cells = [f"{5 + k / 10:.1f}" for k in range(30)]
+    cells[4] = "."
+    csv = tmp_path / "UNRATE.csv"
+    csv.write_text("DATE,UNRATE\n" + "".join(f"{m:%Y-%m-%d},{c}\n" for m, c in zip(months, cells)))
+    with pytest.raises(DataError, match=r"line 6: column 'UNRATE' holds '\.', a missing value; fill the gap or pass"):
+        read_panel(csv)
+    assert read_panel(csv, fill="interpolate").series[0].frame["UNRATE"].iloc[4] == pytest.approx(5.4)
+
+
 def test_spaces_after_the_commas_of_the_header_are_not_part_of_the_names(tmp_path: Path) -> None:
     csv = tmp_path / "spaced.csv"
     days = pd.date_range("2020-01-01", periods=40, freq="D")
