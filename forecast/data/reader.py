@@ -1248,6 +1248,10 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         labels = one_label_columns(raw, available)
         available = _leave_out(available, list(labels), "holding one label in every row", detected,
                                shown=[f"{c!r}: {v!r}" for c, v in labels.items()])
+        if timestamp_col is not None:  # Open Power System Data's local cet_cest_timestamp beside utc_timestamp
+            stamped = [c for c in available if c not in keep and (typed_time(raw[c]) or (
+                _whole_dates(raw[c]) and _reads_as_dates(raw[c])))]
+            available = _leave_out(available, stamped, "of other timestamps", detected)
         available = _leave_out(available, flag_columns(raw, available, dialect.na_values), "of flags on the values",
                                detected)
         empty = [c for c in available if c not in keep and _no_values(raw[c], dialect)] if header else []

@@ -129,11 +129,14 @@ def may_hold_times(name: str) -> bool:
 
 def find_timestamp_column(names: Sequence[str]) -> str | None:
     """The one column named date, timestamp, time, ds or datetime in any case; where none is, the one whose
-    name holds a word of ``TIMESTAMP_WORDS`` (FRED's ``observation_date``, ``Date/Time (LST)``, ``Datum``); None
-    when none or several are."""
+    name holds a word of ``TIMESTAMP_WORDS`` (FRED's ``observation_date``, ``Date/Time (LST)``, ``Datum``), or of
+    several such the one named UTC (Open Power System Data's ``utc_timestamp`` beside ``cet_cest_timestamp``);
+    None when none or several are."""
     found = [n for n in names if is_timestamp_name(n)]
     if not found:
         found = [n for n in names if named_like_timestamp(n)]
+        utc = [n for n in found if {"utc", "gmt"} & set(_words(n))]
+        found = utc if len(found) > 1 and len(utc) == 1 else found
     return found[0] if len(found) == 1 else None
 
 

@@ -587,3 +587,23 @@ def test_a_title_alone_below_the_data_is_left_out(tmp_path: Path) -> None:
     csv.write_text(f'"Month","{title}"\n{body}"1951-01",\n')
     with pytest.raises(DataError, match=r"line 26: column '.*' is empty or NaN"):
         read_panel(csv)
+
+
+def test_the_utc_column_of_two_timestamp_columns_is_the_timestamps(tmp_path: Path) -> None:
+    """Open Power System Data's ``utc_timestamp,cet_cest_timestamp,...``: the UTC column is read, the local one
+    left out; a third column of dates is left out too."""
+    hours = pd.date_range("2015-01-01", periods=48, freq="h", tz="UTC")
+    local = hours.tz_convert("Europe/Brussels")
+    csv = tmp_path / "time_series_60min_singleindex.csv"
+    pd.DataFrame({"utc_timestamp": hours.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                  "cet_cest_timestamp": local.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                  "DE_load_actual_entsoe_transparency": np.arange(48.0),
+                  "published": local.strftime("%d/%m/%Y")}).to_csv(csv, index=False)
+    panel = read_panel(csv)
+    frame = panel.series[0].frame
+    assert panel.timestamp_col == "utc_timestamp" and frame.index[0] == hours[0]
+    assert list(frame.columns) == ["DE_load_actual_entsoe_transparency"]
+    assert panel.notes[0].startswith(f"{csv}: detected timestamps in column 'utc_timestamp', column(s) of other "
+                                     f"timestamps left out ('cet_cest_timestamp', 'published')")
+    with pytest.raises(DataError, match=r"column 'cet_cest_timestamp' has non-numeric value '2015-01-01T01:00:00"):
+        read_panel(csv, columns=["cet_cest_timestamp", "DE_load_actual_entsoe_transparency"])
