@@ -699,20 +699,19 @@ def _without_marks(text: pd.Series, marks: Dialect) -> pd.Series:
     return text
 
 
-def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndarray, fill: FillMethod | None,
-            hints: Hints, *, sep: str = ",", dialect: Dialect = Dialect(),
-            as_written: Callable[[], pd.DataFrame] | None = None,
-            column_of: Callable[[str, int], str] = lambda col, row: col) -> tuple[np.ndarray, str, int]:
-    """The numeric cells, (N, C) float64; missing and infinite ones NaN (refused unless ``fill``, except the
-    cells written as one of the dialect's ``na_values``, which the user declared missing). A refusal names
-    the file's column of a cell as ``column_of(column, row)`` gives it.
+def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndarray, hints: Hints, *,
+            sep: str = ",", dialect: Dialect = Dialect(), as_written: Callable[[], pd.DataFrame] | None = None,
+            column_of: Callable[[str, int], str] = lambda col, row: col) -> tuple[np.ndarray, str, np.ndarray]:
+    """The numeric cells, (N, C) float64, missing ones NaN, infinite ones as they are (:func:`_refuse_missing`
+    refuses them where nothing fills them, except the cells written as one of the dialect's ``na_values``, which the
+    user declared missing). A refusal names the file's column of a cell as ``column_of(column, row)`` gives it.
 
     Text cells are read by pandas with the dialect's decimal and thousands marks (detected where the cells make
     them clear: :func:`~forecast.data.dialect.number_marks`) and its ``na_values``; columns stored as numbers
     are taken as they are (a value equal to a numeric ``na_values`` code is missing). ``as_written`` gives the
     file's cells as text: a CSV's columns that parsed as plain numbers are read again from it when the marks
     are not plain or there are codes, since ``1.234`` means 1234 with a thousands dot. Also returns what was
-    detected ("" when nothing) and the number of cells written as a missing-value code.
+    detected ("" when nothing) and which cells, (N, C) bool, are written as a missing-value code.
     """
     typed = [c for c in columns if typed_number(raw[c])]
     raw, signs = _strip_units(raw, columns, dialect)
@@ -774,25 +773,55 @@ def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndar
                 continue
             missing = np.flatnonzero(~np.isfinite(out[:, c]))
             coded[missing, c] = _coded(raw[col].iloc[missing].str.strip(), dialect.na_values, marks)
-    if fill is None:
-        bad = ~np.isfinite(out) & ~coded
-        if bad.any():
-            r, c = (int(x[0]) for x in np.nonzero(bad))
-            cell = str(raw[columns[c]].iloc[r]).strip()
-            if not np.isfinite(out[:, c]).any():  # nothing to fill from
-                remedy = f"; {hints.leave_out}" if hints.leave_out else "; the model needs its values"
-                raise DataError(f"{path}: column {columns[c]!r} is empty or NaN on every row{remedy}")
-            if np.isnan(out[r, c]) and cell.lower() not in ("", "nan"):  # a word for "missing": #N/A, #DIV/0!
-                raise DataError(f"{path}: line {line[r]}: column {column_of(columns[c], r)!r} holds {cell!r}, a "
-                                f"missing value; fill the gap or pass {hints.fill}")
-            if np.isnan(out[r, c]):
-                raise DataError(f"{path}: line {line[r]}: column {column_of(columns[c], r)!r} is empty or NaN; fill the gap or pass "
-                                f"{hints.fill}")
-            raise DataError(f"{path}: line {line[r]}: column {column_of(columns[c], r)!r} has the non-finite value "
-                            f"{cell!r}; replace it, or pass {hints.fill} to treat it as "
-                            f"missing")
-    out[~np.isfinite(out)] = np.nan
-    return out, detected, int(coded.sum())
+    return out, detected, coded
+
+
+def _refuse_missing(values: np.ndarray, coded: np.ndarray, raw: pd.DataFrame, columns: Sequence[str], path: Path,
+                    line: np.ndarray, hints: Hints, column_of: Callable[[str, int], str]) -> None:
+    """Refuse the first missing or infinite cell of ``values`` (N, C) that is no missing-value code (``coded``,
+    (N, C) bool), naming its line and the file's column of it (``column_of``): nothing fills it."""
+    bad = ~np.isfinite(values) & ~coded
+    if not bad.any():
+        return
+    r, c = (int(x[0]) for x in np.nonzero(bad))
+    col = column_of(columns[c], r)
+    cell = str(raw[columns[c]].iloc[r]).strip()
+    if not np.isfinite(values[:, c]).any():  # nothing to fill from
+        remedy = f"; {hints.leave_out}" if hints.leave_out else "; the model needs its values"
+        raise DataError(f"{path}: column {columns[c]!r} is empty or NaN on every row{remedy}")
+    if np.isnan(values[r, c]) and cell.lower() not in ("", "nan"):  # a word for "missing": #N/A, #DIV/0!
+        raise DataError(f"{path}: line {line[r]}: column {col!r} holds {cell!r}, a missing value; fill the gap or "
+                        f"pass {hints.fill}")
+    if np.isnan(values[r, c]):
+        raise DataError(f"{path}: line {line[r]}: column {col!r} is empty or NaN; fill the gap or pass {hints.fill}")
+    raise DataError(f"{path}: line {line[r]}: column {col!r} has the non-finite value {cell!r}; replace it, or pass "
+                    f"{hints.fill} to treat it as missing")
+
+
+def _unreported_rows(values: np.ndarray, groups: Sequence[tuple[str | None, np.ndarray]]) -> np.ndarray:
+    """(N,) bool: the rows at the end of each series from which on some column is missing in every row (values
+    not yet reported: ENTSO-E's actual load, ``N/A`` to the end of the year it was asked for), where every column
+    has a value before them; none where a column has no value in the series."""
+    out = np.zeros(len(values), dtype=bool)
+    for _, rows in groups:
+        present = ~np.isnan(values[rows])  # (R, C), rows in time order
+        if not len(rows) or not present.any(axis=0).all():
+            continue
+        last = len(rows) - 1 - np.argmax(present[::-1], axis=0)  # (C,) each column's last row with a value
+        out[rows[int(last.min()) + 1:]] = True
+    return out
+
+
+def _unreported_note(values: np.ndarray, unreported: np.ndarray, groups: Sequence[tuple[str | None, np.ndarray]],
+                     columns: Sequence[str], line: np.ndarray) -> str:
+    """What :func:`_unreported_rows` left out: how many rows of how many series, from which line, and the columns
+    missing there."""
+    first = int(np.flatnonzero(unreported)[0])
+    missing = [repr(c) for c, gone in zip(columns, np.isnan(values[unreported]).all(axis=0)) if gone]
+    series = sum(bool(unreported[rows].any()) for _, rows in groups)
+    where = f" of {series} series" if len(groups) > 1 else ""
+    return (f"{int(unreported.sum())} row(s) at the end{where} without values in {', '.join(missing[:3])}"
+            f"{', ...' if len(missing) > 3 else ''} (not yet reported) left out (from line {line[first]})")
 
 
 def _code_numbers(codes: Sequence[str]) -> list[float]:
@@ -1343,9 +1372,20 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         written_text = as_written
         as_written = None if written_text is None else (lambda: _booleans_read(written_text(), booleans)[0])
         detected.append(f"column(s) of booleans read as 1 (true) and 0 (false) ({', '.join(map(repr, booleans))})")
-    values, marks, coded = _values(raw, columns, path, line, fill if steps is None else "interpolate", hints,
-                                   sep=sep, dialect=dialect, as_written=as_written, column_of=column_of)
+    values, marks, coded_cells = _values(raw, columns, path, line, hints, sep=sep, dialect=dialect,
+                                         as_written=as_written, column_of=column_of)
     detected += [marks] if marks else []
+    if fill is None and steps is None:  # nothing fills a missing cell: refused, unless not yet reported
+        unreported = _unreported_rows(values, groups)
+        _refuse_missing(values, coded_cells | unreported[:, None], raw, columns, path, line, hints, column_of)
+        if unreported.any():
+            detected.append(_unreported_note(values, unreported, groups, columns, line))
+            keep = ~unreported
+            values, coded_cells, line = values[keep], coded_cells[keep], line[keep]
+            stamps = None if stamps is None else stamps[keep]
+            groups = _kept_groups(groups, keep)
+    values[~np.isfinite(values)] = np.nan
+    coded = int(coded_cells.sum())
     if steps is not None:  # a reading's empty cells are left out of its step's value
         steps_of = aggregate(values, stamps, groups, line, steps, columns, source=str(path), fill=fill, hints=hints)
         values, stamps, groups, line = steps_of.values, steps_of.stamps, steps_of.groups, steps_of.line

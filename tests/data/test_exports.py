@@ -574,7 +574,7 @@ def test_months_written_with_a_year_of_the_century(tmp_path: Path) -> None:
 
 def test_a_title_alone_below_the_data_is_left_out(tmp_path: Path) -> None:
     """The airline passengers as tutorials ship them: the value column's title, with digits (``Jan 49 ? Dec 60``),
-    repeated alone below a blank line; a last row of a date and no values is data (refused as missing)."""
+    repeated alone below a blank line; a last row of a date and no values is a month not yet reported."""
     months = pd.date_range("1949-01-01", periods=24, freq="MS")
     title = "International airline passengers: monthly totals in thousands. Jan 49 ? Dec 60"
     csv = tmp_path / "international-airline-passengers.csv"
@@ -584,9 +584,10 @@ def test_a_title_alone_below_the_data_is_left_out(tmp_path: Path) -> None:
     assert panel.series[0].frame[title].tolist() == [112.0 + i for i in range(24)]
     assert panel.notes == (f"{csv}: detected 1 row(s) below the data left out ({title[:40]!r}), timestamps in the "
                            f"first column, 'Month'",)
-    csv.write_text(f'"Month","{title}"\n{body}"1951-01",\n')
-    with pytest.raises(DataError, match=r"line 26: column '.*' is empty or NaN"):
-        read_panel(csv)
+    csv.write_text(f'"Month","{title}"\n{body}"1951-01",\n')  # a month not yet reported: left out
+    panel = read_panel(csv)
+    assert len(panel.series[0].frame) == 24 and panel.notes[0].endswith(
+        f"1 row(s) at the end without values in {title!r} (not yet reported) left out (from line 26)")
 
 
 def test_the_utc_column_of_two_timestamp_columns_is_the_timestamps(tmp_path: Path) -> None:
@@ -607,3 +608,35 @@ def test_the_utc_column_of_two_timestamp_columns_is_the_timestamps(tmp_path: Pat
                                      f"timestamps left out ('cet_cest_timestamp', 'published')")
     with pytest.raises(DataError, match=r"column 'cet_cest_timestamp' has non-numeric value '2015-01-01T01:00:00"):
         read_panel(csv, columns=["cet_cest_timestamp", "DE_load_actual_entsoe_transparency"])
+
+
+def test_rows_at_the_end_without_values_are_left_out_as_not_yet_reported(tmp_path: Path) -> None:
+    """ENTSO-E's load export for a year asked before its end: the actual load is ``N/A`` from the last quarter
+    hour reported on, the day-ahead forecast goes on; a gap amid the data is still refused."""
+    starts = pd.date_range("2023-01-01", periods=40, freq="15min")
+    actual = [f"{50000 + k}" for k in range(36)] + ["N/A"] * 4
+    csv = tmp_path / "Total Load - Day Ahead _ Actual_202301010000-202401010000.csv"
+    csv.write_text('"Time (CET/CEST)","Day-ahead Total Load Forecast [MW] - BZN|DE-LU","Actual Total Load [MW] - '
+                   'BZN|DE-LU"\n' + "".join(f'"{s:%d.%m.%Y %H:%M} - {s + pd.Timedelta("15min"):%d.%m.%Y %H:%M}",'
+                                            f'"{49000 + k}","{a}"\n' for k, (s, a) in enumerate(zip(starts, actual))))
+    panel = read_panel(csv)
+    frame = panel.series[0].frame
+    assert len(frame) == 36 and frame.index[-1] == starts[35] and frame.iloc[-1].tolist() == [49035.0, 50035.0]
+    assert panel.notes[0].endswith("4 row(s) at the end without values in 'Actual Total Load [MW] - BZN|DE-LU' (not "
+                                   "yet reported) left out (from line 38)")
+    assert len(read_panel(csv, fill="ffill").series[0].frame) == 40  # a fill asked for fills them
+    csv.write_text(csv.read_text().replace('"50020"', '"N/A"'))  # line 22
+    with pytest.raises(DataError, match=r"line 22: column 'Actual Total Load \[MW\] - BZN\|DE-LU' holds 'N/A', a "
+                                        r"missing value; fill the gap or pass data.fill=ffill\|interpolate"):
+        read_panel(csv)
+
+
+def test_each_series_ends_at_its_last_reported_row(tmp_path: Path) -> None:
+    days = pd.date_range("2024-01-01", periods=20, freq="D").strftime("%Y-%m-%d")
+    rows = [(name, d, "" if name == "b" and k >= 17 else k) for name in ("a", "b") for k, d in enumerate(days)]
+    csv = tmp_path / "long.csv"
+    pd.DataFrame(rows, columns=["unique_id", "date", "y"]).to_csv(csv, index=False)
+    panel = read_panel(csv)
+    assert [len(s.frame) for s in panel.series] == [20, 17]
+    assert panel.notes[0].endswith("3 row(s) at the end of 1 series without values in 'y' (not yet reported) left "
+                                   "out (from line 39)")
