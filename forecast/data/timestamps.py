@@ -280,6 +280,28 @@ def _refuse_unparsed(stamps: pd.DatetimeIndex, raw: pd.Series, *, col: str, sour
                         f" with the file's format")
 
 
+def decimal_years(numbers: pd.Series) -> tuple[pd.DatetimeIndex, str] | None:
+    """Years with the fraction of a year that has passed (R's ``time()`` of a monthly series, as Rdatasets writes
+    it: ``1949``, ``1949.08333333333``): the first days of their months, and what they are (``months``), where
+    every number lies in 1000 .. 2999 and its fraction is a whole number of half years, quarters or months, some
+    not 0; None otherwise."""
+    values = numbers.to_numpy(dtype=np.float64)
+    if not len(values) or values.min() < 1000 or values.max() >= 3000:
+        return None
+    years = np.floor(values + 1e-6)
+    fraction = values - years  # (N,) in [-1e-6, 1)
+    for per_year, what in ((2, "half years"), (4, "quarters"), (12, "months")):
+        steps = fraction * per_year
+        if np.abs(steps - np.round(steps)).max() < 1e-4 and np.round(steps).any():
+            months = years.astype(np.int64) * 12 + np.round(steps).astype(np.int64) * (12 // per_year)
+            try:
+                stamps = pd.to_datetime({"year": months // 12, "month": months % 12 + 1, "day": 1})
+            except ValueError:  # out of pandas' bounds (before 1677)
+                return None
+            return pd.DatetimeIndex(stamps), what
+    return None
+
+
 def _epoch(text: pd.Series, *, col: str, dialect: Dialect, source: str, line: np.ndarray,
            hints: Hints) -> Parsed | None:
     """Unix times, when ``epoch_unit`` is given or every cell is a number; None otherwise."""
@@ -298,6 +320,11 @@ def _epoch(text: pd.Series, *, col: str, dialect: Dialect, source: str, line: np
         days = pd.to_timedelta(numbers.to_numpy(dtype=np.float64), unit="D")
         return Parsed(pd.DatetimeIndex(_EXCEL_ORIGIN + days).round("s"), dialect,
                       (f"Excel's serial days ({text.iloc[0]} is {_EXCEL_ORIGIN + days[0]:%Y-%m-%d %H:%M})",))
+    fractional = decimal_years(numbers) if unit is None and dialect.epoch_unit is None else None
+    if fractional is not None:
+        stamps, what = fractional
+        return Parsed(stamps, dialect, (f"years with their fraction passed ({text.iloc[0]} .. {text.iloc[-1]}), read "
+                                        f"as {what} ({text.iloc[-1]} is {stamps[-1]:%Y-%m-%d})",))
     if unit is None:
         raise DataError(f"{source}: column {col!r} holds numbers ({text.iloc[0]} .. {text.iloc[-1]}), not dates; if "
                         f"they are Unix times pass {hints.set('epoch_unit', 's')} (or ms, us, ns), else name the "

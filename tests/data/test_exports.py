@@ -640,3 +640,24 @@ def test_each_series_ends_at_its_last_reported_row(tmp_path: Path) -> None:
     assert [len(s.frame) for s in panel.series] == [20, 17]
     assert panel.notes[0].endswith("3 row(s) at the end of 1 series without values in 'y' (not yet reported) left "
                                    "out (from line 39)")
+
+
+@pytest.mark.parametrize("per_year,freq,last", [(12, "MS", "1960-12-01"), (4, "QS-JAN", "1984-10-01")])
+def test_years_with_their_fraction_passed_are_read_as_months_or_quarters(tmp_path: Path, per_year: int, freq: str,
+                                                                        last: str) -> None:
+    """Rdatasets' CSVs of R's time series (``rownames,time,value`` / ``2,1949.08333333333,118``), as statsmodels'
+    ``get_rdataset`` reads them."""
+    start, rows = (1949, 144) if per_year == 12 else (1960, 100)
+    times = [start + k / per_year for k in range(rows)]
+    csv = tmp_path / "AirPassengers.csv"
+    csv.write_text('"rownames","time","value"\n' + "".join(f"{k + 1},{t!r},{100 + k}\n" for k, t in enumerate(times)))
+    panel = read_panel(csv)
+    frame = panel.series[0].frame
+    assert panel.freq == freq and frame.index[0] == pd.Timestamp(f"{start}-01-01")
+    assert frame.index[-1] == pd.Timestamp(last) and frame["value"].iloc[-1] == 100.0 + rows - 1
+    what = "months" if per_year == 12 else "quarters"
+    assert (f"years with their fraction passed ({start}.0 .. {times[-1]!r}), read as {what} ({times[-1]!r} is {last})"
+            in panel.notes[0])
+    csv.write_text("time,value\n" + "".join(f"{1949 + k / 10 + 0.013},{k}\n" for k in range(30)))
+    with pytest.raises(DataError, match=r"column 'time' holds numbers \(1949.013 .. 1951.913\), not dates"):
+        read_panel(csv)
