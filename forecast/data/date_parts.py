@@ -15,8 +15,10 @@ from forecast.data.cells import as_text
 
 # each part's column names (any case) and its range
 PART_NAMES = {"year": ("year", "yr", "yyyy"), "month": ("month", "mo", "mon", "mm", "mnth"), "day": ("day", "dy", "dd"),
-              "doy": ("doy", "day_of_year", "dayofyear"), "hour": ("hour", "hr", "hh"), "quarter": ("quarter", "qtr")}
-_RANGES = {"year": (1, 9999), "month": (1, 12), "day": (1, 31), "doy": (1, 366), "hour": (0, 23), "quarter": (1, 4)}
+              "doy": ("doy", "day_of_year", "dayofyear"), "hour": ("hour", "hr", "hh"), "quarter": ("quarter", "qtr"),
+              "week": ("week", "wk", "week_of_year", "weekofyear")}
+_RANGES = {"year": (1, 9999), "month": (1, 12), "day": (1, 31), "doy": (1, 366), "hour": (0, 23), "quarter": (1, 4),
+           "week": (1, 53)}
 YEARS = (1000, 2999)  # the range of a column of years alone (a column named year counting 1, 2, ... is no date)
 _MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
                 "november", "december")
@@ -24,7 +26,7 @@ MONTHS = {**{m: k + 1 for k, m in enumerate(_MONTH_NAMES)}, **{m[:3]: k + 1 for 
           "sept": 9}  # a month's English name or its abbreviation (any case) -> its number
 # the parts that make a timestamp, finest first
 _SHAPES = (("year", "month", "day", "hour"), ("year", "doy", "hour"), ("year", "month", "day"), ("year", "doy"),
-           ("year", "month"), ("year", "quarter"), ("year", "period"))
+           ("year", "week"), ("year", "month"), ("year", "quarter"), ("year", "period"))
 # the U.S. Bureau of Labor Statistics' periods in a column named Period: months M01 .. M12 (M13: the year's
 # average), quarters Q01 .. Q04, half years S01, S02, the year A01
 _PERIOD = re.compile(r"^(?:M(?P<m>0[1-9]|1[0-3])|Q0(?P<q>[1-4])|S0(?P<s>[12])|A01)$")
@@ -49,6 +51,8 @@ class DateParts:
             part["month"] = part.pop("period")
         if "quarter" in part:
             part["month"] = 3 * part.pop("quarter") - 2  # a quarter is read as its first month
+        if "week" in part:
+            return week_starts(part["year"], part["week"])
         if "doy" in part:
             days = pd.to_datetime(pd.DataFrame({"year": part["year"], "month": 1, "day": 1}), errors="coerce")
             stamps = days + pd.to_timedelta(part["doy"] - 1, unit="D")
@@ -68,6 +72,27 @@ class DateParts:
     def note(self) -> str:
         names = [repr(c) for c in self.columns.values()]
         return f"timestamps from column{'s' if len(names) > 1 else ''} {', '.join(names)}"
+
+
+def week_starts(years: np.ndarray, weeks: np.ndarray) -> pd.Series:
+    """(N,) datetime64: the first day of each year's week, weeks of 7 days numbered from the one that holds 4 January
+    (at least four of its days in the year): ISO's, from Monday; where ISO's years lack a week written (53), the
+    epidemiological weeks of the U.S. CDC (MMWR) and WHO, from Sunday; NaT where neither has it."""
+    iso = _weeks_from(years, weeks, 0)
+    if iso.notna().all():
+        return iso
+    sundays = _weeks_from(years, weeks, 6)
+    return sundays if sundays.notna().all() else iso
+
+
+def _weeks_from(years: np.ndarray, weeks: np.ndarray, first_weekday: int) -> pd.Series:
+    """(N,) datetime64: the first day of week ``weeks`` of ``years``, weeks starting on ``first_weekday`` (Monday
+    0), week 1 the one holding 4 January; NaT for a week the year lacks."""
+    def week_one(y: np.ndarray) -> pd.Series:
+        fourth = pd.to_datetime(pd.DataFrame({"year": y, "month": 1, "day": 4}), errors="coerce")
+        return fourth - pd.to_timedelta((fourth.dt.weekday - first_weekday) % 7, unit="D")
+    stamps = week_one(years) + pd.to_timedelta(7 * (weeks - 1), unit="D")
+    return stamps.where(stamps < week_one(years + 1))
 
 
 def _numbers(col: pd.Series) -> np.ndarray:

@@ -139,6 +139,33 @@ def test_a_file_without_a_header_dated_by_a_first_column_of_years(tmp_path: Path
             read_panel(other, header=False)
 
 
+def _weeks(tmp_path: Path, weeks: list[tuple[int, int]]) -> Path:
+    """CDC's ILINet layout: a title line, ``REGION TYPE,REGION,YEAR,WEEK,% WEIGHTED ILI``."""
+    csv = tmp_path / "ILINet.csv"
+    csv.write_text("PERCENTAGE OF VISITS FOR INFLUENZA-LIKE-ILLNESS REPORTED BY SENTINEL PROVIDERS\n"
+                   "REGION TYPE,REGION,YEAR,WEEK,% WEIGHTED ILI\n"
+                   + "".join(f"National,X,{y},{w},{1 + k / 100:.2f}\n" for k, (y, w) in enumerate(weeks)))
+    return csv
+
+
+def test_a_year_and_its_weeks(tmp_path: Path) -> None:
+    """ISO weeks from Monday where the years have every week written (2020 has 53); where ISO's do not (2008 has
+    52), the epidemiological weeks of CDC's MMWR from Sunday (2008 has 53)."""
+    iso = [(2020, w) for w in range(40, 54)] + [(2021, w) for w in range(1, 11)]
+    panel = read_panel(_weeks(tmp_path, iso))
+    frame = panel.series[0].frame
+    assert frame.index[0] == pd.Timestamp("2020-09-28") and frame.index[13] == pd.Timestamp("2020-12-28")
+    assert frame.index[14] == pd.Timestamp("2021-01-04") and panel.freq == "W-MON"
+    assert list(frame.columns) == ["% WEIGHTED ILI"] and "timestamps from columns 'YEAR', 'WEEK'" in panel.notes[0]
+    mmwr = [(2008, w) for w in range(40, 54)] + [(2009, w) for w in range(1, 11)]
+    panel = read_panel(_weeks(tmp_path, mmwr))
+    frame = panel.series[0].frame
+    assert frame.index[13] == pd.Timestamp("2008-12-28") and frame.index[14] == pd.Timestamp("2009-01-04")
+    assert panel.freq == "W-SUN"
+    with pytest.raises(DataError, match=r"line 4: columns 'YEAR', 'WEEK' make no date \(2021-53\)"):
+        read_panel(_weeks(tmp_path, [(2021, 52), (2021, 53), (2022, 1)]))
+
+
 def test_parts_that_make_no_date_are_refused_naming_the_line(tmp_path: Path) -> None:
     csv = tmp_path / "feb.csv"
     csv.write_text("Year,Month,Day,rain\n2021,2,27,1\n2021,2,28,1\n2021,2,31,1\n")
