@@ -1,6 +1,7 @@
 """Tables of series by periods (``Country Name,...,1960,1961,...``: the World Bank, OECD and Eurostat's wide
 exports, Johns Hopkins' daily counts): a row a series, a column a year, quarter, month or day; read as one
-series per row, a row a period, in time order."""
+series per row, a row a period, in time order. Tables of series by steps (the M4 competition's ``V1,V2,...``)
+alike, without timestamps."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import pandas as pd
 from forecast.data.cells import as_text
 from forecast.data.date_parts import MONTHS, YEARS
 from forecast.data.series_ids import id_name, naming_columns
-from forecast.data.timestamps import find_timestamp_column
+from forecast.data.timestamps import find_timestamp_column, may_hold_times
 from forecast.data.year_table import VALUE, digit_cells, table_cells
 
 MIN_PERIODS = 3  # period columns that make a table of series by periods
@@ -26,6 +27,8 @@ _MONTH = re.compile(r"(\d{4})(?:-|M)(\d{2})", re.IGNORECASE)
 _NAMED_MONTH = re.compile(r"([a-z]+)[- ](\d{4}|\d{2})", re.IGNORECASE)  # Jan 2020, January 2020, Excel's Jan-20
 _ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _US_DAY = re.compile(r"\d{1,2}/\d{1,2}/\d{2}(?:\d{2})?")
+_STEP = re.compile(r"(?P<prefix>\D*?)(?P<n>\d+)")  # a column named by a step's number: V2 (the M4 files), 1, t1
+STEP = "step"  # the unit of a table of series by steps: no timestamps
 
 
 def period_start(name: str) -> tuple[str, pd.Timestamp] | None:
@@ -74,6 +77,30 @@ def _period_columns(names: Sequence[str]) -> tuple[list[str], list[pd.Timestamp]
     return [run[k][0] for k in order], [stamps[k] for k in order], str(unit)
 
 
+def _step_columns(raw: pd.DataFrame, names: Sequence[str]) -> list[str] | None:
+    """The run of columns at the end of the header named by one prefix and numbers rising by one (the M4
+    competition's ``V1,V2,...,V1009``; ``1,2,3``), less the first of them that hold text (``V1``, the series' names);
+    None where fewer than :data:`MIN_PERIODS` are left."""
+    run: list[str] = []
+    prefix, number = None, None
+    for name in reversed(names):
+        m = _STEP.fullmatch(str(name).strip())
+        if m is None or (prefix is not None and (m.group("prefix") != prefix or int(m.group("n")) != number - 1)):
+            break
+        prefix, number = m.group("prefix"), int(m.group("n"))
+        run.append(str(name))
+    run.reverse()  # header order
+    while run and not _numbers_or_empty(raw[run[0]]):
+        run.pop(0)
+    return run if len(run) >= MIN_PERIODS else None
+
+
+def _numbers_or_empty(col: pd.Series) -> bool:
+    """Every cell of the column is a number or empty."""
+    text = as_text(col).str.strip()
+    return bool(((text == "") | pd.to_numeric(text, errors="coerce").notna()).all())
+
+
 @dataclass(frozen=True)
 class PeriodTable:
     """Where a table of series by periods keeps its cells.
@@ -96,6 +123,11 @@ class PeriodTable:
         """The table in a few words, for notes and messages."""
         return f"a table of series by {self.unit}s (columns {self.periods[0]} .. {self.periods[-1]})"
 
+    @property
+    def steps(self) -> bool:
+        """Its columns are steps without timestamps (:data:`STEP`)."""
+        return self.unit == STEP
+
     def kept(self, raw: pd.DataFrame, groups: Sequence[np.ndarray]) -> np.ndarray:
         """Which cells are the series, (rows, periods) bool: in each row, those from the first to the last that
         holds a digit (years before a record starts or not yet reported are no cells). ``groups``: one row each."""
@@ -112,13 +144,14 @@ class PeriodTable:
         rows, at = np.nonzero(kept)  # row-major: each series' periods in time order
         cells = table_cells(raw, self.periods)[rows, at]
         columns = {} if id_col is None else {id_col: as_text(raw[id_col]).str.strip().to_numpy()[rows]}
-        stamps = pd.DatetimeIndex(self.starts)[at]
-        return pd.DataFrame({**columns, timestamp_col: stamps, VALUE: cells}), rows
+        if not self.steps:
+            columns[timestamp_col] = pd.DatetimeIndex(self.starts)[at]
+        return pd.DataFrame({**columns, VALUE: cells}), rows
 
     def note(self, frame: pd.DataFrame, timestamp_col: str, dropped: int, id_col: str | None) -> str:
         """What the reader did, for the run's notes."""
         series = "one series" if id_col is None else f"a series for each {id_col!r} ({frame[id_col].nunique()})"
-        text = f"{self.describe()}, read as {series} {VALUE!r}"
+        text = f"{self.describe()}, read as {series} {VALUE!r}{', in steps without timestamps' if self.steps else ''}"
         if self.left_out:
             shown = ", ".join(repr(c) for c in self.left_out[:4]) + (", ..." if len(self.left_out) > 4 else "")
             text += f", column(s) {shown} left out"
@@ -131,24 +164,31 @@ def find_period_table(raw: pd.DataFrame, *, timestamp_col: object, id_col: str |
     """The table of series by periods that ``raw`` is, or None: at least :data:`MIN_PERIODS` columns at the end
     named by periods of one unit (``1960``, ``1990 [YR1990]``, ``2020Q1``, ``Q1 2020``, ``2020-01``, ``2020M01``,
     ``Jan 2020``, ``Jan-20``, ``2020-01-31``, ``1/22/20``), in time order either way, and no column named
-    ``timestamp_col`` nor named like one (None: rows as steps, as asked).
+    ``timestamp_col`` nor named like one (None: rows as steps, as asked); or, where there are no such columns, at
+    least as many named by steps (:func:`_step_columns`: the M4 competition's files), more than the other columns,
+    where ``id_col`` or a column of text not named like a time names each row's series (rows of numbers alone, or
+    named by their times, are steps, not series).
     Its series are named by ``id_col``, else by the first other column of text that names every row once, or the
     first two that do together (:func:`~forecast.data.series_ids.naming_columns`; their joined name, ``Province/State
     + Country/Region``, which the reader then joins); None where none do: one series, refused by the reader where
     there are several rows."""
     names = [str(c) for c in raw.columns]
-    if not isinstance(timestamp_col, str) or timestamp_col in names or len(raw) == 0:
+    if timestamp_col in names or len(raw) == 0:
         return None
-    found = _period_columns(names)
-    if found is None:
+    found = _period_columns(names) if isinstance(timestamp_col, str) else None
+    steps = _step_columns(raw, names) if found is None else None
+    if found is None and steps is None:
         return None
-    periods, starts, unit = found
+    periods, starts, unit = found if found is not None else (steps, [], STEP)
     labels = [c for c in names if c not in periods]
     if find_timestamp_column(labels) is not None:  # Date,2019,2020,2021: a year a column beside the days
         return None
     if id_col is not None and id_col not in labels:
         return None
-    found = naming_columns(raw, labels) if id_col is None and len(raw) > 1 else None
+    found = naming_columns(raw, labels) if id_col is None and (len(raw) > 1 or steps) else None
+    by_time = id_col is None and (not found or any(may_hold_times(c) for c in found))
+    if steps and (len(steps) <= len(labels) or by_time):  # numbered among more, rows unnamed or named by times
+        return None
     named = id_col if id_col is not None else id_name(found) if found else None
     left_out = tuple(c for c in labels if c != named and c not in (found or ()))
     return PeriodTable(periods=tuple(periods), starts=tuple(starts), unit=unit, id_col=named, left_out=left_out)

@@ -1221,6 +1221,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         raw, source_rows, as_written, note, periods = _melt_table(raw, table, timestamp_col, id_col, as_written, path)
         column_of = lambda col, row: periods[row] if col == VALUE else col  # noqa: E731
         detected.append(note)
+        timestamp_col = None if isinstance(table, PeriodTable) and table.steps else timestamp_col
     stamp_like = [] if table is not None or not isinstance(timestamp_col, str) or timestamp_col in raw.columns \
         else [n for n in raw.columns if named_like_timestamp(str(n))]
     if stamp_like and id_col is None:

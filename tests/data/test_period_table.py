@@ -11,7 +11,9 @@ import pytest
 
 from forecast.data.dialect import Dialect
 from forecast.data.errors import DataError
+from forecast.api import train
 from forecast.data.reader import read_panel
+from tests.test_api import TINY
 
 WORLD_BANK = ('"Data Source","World Development Indicators",\n\n"Last Updated Date","2024-06-28",\n\n'
               '"Country Name","Country Code","Indicator Name","Indicator Code","2001","2002","2003","2004","2005",\n'
@@ -137,3 +139,58 @@ def test_cells_read_again_as_written_keep_the_joined_ids(tmp_path: Path) -> None
     assert panel.ids == ["Victoria / Australia", "Chad", "Queensland / Australia"]
     np.testing.assert_array_equal(panel.series[0].frame["value"].to_numpy(), [1200.0, 1325.0, 1450.0])
     np.testing.assert_array_equal(panel.series[1].frame["value"].to_numpy(), [1.0, 1.0, 2000.0])
+
+
+M4 = ('"V1","V2","V3","V4","V5","V6"\n'
+      '"H1",605,586,586,559,511\n'
+      '"H2",3124,2990,2862,,\n')
+
+
+def test_the_m4_competitions_table_of_series_by_steps(tmp_path: Path) -> None:
+    """``V1`` names each series, ``V2 ..`` are its steps, a shorter series' row ends in empty cells."""
+    panel = read_panel(_write(tmp_path, M4, "Hourly-train.csv"))
+    assert panel.id_col == "V1" and panel.timestamp_col is None and panel.freq is None
+    assert {s.series_id: s.frame["value"].tolist() for s in panel.series} == {
+        "H1": [605.0, 586.0, 586.0, 559.0, 511.0], "H2": [3124.0, 2990.0, 2862.0]}
+    assert list(panel.series[1].frame.index) == [0, 1, 2]
+    assert panel.notes == (f"{tmp_path / 'Hourly-train.csv'}: detected a table of series by steps (columns V2 .. V6), "
+                           f"read as a series for each 'V1' (2) 'value', in steps without timestamps, 2 empty cell(s) "
+                           f"before a series' first value or after its last left out",)
+    again = read_panel(_write(tmp_path, M4, "Hourly-test.csv"), timestamp_col=None, id_col="V1", columns=["value"])
+    assert [len(s.frame) for s in again.series] == [5, 3]  # as forecast-predict reads it with the model's spec
+
+
+def test_an_m3_table_names_its_series_and_leaves_its_other_columns_out(tmp_path: Path) -> None:
+    csv = _write(tmp_path, "Series,N,NF,Category,1,2,3,4,5,6\nN1,6,6,MICRO,10,11,12,13,14,15\n"
+                           "N2,5,6,FINANCE,20,21,22,23,24,\n")
+    panel = read_panel(csv)
+    assert panel.id_col == "Series" and [len(s.frame) for s in panel.series] == [6, 5]
+    assert "column(s) 'N', 'NF', 'Category' left out" in panel.notes[0]
+
+
+def test_rows_of_numbers_under_numbered_names_are_steps_not_series(tmp_path: Path) -> None:
+    """``x1,x2,x3``: no column names a row, so each row is a step of three series; a row named by its time
+    (Stata's ``t``: ``1960q1``) is a step too, and a few numbered columns among more others are no steps."""
+    csv = _write(tmp_path, "x1,x2,x3\n" + "".join(f"{k},{k + 1},{k + 2}\n" for k in range(30)))
+    panel = read_panel(csv, steps_without_timestamps=True)
+    assert panel.id_col is None and list(panel.series[0].frame.columns) == ["x1", "x2", "x3"]
+    assert len(panel.series[0].frame) == 30
+    csv = _write(tmp_path, "t,sm1,sm2,sm3,sm4\n" + "".join(f"{1960 + k // 4}q{k % 4 + 1},{k},1,2,3\n" for k in range(30)))
+    panel = read_panel(csv)
+    assert panel.timestamp_col == "t" and list(panel.series[0].frame.columns) == ["sm1", "sm2", "sm3", "sm4"]
+    csv = _write(tmp_path, "name,a,b,c,d,s1,s2,s3\n" + "".join(f"n{k},{k},1,2,3,4,5,6\n" for k in range(30)))
+    with pytest.raises(DataError, match=r"no timestamp column 'date'"):
+        read_panel(csv)
+
+
+def test_a_model_trained_on_a_table_of_steps_forecasts_each_row(tmp_path: Path) -> None:
+    rng = np.random.default_rng(0)
+    rows = [f'"S{k}",' + ",".join(f"{100 * k + v:.1f}" for v in rng.normal(size=120 - 10 * k)) + "," * (10 * k)
+            for k in range(3)]
+    csv = _write(tmp_path, ",".join(f'"V{i}"' for i in range(1, 122)) + "\n" + "\n".join(rows) + "\n", "train.csv")
+    windows = ["data.seq_len=8", "data.label_len=4", "data.pred_len=2"]
+    run = train(data=csv, overrides=[*windows, *TINY[4:], "trainer.max_epochs=0"], run_dir=tmp_path / "run",
+                threads=1)
+    future = run.load().predict(csv)
+    assert list(future.columns) == ["V1", "step", "value"] and future["V1"].unique().tolist() == ["S0", "S1", "S2"]
+    assert future["step"].tolist() == [120, 121, 110, 111, 100, 101]
