@@ -51,8 +51,8 @@ from forecast.data.regular import (HOLIDAY_RUN, Gap, add_missing_rows, describe_
 from forecast.data.resample import Steps, aggregate
 from forecast.data.series_ids import id_name, id_parts, long_format_id, series_columns, with_joined_id
 from forecast.data.date_parts import PART_NAMES, DateParts, find_date_parts, leading_date_parts
-from forecast.data.surround import (category_columns, flag_columns, label_rows, one_label_columns, row_counters,
-                                    rows_below, series_labels, timestamp_counters)
+from forecast.data.surround import (category_columns, column_levels, flag_columns, label_rows, one_label_columns,
+                                    row_counters, rows_below, series_labels, timestamp_counters)
 from forecast.data.period_table import PeriodTable, find_period_table
 from forecast.data.year_table import VALUE, YearTable, find_year_table
 from forecast.data.timestamps import (TIMESTAMP_NAMES, find_timestamp_column, interval_starts, is_timestamp_name,
@@ -1136,16 +1136,19 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     # the file line of each row of raw
     lines_of = table_lines(path, layout, first_line, len(raw)) if csv_file else first_line + np.arange(len(raw))
     top, labelled = label_rows(raw) if header else (0, [])
+    levels = column_levels(raw, top) if top else None
     if top:
         raw = raw.iloc[top:].reset_index(drop=True)
         lines_of = lines_of[top:]
+    if levels is not None:
+        raw = raw.rename(columns=levels)
     below = rows_below(raw)
     if below:
         raw = raw.iloc[: len(raw) - len(below)]
     # a CSV's cells as written (all text), for number marks; the rows of raw (``written``: label rows at the top,
     # an empty tail and rows with no values off the grid dropped)
     as_written = (lambda: _read_raw(path, header, hints, sep, typed=False, layout=layout)[0]
-                  .iloc[top:].iloc[written].reset_index(drop=True)) if csv_file else None
+                  .iloc[top:].iloc[written].reset_index(drop=True).rename(columns=levels or {})) if csv_file else None
     path = Path(DATAFRAME) if isinstance(path, pd.DataFrame) else path
     detected = [f"{SEP_NAMES[sep]}-separated columns"] if dialect.sep is None and layout.sep is None and sep != "," \
         else []
@@ -1166,8 +1169,13 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         if layout.other_lines else []
     detected += [f"{len(footer)} line(s) of more fields below the data left out ({footer[0][:60]!r})"] if footer else []
     detected += indexed
-    detected += [f"{top} row(s) of labels under the header left out ({', '.join(repr(c) for c in labelled[:4])}"
-                 f"{', ...' if len(labelled) > 4 else ''})"] if top else []
+    if levels is not None:
+        shown = ", ".join(list(levels.values())[1:4]) + (", ..." if len(levels) > 4 else "")
+        detected.append(f"{top} row(s) under the header of pandas' levels of columns ({labelled[0]!r} ..), joined "
+                        f"into the columns' names ({shown})")
+    elif top:
+        detected.append(f"{top} row(s) of labels under the header left out ({', '.join(repr(c) for c in labelled[:4])}"
+                        f"{', ...' if len(labelled) > 4 else ''})")
     detected += [f"{len(below)} row(s) below the data left out ({', '.join(repr(c[:40]) for c in below[:3])}"
                  f"{', ...' if len(below) > 3 else ''})"] if below else []
     blank = _empty_unnamed(raw) if header else _empty_last_columns(raw)
@@ -1359,10 +1367,10 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     if picked and id_col is not None:  # a long file's row numbers step by the series' count within each series
         numbered = row_counters([raw], [c for c in columns if typed_number(raw[c]) and c not in keep])
         columns = _leave_out(list(columns), numbered, "numbering the file's rows", detected)
-        labelled = series_labels(raw, [c for c in columns if c not in keep], as_text(raw[id_col]).str.strip(),
-                                 dialect.na_values)
-        columns = _leave_out(list(columns), list(labelled), "labelling each series", detected,
-                             shown=[f"{c!r}: {', '.join(v[:3])}{', ...' if len(v) > 3 else ''}" for c, v in labelled.items()])
+        labels_of = series_labels(raw, [c for c in columns if c not in keep], as_text(raw[id_col]).str.strip(),
+                                  dialect.na_values)
+        columns = _leave_out(list(columns), list(labels_of), "labelling each series", detected,
+                             shown=[f"{c!r}: {', '.join(v[:3])}{', ...' if len(v) > 3 else ''}" for c, v in labels_of.items()])
     if picked:
         categories = category_columns(raw, columns, dialect.na_values)
         columns = _leave_out(list(columns), [c for c in categories if c not in keep], "of categories", detected,

@@ -38,6 +38,31 @@ def label_rows(raw: pd.DataFrame, most: int = 5) -> tuple[int, list[str]]:
     return r, top
 
 
+_MANGLED = re.compile(r"^(?P<name>.+)\.(?P<n>\d+)$")  # pandas' name for a repeated header cell: Close.1
+
+
+def column_levels(raw: pd.DataFrame, top: int) -> dict[str, str] | None:
+    """The columns' names where the header and the ``top`` label rows under it are the levels of columns that pandas
+    writes (``to_csv`` of a frame with two levels of columns, as yfinance downloads tickers): ``Price,Close,Close``
+    / ``Ticker,AAPL,MSFT`` / ``Date,,``, the last label row naming the first column alone. Each column is named by
+    its header cell (``Close.1`` as written: ``Close``) joined by ``_`` to its cells of the levels whose cells
+    differ across the columns (``Close_AAPL``; one ticker: ``Close``), the first column by the last row's cell
+    (``Date``). None where the rows are not so written."""
+    if top < 2:
+        return None
+    cells = as_text(raw.iloc[:top].stack()).str.strip().unstack().reindex(columns=raw.columns)  # (top, C)
+    index_row, levels = cells.iloc[top - 1], cells.iloc[: top - 1]
+    if index_row.iloc[0] == "" or (index_row.iloc[1:] != "").any() or (levels.iloc[:, 1:] == "").to_numpy().any():
+        return None
+    names = [str(c) for c in raw.columns]
+    header = [m.group("name") if (m := _MANGLED.match(n)) and m.group("name") in names else n for n in names]
+    differ = [r for r in range(top - 1) if levels.iloc[r, 1:].nunique() > 1]
+    joined = ["_".join([h, *(str(levels.iloc[r, c]) for r in differ)]) for c, h in enumerate(header)]
+    if len(set(joined[1:])) < len(joined) - 1:
+        return None
+    return {names[0]: str(index_row.iloc[0]), **dict(zip(names[1:], joined[1:]))}
+
+
 def rows_below(raw: pd.DataFrame, most: int = 5) -> list[str]:
     """The first cells of the rows at the end that follow the data rather than hold it (a ``Total`` row, ``Source:``
     and ``Notes:`` lines, a title repeated alone): at most ``most`` rows whose first cell is text without a digit, or

@@ -661,3 +661,21 @@ def test_years_with_their_fraction_passed_are_read_as_months_or_quarters(tmp_pat
     csv.write_text("time,value\n" + "".join(f"{1949 + k / 10 + 0.013},{k}\n" for k in range(30)))
     with pytest.raises(DataError, match=r"column 'time' holds numbers \(1949.013 .. 1951.913\), not dates"):
         read_panel(csv)
+
+
+@pytest.mark.parametrize("tickers,names", [(["AAPL"], ["Close", "Volume"]),
+                                           (["AAPL", "MSFT"], ["Close_AAPL", "Close_MSFT", "Volume_AAPL",
+                                                               "Volume_MSFT"])])
+def test_pandas_levels_of_columns_name_the_columns(tmp_path: Path, tickers: list[str], names: list[str]) -> None:
+    """yfinance's download written by ``to_csv``: ``Price,Close,...`` / ``Ticker,AAPL,...`` / ``Date,,...``."""
+    days = pd.bdate_range("2024-01-02", periods=30, tz="UTC")
+    columns = pd.MultiIndex.from_product([["Close", "Volume"], tickers], names=["Price", "Ticker"])
+    values = np.arange(30 * len(columns), dtype=float).reshape(30, len(columns))
+    csv = tmp_path / "prices.csv"
+    pd.DataFrame(values, index=pd.Index(days, name="Date"), columns=columns).to_csv(csv)
+    panel = read_panel(csv)
+    frame = panel.series[0].frame
+    assert panel.timestamp_col == "Date" and list(frame.columns) == names
+    np.testing.assert_array_equal(frame.to_numpy(), values)
+    assert panel.notes[0].startswith(f"{csv}: detected 2 row(s) under the header of pandas' levels of columns "
+                                     f"('Ticker' ..), joined into the columns' names ({', '.join(names[:3])}")
