@@ -8,11 +8,11 @@ import numpy as np
 import pandas as pd
 
 # cells that mean "missing", lower case: pandas' own (``read_csv``'s default ``na_values``), spreadsheet errors,
-# ``..`` (not available: the World Bank's, the OECD's and statistics offices' tables), ``.`` (FRED's) and ``?``
-# (the UCI repository's and Weka's)
+# ``..`` and ``:`` (not available: the World Bank's, the OECD's, Eurostat's and statistics offices' tables), ``.``
+# (FRED's) and ``?`` (the UCI repository's and Weka's)
 MISSING_WORDS = ("", "nan", "-nan", "na", "<na>", "#na", "null", "none", "n/a", "#n/a", "#n/a n/a", "1.#ind", "-1.#ind",
                  "1.#qnan", "-1.#qnan", "#div/0!", "#value!", "#ref!", "#num!", "#name?", "#null!",
-                 "..", ".", "?")
+                 "..", ":", ".", "?")
 ARROW_TEXT = pd.StringDtype("pyarrow")  # text whose string methods and regular expressions run in Arrow's kernels
 
 

@@ -655,6 +655,32 @@ def _strip_units(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect) ->
     return (raw.assign(**stripped) if stripped else raw), notes
 
 
+# Eurostat's flags after a value or its missing mark ``:`` (provisional ``p``, estimated ``e``, break ``b``, ...)
+_FLAGGED = re.compile(r"^(?P<cell>:|[-+]?[\d.,' ]*\d)\s+(?P<flags>[bcdefinprsuz]{1,3})$")
+
+
+def _strip_flags(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect) -> tuple[pd.DataFrame, list[str]]:
+    """``raw`` with Eurostat's flags left out of every text column among ``columns`` whose non-missing cells are
+    each a number, or a number or ``:`` (not available: missing) followed by a space and flags, some so
+    (``1061.3 p``, ``: c``); also the notes naming them."""
+    stripped, notes = {}, []
+    for col in columns:
+        if typed_number(raw[col]):
+            continue
+        text = raw[col].str.strip()
+        parts = text.str.extract(_FLAGGED)
+        flagged = parts["cell"].notna()
+        if not flagged.any():
+            continue
+        rest = text[~flagged & ~_missing(text, dialect)]
+        if not rest.str.fullmatch(r"[-+]?[\d.,' ]*\d(?:[eE][-+]?\d+)?").all():
+            continue
+        stripped[col] = parts["cell"].where(flagged, text)
+        shown = ", ".join(repr(f) for f in sorted(set("".join(parts["flags"].dropna()))))
+        notes.append(f"Eurostat's flags after the values left out of column {col!r} ({shown})")
+    return (raw.assign(**stripped) if stripped else raw), notes
+
+
 def _not_numbers(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect) -> dict[str, pd.Series]:
     """The stripped, non-missing cells of every column with a cell that is no plain number."""
     out = {}
@@ -715,6 +741,8 @@ def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndar
     """
     typed = [c for c in columns if typed_number(raw[c])]
     raw, signs = _strip_units(raw, columns, dialect)
+    raw, flags = _strip_flags(raw, columns, dialect)
+    signs += flags
     raw, factors, lettered, odd = strip_magnitudes(raw, columns, lambda text: _missing(text, dialect))
     if odd is not None:
         col, r = odd

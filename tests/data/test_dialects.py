@@ -1041,3 +1041,18 @@ def test_a_field_longer_than_the_csv_module_reads_is_refused_in_one_line(tmp_pat
     path.write_text(" ".join(f"{k * 1e-4:.7e}" for k in range(12_000)) + "\n")
     with pytest.raises(DataError, match=r"long.txt: cannot read as CSV \(field larger than field limit \(131072\)\)"):
         read_panel(path, steps_without_timestamps=True, header=header)
+
+
+def test_flags_after_some_values_are_left_out_and_other_words_refused(tmp_path: Path) -> None:
+    days = pd.date_range("2020-01-01", periods=30, freq="D")
+    cells = [f"{k}.5" for k in range(30)]
+    cells[3], cells[7] = "3.5 p", "7.5 e"
+    csv = tmp_path / "flagged.csv"
+    csv.write_text("date,value\n" + "".join(f"{d:%Y-%m-%d},{c}\n" for d, c in zip(days, cells)))
+    panel = read_panel(csv)
+    assert panel.series[0].frame["value"].tolist() == [k + 0.5 for k in range(30)]
+    assert panel.notes == (f"{csv}: detected Eurostat's flags after the values left out of column 'value' ('e', 'p')",)
+    cells[7] = "7.5 days"
+    csv.write_text("date,value\n" + "".join(f"{d:%Y-%m-%d},{c}\n" for d, c in zip(days, cells)))
+    with pytest.raises(DataError, match=r"line 5: column 'value' has non-numeric value '3.5 p'"):
+        read_panel(csv)

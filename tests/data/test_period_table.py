@@ -194,3 +194,18 @@ def test_a_model_trained_on_a_table_of_steps_forecasts_each_row(tmp_path: Path) 
     future = run.load().predict(csv)
     assert list(future.columns) == ["V1", "step", "value"] and future["V1"].unique().tolist() == ["S0", "S1", "S2"]
     assert future["step"].tolist() == [120, 121, 110, 111, 100, 101]
+
+
+def test_eurostats_tab_separated_table_with_flags(tmp_path: Path) -> None:
+    """Eurostat's bulk download: ``freq,unit,geo\\TIME_PERIOD`` then years with a trailing space, values with a
+    flag after them (``1061.3 p``), ``:`` for not available (``: c`` confidential)."""
+    text = ("freq,unit,geo\\TIME_PERIOD\t2019 \t2020 \t2021 \t2022 \n"
+            "A,GWH,AT\t10.5 \t11.0 e\t12.0 \t13.5 p\n"
+            "A,GWH,BE\t20.0 \t: c\t22.0 \t: \n")
+    panel = read_panel(_write(tmp_path, text, "nrg_cb_e.tsv"), fill="interpolate")
+    assert panel.id_col == "freq,unit,geo\\TIME_PERIOD"
+    assert {s.series_id: s.frame["value"].tolist() for s in panel.series} == {
+        "A,GWH,AT": [10.5, 11.0, 12.0, 13.5], "A,GWH,BE": [20.0, 21.0, 22.0]}  # BE's 2022 not yet reported
+    assert "Eurostat's flags after the values left out of column 'value' ('c', 'e', 'p')" in panel.notes[0]
+    with pytest.raises(DataError, match=r"line 3: column '2020' holds ': c', a missing value; fill the gap"):
+        read_panel(_write(tmp_path, text, "nrg_cb_e.tsv"))
