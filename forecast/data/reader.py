@@ -54,6 +54,7 @@ from forecast.data.date_parts import PART_NAMES, DateParts, find_date_parts, lea
 from forecast.data.surround import (category_columns, column_levels, flag_columns, label_rows, one_label_columns,
                                     row_counters, rows_below, series_labels, timestamp_counters)
 from forecast.data.period_table import PeriodTable, find_period_table
+from forecast.data.stacked_periods import find_stacked_periods
 from forecast.data.year_table import VALUE, YearTable, find_year_table
 from forecast.data.timestamps import (TIMESTAMP_NAMES, find_timestamp_column, interval_starts, is_timestamp_name,
                                      interval_columns, iso_weeks, leading_epoch, may_hold_times, named_like_timestamp,
@@ -1163,8 +1164,16 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     csv_file = not isinstance(path, pd.DataFrame) and path.suffix.lower() not in PARQUET
     # the file line of each row of raw
     lines_of = table_lines(path, layout, first_line, len(raw)) if csv_file else first_line + np.arange(len(raw))
+    stacked = find_stacked_periods(raw) if header and isinstance(timestamp_col, str) and \
+        timestamp_col not in raw.columns else None
+    kept_rows = np.arange(len(raw)) if stacked is None else stacked.rows  # the rows of the table as written
+    if stacked is not None:
+        first = str(raw.columns[0])
+        raw = raw.iloc[kept_rows].reset_index(drop=True).rename(columns={first: timestamp_col})
+        lines_of = lines_of[kept_rows]
     top, labelled = label_rows(raw) if header else (0, [])
     levels = column_levels(raw, top) if top else None
+    renamed = {first: timestamp_col} if stacked is not None else levels or {}
     if top:
         raw = raw.iloc[top:].reset_index(drop=True)
         lines_of = lines_of[top:]
@@ -1175,8 +1184,8 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         raw = raw.iloc[: len(raw) - len(below)]
     # a CSV's cells as written (all text), for number marks; the rows of raw (``written``: label rows at the top,
     # an empty tail and rows with no values off the grid dropped)
-    as_written = (lambda: _read_raw(path, header, hints, sep, typed=False, layout=layout)[0]
-                  .iloc[top:].iloc[written].reset_index(drop=True).rename(columns=levels or {})) if csv_file else None
+    as_written = (lambda: _read_raw(path, header, hints, sep, typed=False, layout=layout)[0].iloc[kept_rows]
+                  .iloc[top:].iloc[written].reset_index(drop=True).rename(columns=renamed)) if csv_file else None
     path = Path(DATAFRAME) if isinstance(path, pd.DataFrame) else path
     detected = [f"{SEP_NAMES[sep]}-separated columns"] if dialect.sep is None and layout.sep is None and sep != "," \
         else []
@@ -1197,6 +1206,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         if layout.other_lines else []
     detected += [f"{len(footer)} line(s) of more fields below the data left out ({footer[0][:60]!r})"] if footer else []
     detected += indexed
+    detected += [stacked.note(first)] if stacked is not None else []
     if levels is not None:
         shown = ", ".join(list(levels.values())[1:4]) + (", ..." if len(levels) > 4 else "")
         detected.append(f"{top} row(s) under the header of pandas' levels of columns ({labelled[0]!r} ..), joined "
@@ -1397,8 +1407,8 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         columns = _leave_out(list(columns), numbered, "numbering the file's rows", detected)
         labels_of = series_labels(raw, [c for c in columns if c not in keep], as_text(raw[id_col]).str.strip(),
                                   dialect.na_values)
-        columns = _leave_out(list(columns), list(labels_of), "labelling each series", detected,
-                             shown=[f"{c!r}: {', '.join(v[:3])}{', ...' if len(v) > 3 else ''}" for c, v in labels_of.items()])
+        shown = [f"{c!r}: {', '.join(v[:3])}{', ...' if len(v) > 3 else ''}" for c, v in labels_of.items()]
+        columns = _leave_out(list(columns), list(labels_of), "labelling each series", detected, shown=shown)
     if picked:
         categories = category_columns(raw, columns, dialect.na_values)
         columns = _leave_out(list(columns), [c for c in categories if c not in keep], "of categories", detected,

@@ -679,3 +679,41 @@ def test_pandas_levels_of_columns_name_the_columns(tmp_path: Path, tickers: list
     np.testing.assert_array_equal(frame.to_numpy(), values)
     assert panel.notes[0].startswith(f"{csv}: detected 2 row(s) under the header of pandas' levels of columns "
                                      f"('Ticker' ..), joined into the columns' names ({', '.join(names[:3])}")
+
+
+def _ons(tmp_path: Path, years: bool = True) -> Path:
+    """The Office for National Statistics' time series download: lines of what the series is, then its values by
+    year, quarter and month."""
+    above = ('"Title","CPIH ANNUAL RATE 00: ALL ITEMS 2015=100"\n"CDID","L55O"\n"Source dataset ID","MM23"\n'
+             '"PreUnit",""\n"Unit","%"\n"Release date","15-11-2023"\n"Next release","13 December 2023"\n'
+             '"Important notes",""\n')
+    months = ["JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"]
+    rows = [f'"{y}","{y - 2000}.5"\n' for y in (2020, 2021)] if years else []
+    rows += [f'"{y} Q{q}","{q}.0"\n' for y in (2020, 2021) for q in range(1, 5)] if years else []
+    rows += [f'"{y} {m}","{k + 12 * (y - 2020)}.0"\n' for y in (2020, 2021) for k, m in enumerate(months)]
+    csv = tmp_path / "series-151123.csv"
+    csv.write_text(above + "".join(rows))
+    return csv
+
+
+@pytest.mark.parametrize("years", [True, False])
+def test_an_ons_series_is_read_by_its_finest_period(tmp_path: Path, years: bool) -> None:
+    csv = _ons(tmp_path, years)
+    panel = read_panel(csv)
+    frame = panel.series[0].frame
+    assert panel.freq == "MS" and list(frame.columns) == ["CPIH ANNUAL RATE 00: ALL ITEMS 2015=100"]
+    assert frame.index[0] == pd.Timestamp("2020-01-01") and frame.iloc[:, 0].tolist() == [float(k) for k in range(24)]
+    coarser = ", 10 row(s) of coarser periods (years, quarters) left out" if years else ""
+    assert panel.notes[0].startswith(f"{csv}: detected the series by month in column 'Title' below 7 line(s) of what "
+                                     f"it is{coarser}")
+    csv.write_text(csv.read_text().replace('"2020 JAN","0.0"', '"2020 JAN",""'))  # the file's lines in messages
+    line = 19 if years else 9
+    with pytest.raises(DataError, match=rf"line {line}: column 'CPIH ANNUAL RATE 00: ALL ITEMS 2015=100' is empty"):
+        read_panel(csv)
+
+
+def test_years_alone_are_no_stacked_periods(tmp_path: Path) -> None:
+    csv = tmp_path / "years.csv"
+    csv.write_text("Year,value\n" + "".join(f"{y},{y - 1990}\n" for y in range(1990, 2020)))
+    panel = read_panel(csv)
+    assert panel.timestamp_col == "Year" and len(panel.series[0].frame) == 30
