@@ -4,6 +4,7 @@ four usual conventions), an ISO ``Week``. They carry nothing the calendar featur
 
 from __future__ import annotations
 
+import re
 from typing import Sequence
 
 import numpy as np
@@ -15,18 +16,23 @@ from forecast.data.date_time import bare_name
 
 _WEEKDAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _WEEKDAYS = {**{d: k for k, d in enumerate(_WEEKDAY_NAMES)}, **{d[:3]: k for k, d in enumerate(_WEEKDAY_NAMES)}}
-# names of a column of weekdays or of week numbers, spaces and underscores left out
+# names of a column of weekdays or of week numbers, spaces, underscores, dots and dashes left out
 _WEEKDAY_COLUMNS = frozenset({"weekday", "dayofweek", "dow", "wday", "weekdays", "dayname", "weekdayname"})
 _WEEK_COLUMNS = frozenset({"week", "weeknum", "weeknumber", "wk", "isoweek", "weekofyear"})
 _STAMP_PART = {"year": "year", "month": "month", "day": "day", "doy": "dayofyear", "hour": "hour",
                "quarter": "quarter"}  # the DatetimeIndex attribute of each date part
 
 
+def _squeezed(name: str) -> str:
+    """A name without spaces, underscores, dots and dashes: ``Day.Of.Week`` (R's names), ``day_of_week``."""
+    return re.sub(r"[\s_.\-]", "", name)
+
+
 def _part(name: object) -> str | None:
     """The part of a date a column's name names: a key of ``PART_NAMES``, ``weekday`` or ``week``; else None."""
     bare = bare_name(name)
-    found = next((p for p, spelled in PART_NAMES.items() if bare in spelled), None)
-    squeezed = bare.replace(" ", "").replace("_", "")
+    squeezed = _squeezed(bare)
+    found = next((p for p, spelled in PART_NAMES.items() if squeezed in {_squeezed(n) for n in spelled}), None)
     if found is None and squeezed in _WEEKDAY_COLUMNS:
         return "weekday"
     return "week" if found is None and squeezed in _WEEK_COLUMNS else found

@@ -26,6 +26,8 @@ MONDAY0 = np.asarray(DAYS.dayofweek)
     ("weekday", (MONDAY0 + 1) % 7),              # R's, JavaScript's and the UCI bike-sharing file's: Sunday 0
     ("DOW", MONDAY0 + 1),                        # ISO: Monday 1
     ("wday", (MONDAY0 + 1) % 7 + 1),             # Excel's WEEKDAY and lubridate: Sunday 1
+    ("Day.Of.Week", (MONDAY0 + 1) % 7 + 1),      # R's names: dots for spaces
+    ("Day.of.year", DAYS.dayofyear),
     ("Week", DAYS.isocalendar().week.to_numpy()),
     ("week_number", DAYS.strftime("%U").astype(int)),
 ])
