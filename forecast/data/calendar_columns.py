@@ -75,3 +75,29 @@ def calendar_columns(raw: pd.DataFrame, columns: Sequence[str], stamps: pd.Datet
         if read is not None and any(np.array_equal(read[0], way) for way in _readings(stamps, part, named=read[1])):
             found.append(str(col))
     return found
+
+
+_UNIX_SCALE = {"s": 10**9, "ms": 10**6, "us": 10**3, "ns": 1}  # nanoseconds in each unit of Unix time
+_LOCAL_OFFSET = pd.Timedelta(hours=14).value  # the farthest a wall clock is from UTC, in nanoseconds
+_SINCE = pd.Timestamp("1973-01-01").value  # Unix times are looked for after it (ns): near 1970, small numbers are too
+
+
+def unix_time_columns(raw: pd.DataFrame, columns: Sequence[str], stamps: pd.DatetimeIndex) -> list[str]:
+    """The ``columns`` of numbers that hold each row's time as Unix time (CryptoDataDownload's ``unix`` beside its
+    ``date``; Binance's close time, the open's hour less a millisecond on): in one unit, every value within a step
+    of its row's timestamp (and 14 hours, where the timestamps are a wall clock's); none for timestamps before 1973."""
+    if len(stamps) < 3 or stamps.hasnans:
+        return []
+    at = stamps.as_unit("ns").asi8.astype(np.float64)  # (N,) ns since 1970 (a wall clock's, where naive)
+    if at.min() < _SINCE:
+        return []
+    step = float(np.median(np.abs(np.diff(at))))
+    slack = step + (0 if stamps.tz is not None else _LOCAL_OFFSET)
+    found = []
+    for col in columns:
+        values = pd.to_numeric(as_text(raw[col]).str.strip(), errors="coerce").to_numpy(dtype=np.float64)
+        if np.isnan(values).any():
+            continue
+        if any(bool((np.abs(values * scale - at) <= slack).all()) for scale in _UNIX_SCALE.values()):
+            found.append(str(col))
+    return found

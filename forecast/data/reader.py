@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 from pandas.tseries.frequencies import to_offset
 
-from forecast.data.calendar_columns import calendar_columns
+from forecast.data.calendar_columns import calendar_columns, unix_time_columns
 from forecast.data.cells import ARROW_TEXT, as_text, boolean_cells, is_number, missing_cells, typed_number, typed_time
 from forecast.data.compressed import READ_ERRORS, is_compressed, open_binary, open_text
 from forecast.data.date_time import (DATE_NAMES, TIME_NAMES, bare_name, check_pair, dates_and_times,
@@ -1402,6 +1402,8 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         stamps = _snap(stamps, groups, detected, path=path, line=line) if steps is None else stamps
         repeated = calendar_columns(raw, columns, stamps) if picked else []
         columns = _leave_out(list(columns), repeated, "repeating the timestamps' parts", detected, limit=len(repeated))
+        unix = unix_time_columns(raw, [c for c in columns if c not in keep], stamps) if picked else []
+        columns = _leave_out(list(columns), unix, "of the timestamps as Unix times", detected)
     if picked and id_col is not None:  # a long file's row numbers step by the series' count within each series
         numbered = row_counters([raw], [c for c in columns if typed_number(raw[c]) and c not in keep])
         columns = _leave_out(list(columns), numbered, "numbering the file's rows", detected)

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from forecast.data.calendar_columns import calendar_columns
+from forecast.data.calendar_columns import calendar_columns, unix_time_columns
 from forecast.data.reader import read_panel
 
 DAYS = pd.date_range("2020-12-20", periods=40, freq="D")  # across a new year: ISO week 53, then 1
@@ -56,3 +56,25 @@ def test_a_report_with_month_and_weekday_names_reads_its_measurement(tmp_path: P
     assert list(panel.series[0].frame.columns) == ["Sales"]
     assert panel.notes == (f"{csv}: detected timestamps in column 'Date', column(s) repeating the timestamps' parts "
                            f"left out ('Month', 'Weekday', 'DayOfWeek')",)
+
+
+def test_columns_of_the_timestamps_as_unix_times_are_left_out(tmp_path: Path) -> None:
+    """CryptoDataDownload's ``unix`` (ms) beside its ``date`` (UTC, newest first); a count near 1.7e9 that is no
+    time stays."""
+    hours = pd.date_range("2023-01-01", periods=48, freq="h")[::-1]
+    csv = tmp_path / "Binance_BTCUSDT_1h.csv"
+    frame = pd.DataFrame({"unix": hours.as_unit("ms").asi8, "date": hours.strftime("%Y-%m-%d %H:%M:%S"),
+                          "close": np.arange(48.0), "volume": 1.7e9 + np.arange(48.0)})
+    csv.write_text("https://www.CryptoDataDownload.com\n" + frame.to_csv(index=False))
+    panel = read_panel(csv)
+    assert list(panel.series[0].frame.columns) == ["close", "volume"]
+    assert panel.notes[0].endswith("column(s) of the timestamps as Unix times left out ('unix')")
+
+
+def test_an_exchanges_close_time_is_a_unix_time_of_the_row() -> None:
+    """Binance's klines: open time, ..., close time an hour less a millisecond on."""
+    hours = pd.date_range("2024-01-01", periods=30, freq="h", tz="UTC")
+    opened = hours.as_unit("ms").asi8
+    raw = pd.DataFrame({"1": np.arange(30.0), "6": opened + 3_599_999, "7": opened / 1000.0 + 7200 * 24})
+    assert unix_time_columns(raw, ["1", "6", "7"], hours) == ["6"]  # "7" is two days off
+    assert unix_time_columns(raw, ["6"], hours.tz_localize(None) - pd.Timedelta(hours=5)) == ["6"]  # a wall clock
