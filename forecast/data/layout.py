@@ -191,7 +191,8 @@ def other_lines(lines: list[str], start: int = 0) -> int:
     number: a station's number, name and place above a TMY3 file's header (``723170,"GREENSBORO PIEDMONT TRIAD
     INT",NC,-5.0,...``), a logger's ``"TOA5","CR1000",...`` above a TOA5 file's, a title (``Monthly sales``), the
     facts of a BLS series (``Series Id:  LNS14000000Q``, blank lines), the World Bank's source and date above a table
-    of series by years; in a table separated by spaces, a title and a rule (``=====``) above its header; 0 when
+    of series by years; in a table separated by spaces, a title and a rule (``=====``) above its header; a line of
+    words without a digit may have its number (the EIA's title ``Net generation for all sectors, monthly``); 0 when
     there are none. A line's empty last field (a separator ending the
     header, ``Series id,Year,Period,Value,``) is not counted."""
     for k in range(1, _MAX_OTHER + 1):
@@ -206,10 +207,11 @@ def other_lines(lines: list[str], start: int = 0) -> int:
         width = len(names)
         if width < 2 or any(len(fields(line)) != width for line in below):
             continue
-        above = [len(fields(lines[i])) for i in range(start, header)]
+        other = [len(fields(lines[i])) != width or not any(ch.isdigit() for ch in lines[i])
+                 for i in range(start, header)]  # a title of words may hold the separator: EIA's "..., monthly"
         named = any(ch.isalpha() for ch in names[0]) and all(any(ch.isalpha() for ch in name) or period_start(name)
                                                              for name in names)  # a name or a period in every field
-        return k if named and all(n != width for n in above) else 0
+        return k if named and all(other) else 0
     return 0
 
 

@@ -717,3 +717,19 @@ def test_years_alone_are_no_stacked_periods(tmp_path: Path) -> None:
     csv.write_text("Year,value\n" + "".join(f"{y},{y - 1990}\n" for y in range(1990, 2020)))
     panel = read_panel(csv)
     assert panel.timestamp_col == "Year" and len(panel.series[0].frame) == 30
+
+
+def test_a_title_holding_the_separator_above_the_header_is_left_out(tmp_path: Path) -> None:
+    """The EIA's browser download: a title with a comma (two fields, as the data has), its address and source."""
+    months = pd.date_range("2001-01-01", periods=30, freq="MS")[::-1]
+    csv = tmp_path / "Net_generation_for_all_sectors.csv"
+    csv.write_text("Net generation for all sectors, monthly\nhttps://www.eia.gov/electricity/data/browser/#/topic/"
+                   "0?agg=2,0,1\nSource: U.S. Energy Information Administration\nmonth,United States : all fuels\n"
+                   + "".join(f"{m:%b %Y},{300 + k}\n" for k, m in enumerate(months)))
+    panel = read_panel(csv)
+    frame = panel.series[0].frame
+    assert frame.index[0] == pd.Timestamp("2001-01-01") and frame.iloc[-1, 0] == 300.0 and len(frame) == 30
+    assert panel.notes[0].startswith(f"{csv}: detected 3 line(s) of another number of fields above the header left "
+                                     f"out (Net generation for all sectors, monthly)")
+    csv.write_text("date,value\n2020-01-01,1\n" + "".join(f"2020-01-{d:02d},{d}\n" for d in range(2, 30)))
+    assert len(read_panel(csv).series[0].frame) == 29  # a first data line with digits is no title
