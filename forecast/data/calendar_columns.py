@@ -79,6 +79,7 @@ def calendar_columns(raw: pd.DataFrame, columns: Sequence[str], stamps: pd.Datet
 
 _UNIX_SCALE = {"s": 10**9, "ms": 10**6, "us": 10**3, "ns": 1}  # nanoseconds in each unit of Unix time
 _LOCAL_OFFSET = pd.Timedelta(hours=14).value  # the farthest a wall clock is from UTC, in nanoseconds
+_FIRST_ROWS = 50  # rows looked at before a whole column
 _SINCE = pd.Timestamp("1973-01-01").value  # Unix times are looked for after it (ns): near 1970, small numbers are too
 
 
@@ -93,11 +94,16 @@ def unix_time_columns(raw: pd.DataFrame, columns: Sequence[str], stamps: pd.Date
         return []
     step = float(np.median(np.abs(np.diff(at))))
     slack = step + (0 if stamps.tz is not None else _LOCAL_OFFSET)
+    def near(values: np.ndarray, times: np.ndarray) -> bool:  # in some unit, every value near its row's time
+        return any(bool((np.abs(values * scale - times) <= slack).all()) for scale in _UNIX_SCALE.values())
+
+    def numbers(col: pd.Series) -> np.ndarray:
+        return pd.to_numeric(as_text(col).str.strip(), errors="coerce").to_numpy(dtype=np.float64)
     found = []
     for col in columns:
-        values = pd.to_numeric(as_text(raw[col]).str.strip(), errors="coerce").to_numpy(dtype=np.float64)
-        if np.isnan(values).any():
+        if not near(numbers(raw[col].iloc[:_FIRST_ROWS]), at[:_FIRST_ROWS]):  # a look at the first rows first
             continue
-        if any(bool((np.abs(values * scale - at) <= slack).all()) for scale in _UNIX_SCALE.values()):
+        values = numbers(raw[col])
+        if not np.isnan(values).any() and near(values, at):
             found.append(str(col))
     return found

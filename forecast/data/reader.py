@@ -465,14 +465,14 @@ def _dated_column(raw: pd.DataFrame, wanted: object) -> str | None:
 def _whole_dates(col: pd.Series) -> bool:
     """The column's first cells each hold three groups of digits, as a date does (``2011-01-01``, ``1/2/2011``),
     not a period code (``Q01``) or a month (``Jan 2020``)."""
-    return bool(as_text(col).head(_DATE_SAMPLE).str.contains(_THREE_GROUPS, regex=True).all())
+    return bool(as_text(col.head(_DATE_SAMPLE)).str.contains(_THREE_GROUPS, regex=True).all())
 
 
 def _reads_as_dates(col: pd.Series) -> bool:
     """The column's first cells are text that reads as dates, or intervals or ISO weeks of them."""
     if typed_number(col):
         return False
-    sample = as_text(col).head(_DATE_SAMPLE).str.strip()
+    sample = as_text(col.head(_DATE_SAMPLE)).str.strip()
     if (sample == "").any() or not sample.str.contains(r"\d", regex=True).all():
         return False
     starts = interval_starts(sample)

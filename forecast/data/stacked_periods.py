@@ -61,7 +61,10 @@ def find_stacked_periods(raw: pd.DataFrame) -> StackedPeriods | None:
     each, with lines above or more than one unit (else the file is an ordinary series, read as such)."""
     if len(raw.columns) < 2 or len(raw) < 3:
         return None
-    first = as_text(raw[raw.columns[0]]).str.strip()
+    column = raw[raw.columns[0]]
+    if any(_period(str(c).strip()) is None for c in as_text(column.iloc[[min(MOST_ABOVE, len(raw) - 1), -1]])):
+        return None  # the cells past the lines above, and the last, are periods
+    first = as_text(column).str.strip()
     units = [_period(c) for c in first]
     above = next((k for k, u in enumerate(units) if u is not None), len(units))
     if above > MOST_ABOVE or above == len(units) or any(u is None for u in units[above:]):
