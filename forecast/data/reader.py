@@ -1391,10 +1391,11 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         off_grid = _empty_off_the_grid(raw, columns, stamps, groups, freq, path=path, line=line, hints=hints) \
             if table is None and steps is None else None
         if off_grid is not None:
-            keep, note = off_grid
+            on_grid, note = off_grid
             detected.append(note)
-            raw, line, stamps, written = raw[keep].reset_index(drop=True), line[keep], stamps[keep], written[keep]
-            groups = _kept_groups(groups, keep)
+            raw, line, stamps = raw[on_grid].reset_index(drop=True), line[on_grid], stamps[on_grid]
+            written = written[on_grid]
+            groups = _kept_groups(groups, on_grid)
         months = months_of_one_day(stamps) if steps is None else None
         if months is not None:
             stamps = months[0]
@@ -1429,10 +1430,10 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         _refuse_missing(values, coded_cells | unreported[:, None], raw, columns, path, line, hints, column_of)
         if unreported.any():
             detected.append(_unreported_note(values, unreported, groups, columns, line))
-            keep = ~unreported
-            values, coded_cells, line = values[keep], coded_cells[keep], line[keep]
-            stamps = None if stamps is None else stamps[keep]
-            groups = _kept_groups(groups, keep)
+            reported = ~unreported
+            values, coded_cells, line = values[reported], coded_cells[reported], line[reported]
+            stamps = None if stamps is None else stamps[reported]
+            groups = _kept_groups(groups, reported)
     values[~np.isfinite(values)] = np.nan
     coded = int(coded_cells.sum())
     if steps is not None:  # a reading's empty cells are left out of its step's value
@@ -1456,10 +1457,10 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
             whose = "the model's frequency" if model_freq else "data.resample" if steps is not None else "data.freq"
         partial = _partial_last_rows(stamps, groups, freq, line) if steps is None else None  # steps lie on their grid
         if partial is not None:
-            keep, note = partial
+            whole, note = partial
             detected.append(note)
-            values, stamps, line = values[keep], stamps[keep], line[keep]
-            groups = _kept_groups(groups, keep)
+            values, stamps, line = values[whole], stamps[whole], line[whole]
+            groups = _kept_groups(groups, whole)
             indexes = [stamps[rows] for _, rows in groups]
         for (name, rows), index in (zip(groups, indexes) if steps is None else ()):  # steps lie on their grid
             if model_freq:
