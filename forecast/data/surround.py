@@ -50,7 +50,7 @@ def column_levels(raw: pd.DataFrame, top: int) -> dict[str, str] | None:
     (``Date``). None where the rows are not so written."""
     if top < 2:
         return None
-    cells = as_text(raw.iloc[:top].stack()).str.strip().unstack().reindex(columns=raw.columns)  # (top, C)
+    cells = pd.DataFrame({c: as_text(raw[c].iloc[:top]).str.strip() for c in raw.columns})  # (top, C)
     index_row, levels = cells.iloc[top - 1], cells.iloc[: top - 1]
     if index_row.iloc[0] == "" or (index_row.iloc[1:] != "").any() or (levels.iloc[:, 1:] == "").to_numpy().any():
         return None
@@ -180,8 +180,7 @@ def category_columns(raw: pd.DataFrame, columns: Sequence[str], na_values: Seque
     """The text ``columns`` of categories, each value repeated on average: a few (Rossmann's ``StateHoliday``:
     ``0``, ``a``, ``b``, ``c``), at most :data:`MOST_CATEGORIES` distinct values, one of them a word without a digit
     (a number with a unit, ``20 °C``, is no category); or any number of words without a digit (the Metro traffic
-    file's ``weather_description``). Booleans are numbers. Returns ``{column:
-    its labels}``."""
+    file's ``weather_description``). Booleans are numbers. Returns ``{column: its labels}``."""
     found = {}
     for col in columns:
         if typed_number(raw[col]) or len(raw) < 2 * MOST_CATEGORIES or boolean_cells(raw[col]) is not None:
