@@ -196,17 +196,18 @@ def category_columns(raw: pd.DataFrame, columns: Sequence[str], na_values: Seque
 
 def series_labels(raw: pd.DataFrame, columns: Sequence[str], ids: pd.Series,
                   na_values: Sequence[str]) -> dict[str, list[str]]:
-    """The text ``columns`` of a long file that hold one label in every row of each series (Our World in Data's
-    country ``Code`` beside its ``Entity``, a stock's sector): what a series is, no step's value. ``ids``: (N,)
-    each row's series. Returns ``{column: its first labels}``."""
+    """The ``columns`` of a long file of several series that hold one label or number in every row of each series
+    (Our World in Data's country ``Code`` beside its ``Entity``, a stock's sector, Statistics Canada's ``UOM_ID``
+    and ``COORDINATE``): what a series is, no step's value. ``ids``: (N,) each row's series. Returns ``{column: its
+    first labels}``."""
+    if ids.nunique() < 2:
+        return {}
     found = {}
     for col in columns:
-        if typed_number(raw[col]) or boolean_cells(raw[col]) is not None:
+        if boolean_cells(raw[col]) is not None:
             continue
         text = as_text(raw[col]).str.strip()
         words = text[~missing_cells(text, na_values)]
-        if words.empty or pd.to_numeric(words, errors="coerce").notna().all():
-            continue
-        if bool((text.groupby(ids.to_numpy()).nunique(dropna=False) <= 1).all()):
+        if not words.empty and bool((text.groupby(ids.to_numpy()).nunique(dropna=False) <= 1).all()):
             found[str(col)] = [str(v) for v in pd.unique(words)[:4]]
     return found

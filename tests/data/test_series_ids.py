@@ -193,3 +193,22 @@ def test_a_label_that_changes_within_a_series_is_no_label_of_it(tmp_path: Path) 
     frame.to_csv(csv, index=False)
     with pytest.raises(DataError, match=r"line 2: column 'Code' has non-numeric value 'C0'"):
         read_panel(csv)
+
+
+def test_numbers_of_one_value_in_each_series_label_it(tmp_path: Path) -> None:
+    """Statistics Canada's tables: a series a ``VECTOR`` (a place and a product), its ``GEO``, ``Products``,
+    ``UOM_ID`` and ``COORDINATE`` on each of its rows."""
+    months = pd.period_range("2015-01", periods=24, freq="M").astype(str)
+    rows = [(m, geo, product, 17, f"{k + 1}.{q + 1}", f"v{41690974 + 2 * k + q}", 100.0 + k + j)
+            for k, geo in enumerate(("Canada", "Ontario")) for q, product in enumerate(("All-items", "Food"))
+            for j, m in enumerate(months)]
+    csv = tmp_path / "18100004.csv"
+    pd.DataFrame(rows, columns=["REF_DATE", "GEO", "Products", "UOM_ID", "COORDINATE", "VECTOR", "VALUE"]).to_csv(
+        csv, index=False)
+    panel = read_panel(csv)
+    assert panel.id_col == "VECTOR" and len(panel.series) == 4 and list(panel.series[0].frame.columns) == ["VALUE"]
+    assert panel.notes[0].endswith("column(s) labelling each series left out ('GEO': Canada, Ontario, 'Products': "
+                                   "All-items, Food, 'UOM_ID': 17, ...)")
+    kept = read_panel(csv, keep=["COORDINATE"])  # a column named to keep stays
+    assert list(kept.series[0].frame.columns) == ["COORDINATE", "VALUE"]
+    assert kept.series[3].frame["COORDINATE"].iloc[0] == 2.2
