@@ -200,14 +200,18 @@ def series_labels(raw: pd.DataFrame, columns: Sequence[str], ids: pd.Series,
     (Our World in Data's country ``Code`` beside its ``Entity``, a stock's sector, Statistics Canada's ``UOM_ID``
     and ``COORDINATE``): what a series is, no step's value. ``ids``: (N,) each row's series. Returns ``{column: its
     first labels}``."""
-    if ids.nunique() < 2:
+    codes, uniques = pd.factorize(ids)
+    if len(uniques) < 2:
         return {}
+    first = codes == 0  # the first series' rows: most columns vary there already
     found = {}
     for col in columns:
         if boolean_cells(raw[col]) is not None:
             continue
-        text = as_text(raw[col]).str.strip()
-        words = text[~missing_cells(text, na_values)]
-        if not words.empty and bool((text.groupby(ids.to_numpy()).nunique(dropna=False) <= 1).all()):
-            found[str(col)] = [str(v) for v in pd.unique(words)[:4]]
+        cells = raw[col] if typed_number(raw[col]) else as_text(raw[col]).str.strip()
+        if cells[first].nunique(dropna=False) > 1:
+            continue
+        present = cells.dropna() if typed_number(raw[col]) else cells[~missing_cells(cells, na_values)]
+        if not present.empty and bool((cells.groupby(codes).nunique(dropna=False) <= 1).all()):
+            found[str(col)] = [str(v) for v in pd.unique(present)[:4]]
     return found
