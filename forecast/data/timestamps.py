@@ -42,7 +42,7 @@ from forecast.data.regular import infer_freq, one_time_of_day
 
 TIMESTAMP_NAMES = ("date", "timestamp", "time", "ds", "datetime", "time_period")  # any case; SDMX's TIME_PERIOD
 # words that name a timestamp column, alone (Datum) or within a longer name (observation_date), any case
-TIMESTAMP_WORDS = ("date", "datetime", "timestamp", "datum", "fecha", "zeitstempel")
+TIMESTAMP_WORDS = ("date", "dates", "datetime", "timestamp", "datum", "fecha", "zeitstempel")
 # a UTC offset at a cell's end; one that follows a time of day (not the year of 02-Jan-2024 or 01-02-2024)
 _OFFSET = re.compile(r"(?:Z|[+-]\d{2}:?\d{2})$")
 _OFFSET_AFTER_TIME = re.compile(r"\d:\d{2}(?::\d{2}(?:[.,]\d+)?)?\s*(?:Z|[+-]\d{2}:?\d{2})$")
@@ -66,6 +66,8 @@ _MONTH = re.compile(r"^(?P<year>\d{4})[Mm](?P<month>0?[1-9]|1[0-2])$")
 # months with a year of the century: year-month (98-12; 1-01, a tutorial's shampoo sales of years 1 to 3) or
 # month-year (12-98, Excel's mm-yy)
 _CENTURY_MONTH = {"%y-%m": re.compile(r"^\d{1,2}-(0[1-9]|1[0-2])$"), "%m-%y": re.compile(r"^(0?[1-9]|1[0-2])-\d{2}$")}
+# a year and its quarter or month after a colon, as gretl and Stata's results write them: 1950:1, 1950:12
+_COLON_PERIOD = re.compile(r"^(?P<year>\d{4}):(?P<period>\d{1,2})$")
 _ISO_WEEK = re.compile(r"^(?P<year>\d{4})-?W(?P<week>\d{2})(?:-?(?P<day>[1-7]))?$")
 _HOUR_24 = re.compile(r"(?<=[\d ]\s|\dT)24:00(?::00)?$")  # midnight written as the end of its day: 2020-01-01 24:00
 _FIELDS = re.compile(r"^(\d{1,2})[-/.](\d{1,2})[-/.]")
@@ -538,6 +540,16 @@ def parse_timestamps(text: pd.Series, groups: Sequence[np.ndarray], *, col: str,
             year, quarter = parts["y1"].fillna(parts["y2"]).astype(int), parts["q1"].fillna(parts["q2"]).astype(int)
             written += (f"quarters ({text.iloc[0]} .. {text.iloc[-1]})",)
             text = year.astype(str) + "-" + (3 * quarter - 2).map("{:02d}".format) + "-01"
+    if dialect.date_format is None and dialect.epoch_unit is None and len(text) and _COLON_PERIOD.match(text.iloc[0]):
+        parts = text.str.extract(_COLON_PERIOD)
+        if parts.notna().all(axis=None):  # quarters where no period is above 4, else months
+            period = parts["period"].astype(int)
+            per_year = 4 if period.max() <= 4 else 12
+            if period.min() >= 1 and period.max() <= per_year:
+                month = period * (12 // per_year) - (12 // per_year - 1)
+                written += (f"{'quarters' if per_year == 4 else 'months'} after a colon ({text.iloc[0]} .. "
+                            f"{text.iloc[-1]})",)
+                text = parts["year"] + "-" + month.map("{:02d}".format) + "-01"
     if dialect.date_format is None and dialect.epoch_unit is None and len(text) and _MONTH.match(text.iloc[0]):
         parts = text.str.extract(_MONTH)  # a cell that is no month: NaN, refused by its line
         months = pd.DatetimeIndex(pd.to_datetime(parts["year"] + "-" + parts["month"].str.zfill(2) + "-01"))

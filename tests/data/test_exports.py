@@ -733,3 +733,17 @@ def test_a_title_holding_the_separator_above_the_header_is_left_out(tmp_path: Pa
                                      f"out (Net generation for all sectors, monthly)")
     csv.write_text("date,value\n2020-01-01,1\n" + "".join(f"2020-01-{d:02d},{d}\n" for d in range(2, 30)))
     assert len(read_panel(csv).series[0].frame) == 29  # a first data line with digits is no title
+
+
+@pytest.mark.parametrize("per_year,freq", [(4, "QS-JAN"), (12, "MS")])
+def test_periods_after_a_colon_in_a_column_named_dates(tmp_path: Path, per_year: int, freq: str) -> None:
+    """gretl's and Stata's results: ``dates, cpi`` / ``1950:1, 28.980`` (quarters; months up to 12)."""
+    csv = tmp_path / "arima111_forecasts.csv"
+    cells = [f"{1950 + k // per_year}:{k % per_year + 1}" for k in range(30)]
+    csv.write_text("dates, cpi\n" + "".join(f"{c}, {28 + k / 10:.3f}\n" for k, c in enumerate(cells)))
+    panel = read_panel(csv)
+    frame = panel.series[0].frame
+    assert panel.timestamp_col == "dates" and panel.freq == freq and frame.index[0] == pd.Timestamp("1950-01-01")
+    assert frame.index[per_year] == pd.Timestamp("1951-01-01") and frame["cpi"].iloc[-1] == pytest.approx(30.9)
+    what = "quarters" if per_year == 4 else "months"
+    assert f"{what} after a colon ({cells[0]} .. {cells[-1]})" in panel.notes[0]
