@@ -1405,8 +1405,9 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         columns = _leave_out(list(columns), repeated, "repeating the timestamps' parts", detected, limit=len(repeated))
         unix = unix_time_columns(raw, [c for c in columns if c not in keep], stamps) if picked else []
         columns = _leave_out(list(columns), unix, "of the timestamps as Unix times", detected)
-    if picked and id_col is not None:  # a long file's row numbers step by the series' count within each series
-        numbered = row_counters([raw], [c for c in columns if typed_number(raw[c]) and c not in keep])
+    if picked and id_col is not None:  # a long file's row numbers: of the file's rows, or of each series' rows
+        counters = [c for c in columns if typed_number(raw[c]) and c not in keep]
+        numbered = row_counters([raw], counters) or row_counters([raw.iloc[rows] for _, rows in groups], counters)
         columns = _leave_out(list(columns), numbered, "numbering the file's rows", detected)
         labels_of = series_labels(raw, [c for c in columns if c not in keep], as_text(raw[id_col]).str.strip(),
                                   dialect.na_values)

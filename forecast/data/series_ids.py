@@ -83,11 +83,13 @@ def _candidate(col: pd.Series) -> bool:
 def series_columns(raw: pd.DataFrame, stamps: pd.DatetimeIndex, besides: Sequence[str | None],
                    given: str | None = None) -> list[str] | None:
     """The fewest columns (one or two, with ``given`` where a series id is already named) that, with the timestamps,
-    name every row once: the series of a file whose timestamps repeat; None where none do."""
+    name every row once: the series of a file whose timestamps repeat, of the first :data:`MOST_CANDIDATES` that may
+    (:func:`_candidate`), columns of labels before columns of numbers; None where none do."""
     if len(raw) < 2:
         return None
-    kept = [str(c) for c in raw.columns if c not in besides and c != given][:MOST_CANDIDATES]
-    candidates = [c for c in kept if _candidate(raw[c])]
+    kept = [str(c) for c in raw.columns if c not in besides and c != given]
+    candidates = [c for c in kept if not typed_number(raw[c]) and _candidate(raw[c])]  # labels first, then numbers
+    candidates = (candidates + [c for c in kept if typed_number(raw[c]) and _candidate(raw[c])])[:MOST_CANDIDATES]
     base = [] if given is None else [given]
     for size in (1, 2) if given is None else (1,):
         for cols in combinations(candidates, size):

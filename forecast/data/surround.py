@@ -136,13 +136,14 @@ def flag_columns_by_name(raw: pd.DataFrame, columns: Sequence[str]) -> list[str]
 
 def row_counters(frames: Sequence[pd.DataFrame], columns: Sequence[str]) -> list[str]:
     """The ``columns`` whose values rise by exactly 1 from each row to the next in every frame of at least three rows
-    (a logger's ``RECORD``, a table's ``Obs``): the row's position, which the timestamps already hold."""
+    (a logger's ``RECORD``, a table's ``Obs``), or fall so (pandas' index of a frame written newest first, in time
+    order): the row's position, which the timestamps already hold."""
     counting = np.ones(len(columns), dtype=bool)
     for frame in frames:
         if len(frame) < 3:
             return []
         steps = np.diff(frame[list(columns)].to_numpy(dtype=np.float64), axis=0)  # (N - 1, len(columns))
-        counting &= (steps == 1.0).all(axis=0)
+        counting &= (steps == 1.0).all(axis=0) | (steps == -1.0).all(axis=0)
         if not counting.any():
             return []
     return [str(col) for col, count in zip(columns, counting) if count]

@@ -199,7 +199,7 @@ def test_numbers_of_one_value_in_each_series_label_it(tmp_path: Path) -> None:
     """Statistics Canada's tables: a series a ``VECTOR`` (a place and a product), its ``GEO``, ``Products``,
     ``UOM_ID`` and ``COORDINATE`` on each of its rows."""
     months = pd.period_range("2015-01", periods=24, freq="M").astype(str)
-    rows = [(m, geo, product, 17, f"{k + 1}.{q + 1}", f"v{41690974 + 2 * k + q}", 100.0 + k + j)
+    rows = [(m, geo, product, 17, f"{k + 1}.{q + 1}", f"v{41690974 + 2 * k + q}", 100.0 + k + j / 2)
             for k, geo in enumerate(("Canada", "Ontario")) for q, product in enumerate(("All-items", "Food"))
             for j, m in enumerate(months)]
     csv = tmp_path / "18100004.csv"
@@ -212,3 +212,26 @@ def test_numbers_of_one_value_in_each_series_label_it(tmp_path: Path) -> None:
     kept = read_panel(csv, keep=["COORDINATE"])  # a column named to keep stays
     assert list(kept.series[0].frame.columns) == ["COORDINATE", "VALUE"]
     assert kept.series[3].frame["COORDINATE"].iloc[0] == 2.2
+
+
+PAIRS = [(t, r) for t in ("conventional", "organic") for r in ("Albany", "Atlanta")]
+
+
+def test_kaggles_avocado_file_names_its_label_columns_and_leaves_its_index_out(tmp_path: Path) -> None:
+    """``,Date,AveragePrice,...,type,year,region``: pandas' index restarting in each series, each written newest
+    first; the columns of labels that name the series come after eight others."""
+    weeks = pd.date_range("2015-01-04", periods=20, freq="W-SUN")
+    frames = [pd.DataFrame({"Date": weeks.strftime("%Y-%m-%d"), "AveragePrice": 1.0 + k + np.arange(20) / 100,
+                            **{f"v{j}": j + np.arange(20) / 2 for j in range(6)}, "type": typ, "year": weeks.year,
+                            "region": region}).iloc[::-1].reset_index(drop=True)
+              for k, (typ, region) in enumerate(PAIRS)]
+    csv = tmp_path / "avocado.csv"
+    pd.concat(frames).to_csv(csv)
+    with pytest.raises(DataError, match=r"if columns 'type' and 'region' together name each row's series \(long "
+                                        r"format\), pass data.id_col=\[type,region\]$"):
+        read_panel(csv)
+    panel = read_panel(csv, id_col=["type", "region"])
+    assert panel.ids == ["conventional / Albany", "conventional / Atlanta", "organic / Albany", "organic / Atlanta"]
+    assert list(panel.series[0].frame.columns) == ["AveragePrice", *(f"v{j}" for j in range(6))]
+    assert panel.series[3].frame["AveragePrice"].iloc[0] == 4.0
+    assert "column(s) numbering the file's rows left out ('Unnamed: 0')" in panel.notes[0]
