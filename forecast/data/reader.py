@@ -818,6 +818,10 @@ def _refuse_missing(values: np.ndarray, coded: np.ndarray, raw: pd.DataFrame, co
     if not np.isfinite(values[:, c]).any():  # nothing to fill from
         remedy = f"; {hints.leave_out}" if hints.leave_out else "; the model needs its values"
         raise DataError(f"{path}: column {columns[c]!r} is empty or NaN on every row{remedy}")
+    start = int(np.argmax(np.isfinite(values[:, c])))  # the column's first value
+    if r < start and start > max(1, len(values) // 10) and hints.leave_out:  # a column beginning later: a new stock
+        raise DataError(f"{path}: column {col!r} has no value before line {line[start]}, its first; "
+                        f"{hints.leave_out}, or pass {hints.fill} (which fills backwards with its first value)")
     if np.isnan(values[r, c]) and cell.lower() not in ("", "nan"):  # a word for "missing": #N/A, #DIV/0!
         raise DataError(f"{path}: line {line[r]}: column {col!r} holds {cell!r}, a missing value; fill the gap or "
                         f"pass {hints.fill}")

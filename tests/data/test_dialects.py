@@ -1056,3 +1056,20 @@ def test_flags_after_some_values_are_left_out_and_other_words_refused(tmp_path: 
     csv.write_text("date,value\n" + "".join(f"{d:%Y-%m-%d},{c}\n" for d, c in zip(days, cells)))
     with pytest.raises(DataError, match=r"line 5: column 'value' has non-numeric value '3.5 p'"):
         read_panel(csv)
+
+
+def test_a_column_beginning_later_than_the_file_is_named_with_its_first_line(tmp_path: Path) -> None:
+    """matplotlib's ``Stocks.csv``: AMZN has no price before it was listed; a first cell alone empty is a gap."""
+    months = pd.date_range("1990-01-01", periods=40, freq="MS")
+    csv = tmp_path / "Stocks.csv"
+    csv.write_text("# Data source: https://finance.yahoo.com\nDate,IBM,AMZN\n" + "".join(
+        f"{m:%Y-%m-%d},{10 + k},{'' if k < 12 else 5 + k}\n" for k, m in enumerate(months)))
+    with pytest.raises(DataError) as err:
+        read_panel(csv)
+    assert str(err.value) == (f"{csv}: column 'AMZN' has no value before line 15, its first; leave the column out: "
+                              f"data.columns=[the columns to use], or pass data.fill=ffill|interpolate (which fills "
+                              f"backwards with its first value)")
+    csv.write_text("Date,IBM,AMZN\n" + "".join(f"{m:%Y-%m-%d},{10 + k},{'' if k < 1 else 5 + k}\n"
+                                               for k, m in enumerate(months)))
+    with pytest.raises(DataError, match=r"line 2: column 'AMZN' is empty or NaN; fill the gap or pass"):
+        read_panel(csv)
