@@ -225,10 +225,11 @@ def test_a_question_mark_is_missing_as_in_the_uci_household_power_file(tmp_path:
     power = [f"{1 + k / 100:.3f}" for k in range(60)]
     power[7] = "?"
     csv = tmp_path / "household_power_consumption.txt"
+    volts = ["?" if p == "?" else "240.1" for p in power]
     csv.write_text("Date;Time;Global_active_power;Voltage\n" + "".join(
-        f"{t.day}/{t.month}/{t.year};{t:%H:%M:%S};{p};{'?' if p == '?' else '240.1'}\n" for t, p in zip(minutes, power)))
-    with pytest.raises(DataError, match=r"line 9: column 'Global_active_power' holds '\?', a missing value; fill the gap "
-                                        r"or pass data.fill=ffill\|interpolate"):
+        f"{t.day}/{t.month}/{t.year};{t:%H:%M:%S};{p};{v}\n" for t, p, v in zip(minutes, power, volts)))
+    with pytest.raises(DataError, match=r"line 9: column 'Global_active_power' holds '\?', a missing value; fill "
+                                        r"the gap or pass data.fill=ffill\|interpolate"):
         read_panel(csv)
     frame = read_panel(csv, fill="interpolate").series[0].frame
     assert frame.index[7] == minutes[7] and frame["Global_active_power"].iloc[7] == pytest.approx(1.07)

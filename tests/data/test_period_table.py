@@ -175,7 +175,8 @@ def test_rows_of_numbers_under_numbered_names_are_steps_not_series(tmp_path: Pat
     panel = read_panel(csv, steps_without_timestamps=True)
     assert panel.id_col is None and list(panel.series[0].frame.columns) == ["x1", "x2", "x3"]
     assert len(panel.series[0].frame) == 30
-    csv = _write(tmp_path, "t,sm1,sm2,sm3,sm4\n" + "".join(f"{1960 + k // 4}q{k % 4 + 1},{k},1,2,3\n" for k in range(30)))
+    quarters = [f"{1960 + k // 4}q{k % 4 + 1}" for k in range(30)]
+    csv = _write(tmp_path, "t,sm1,sm2,sm3,sm4\n" + "".join(f"{q},{k},1,2,3\n" for k, q in enumerate(quarters)))
     panel = read_panel(csv)
     assert panel.timestamp_col == "t" and list(panel.series[0].frame.columns) == ["sm1", "sm2", "sm3", "sm4"]
     csv = _write(tmp_path, "name,a,b,c,d,s1,s2,s3\n" + "".join(f"n{k},{k},1,2,3,4,5,6\n" for k in range(30)))
