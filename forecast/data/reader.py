@@ -682,6 +682,14 @@ def _strip_flags(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect) ->
     return (raw.assign(**stripped) if stripped else raw), notes
 
 
+def _signs_left_out(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect) -> tuple[pd.DataFrame, list[str]]:
+    """``raw`` with the currency and percent signs (:func:`_strip_units`) and Eurostat's flags (:func:`_strip_flags`)
+    left out of ``columns``, and the notes naming them."""
+    raw, signs = _strip_units(raw, columns, dialect)
+    raw, flags = _strip_flags(raw, columns, dialect)
+    return raw, signs + flags
+
+
 def _not_numbers(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect) -> dict[str, pd.Series]:
     """The stripped, non-missing cells of every column with a cell that is no plain number."""
     out = {}
@@ -741,9 +749,7 @@ def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndar
     detected ("" when nothing) and which cells, (N, C) bool, are written as a missing-value code.
     """
     typed = [c for c in columns if typed_number(raw[c])]
-    raw, signs = _strip_units(raw, columns, dialect)
-    raw, flags = _strip_flags(raw, columns, dialect)
-    signs += flags
+    raw, signs = _signs_left_out(raw, columns, dialect)
     raw, factors, lettered, odd = strip_magnitudes(raw, columns, lambda text: _missing(text, dialect))
     if odd is not None:
         col, r = odd
@@ -759,7 +765,7 @@ def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndar
     marks = replace(dialect, decimal=decimal, thousands=thousands)
     plain = decimal in (None, ".") and thousands is None and not dialect.na_values
     if typed and as_written is not None and not plain:
-        raw = _strip_units(as_written(), columns, dialect)[0]
+        raw = _signs_left_out(as_written(), columns, dialect)[0]
         raw = strip_magnitudes(raw, columns, lambda text: _missing(text, dialect)).raw
         typed = [c for c in columns if typed_number(raw[c])]  # columns read as numbers before: booleans
     if decimal == "," and thousands is None:  # a dot can only group thousands

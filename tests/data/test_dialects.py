@@ -1053,6 +1053,10 @@ def test_flags_after_some_values_are_left_out_and_other_words_refused(tmp_path: 
     panel = read_panel(csv)
     assert panel.series[0].frame["value"].tolist() == [k + 0.5 for k in range(30)]
     assert panel.notes == (f"{csv}: detected Eurostat's flags after the values left out of column 'value' ('e', 'p')",)
+    rows = [f"{d:%Y-%m-%d},{k},{c}\n" for k, (d, c) in enumerate(zip(days, cells))]
+    csv.write_text("date,count,value\n" + "".join(rows))
+    coded = read_panel(csv, dialect=Dialect(na_values=("x",)))  # a column of numbers: the cells read again as text
+    assert coded.series[0].frame["value"].tolist() == [k + 0.5 for k in range(30)]
     cells[7] = "7.5 days"
     csv.write_text("date,value\n" + "".join(f"{d:%Y-%m-%d},{c}\n" for d, c in zip(days, cells)))
     with pytest.raises(DataError, match=r"line 5: column 'value' has non-numeric value '3.5 p'"):
