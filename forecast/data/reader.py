@@ -51,8 +51,8 @@ from forecast.data.regular import (HOLIDAY_RUN, Gap, add_missing_rows, describe_
 from forecast.data.resample import Steps, aggregate
 from forecast.data.series_ids import id_name, id_parts, long_format_id, series_columns, with_joined_id
 from forecast.data.date_parts import PART_NAMES, DateParts, find_date_parts, leading_date_parts
-from forecast.data.surround import (category_columns, column_levels, flag_columns, label_rows, one_label_columns,
-                                    row_counters, rows_below, series_labels, timestamp_counters)
+from forecast.data.surround import (category_columns, column_levels, counting_columns, flag_columns, label_rows,
+                                    one_label_columns, rows_below, series_labels, timestamp_counters)
 from forecast.data.period_table import PeriodTable, find_period_table
 from forecast.data.stacked_periods import find_stacked_periods
 from forecast.data.year_table import VALUE, YearTable, find_year_table
@@ -1417,9 +1417,11 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         columns = _leave_out(list(columns), unix, "of the timestamps as Unix times", detected)
     if picked and id_col is not None:  # a long file's row numbers: of the file's rows, or of each series' rows
         counters = [c for c in columns if typed_number(raw[c]) and c not in keep]
-        numbered = row_counters([raw], counters) or row_counters([raw.iloc[rows] for _, rows in groups], counters)
+        numbers = raw[counters].to_numpy(dtype=np.float64)  # (N, len(counters))
+        numbered = counting_columns([numbers], counters) or counting_columns([numbers[rows] for _, rows in groups],
+                                                                             counters)
         columns = _leave_out(list(columns), numbered, "numbering the file's rows", detected)
-        labels_of = series_labels(raw, [c for c in columns if c not in keep], as_text(raw[id_col]).str.strip(),
+        labels_of = series_labels(raw, [c for c in columns if c not in keep], [rows for _, rows in groups],
                                   dialect.na_values)
         shown = [f"{c!r}: {', '.join(v[:3])}{', ...' if len(v) > 3 else ''}" for c, v in labels_of.items()]
         columns = _leave_out(list(columns), list(labels_of), "labelling each series", detected, shown=shown)

@@ -138,11 +138,16 @@ def row_counters(frames: Sequence[pd.DataFrame], columns: Sequence[str]) -> list
     """The ``columns`` whose values rise by exactly 1 from each row to the next in every frame of at least three rows
     (a logger's ``RECORD``, a table's ``Obs``), or fall so (pandas' index of a frame written newest first, in time
     order): the row's position, which the timestamps already hold."""
+    return counting_columns([frame[list(columns)].to_numpy(dtype=np.float64) for frame in frames], columns)
+
+
+def counting_columns(blocks: Sequence[np.ndarray], columns: Sequence[str]) -> list[str]:
+    """:func:`row_counters` of ``blocks``, each (rows, len(columns)) float: a series' rows of the columns."""
     counting = np.ones(len(columns), dtype=bool)
-    for frame in frames:
-        if len(frame) < 3:
+    for block in blocks:
+        if len(block) < 3:
             return []
-        steps = np.diff(frame[list(columns)].to_numpy(dtype=np.float64), axis=0)  # (N - 1, len(columns))
+        steps = np.diff(block, axis=0)  # (rows - 1, len(columns))
         counting &= (steps == 1.0).all(axis=0) | (steps == -1.0).all(axis=0)
         if not counting.any():
             return []
@@ -195,15 +200,17 @@ def category_columns(raw: pd.DataFrame, columns: Sequence[str], na_values: Seque
     return found
 
 
-def series_labels(raw: pd.DataFrame, columns: Sequence[str], ids: pd.Series,
+def series_labels(raw: pd.DataFrame, columns: Sequence[str], groups: Sequence[np.ndarray],
                   na_values: Sequence[str]) -> dict[str, list[str]]:
     """The ``columns`` of a long file of several series that hold one label or number in every row of each series
     (Our World in Data's country ``Code`` beside its ``Entity``, a stock's sector, Statistics Canada's ``UOM_ID``
-    and ``COORDINATE``): what a series is, no step's value. ``ids``: (N,) each row's series. Returns ``{column: its
-    first labels}``."""
-    codes, uniques = pd.factorize(ids)
-    if len(uniques) < 2:
+    and ``COORDINATE``): what a series is, no step's value. ``groups``: each series' rows of ``raw``. Returns
+    ``{column: its first labels}``."""
+    if len(groups) < 2:
         return {}
+    codes = np.empty(len(raw), dtype=np.int64)  # (N,) each row's series
+    for k, rows in enumerate(groups):
+        codes[rows] = k
     first = codes == 0  # the first series' rows: most columns vary there already
     found = {}
     for col in columns:
