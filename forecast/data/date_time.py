@@ -114,9 +114,10 @@ def find_date_time_pair(raw: pd.DataFrame, date_col: str | None = None) -> tuple
     pairs = [(a, b) for a, b in zip(names, names[1:])
              if (a == date_col and bare_name(b) in TIME_NAMES if date_col is not None else _named(a, b))
              and is_time_of_day(raw[b]) and _all(raw[a], _DATE_ONLY)]
-    if not pairs and date_col in names and bool(raw[date_col].duplicated().any()) and _all(raw[date_col], _DATE_ONLY):
-        pairs = [(date_col, b) for b in names if b != date_col and bare_name(b) in (*TIME_NAMES, *HOUR_NAMES)
-                 and is_time_of_day(raw[b])]
+    named = [b for b in names if b != date_col and bare_name(b) in (*TIME_NAMES, *HOUR_NAMES)]
+    if not pairs and named and date_col in names and bool(raw[date_col].duplicated().any()) \
+            and _all(raw[date_col], _DATE_ONLY):
+        pairs = [(date_col, b) for b in named if is_time_of_day(raw[b])]
     return pairs[0] if len(pairs) == 1 else None
 
 

@@ -657,7 +657,8 @@ def _strip_units(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect) ->
 
 
 # Eurostat's flags after a value or its missing mark ``:`` (provisional ``p``, estimated ``e``, break ``b``, ...)
-_FLAGGED = re.compile(r"^(?P<cell>:|[-+]?[\d.,' ]*\d)\s+(?P<flags>[bcdefinprsuz]{1,3})$")
+_FLAG_LETTERS = "bcdefinprsuz"
+_FLAGGED = re.compile(rf"^(?P<cell>:|[-+]?[\d.,' ]*\d)\s+(?P<flags>[{_FLAG_LETTERS}]{{1,3}})$")
 
 
 def _strip_flags(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect) -> tuple[pd.DataFrame, list[str]]:
@@ -669,7 +670,10 @@ def _strip_flags(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect) ->
         if typed_number(raw[col]):
             continue
         text = raw[col].str.strip()
-        parts = text.str.extract(_FLAGGED)
+        lettered = text.str[-1:].isin(list(_FLAG_LETTERS))  # a cheap look before the regular expression
+        if not lettered.any():
+            continue
+        parts = text[lettered].str.extract(_FLAGGED).reindex(text.index)
         flagged = parts["cell"].notna()
         if not flagged.any():
             continue
