@@ -36,6 +36,25 @@ def typed_number(col: pd.Series) -> bool:
     return pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col)
 
 
+def plain_numbers(col: pd.Series) -> np.ndarray | None:
+    """(N,) float64: a column whose every cell is stored as a number, or written as a plain number (``12``,
+    ``-1.5e3``, ``nan``, ``inf``, no spaces, signs or marks) or empty (NaN), read by Arrow's cast; None for any
+    other column (text to read with the file's dialect)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if typed_number(col):
+        return col.to_numpy(dtype=np.float64, na_value=np.nan)
+    if not pd.api.types.is_string_dtype(col) or typed_time(col):
+        return None
+    cells = pa.array(col.astype(ARROW_TEXT).array)
+    try:
+        numbers = pc.cast(pc.if_else(pc.equal(cells, ""), pa.scalar(None, pa.string()), cells), pa.float64())
+    except pa.ArrowInvalid:
+        return None
+    return numbers.to_numpy(zero_copy_only=False)
+
+
 def typed_time(col: pd.Series) -> bool:
     """A column stored as timestamps (Parquet, a DataFrame)."""
     return pd.api.types.is_datetime64_any_dtype(col)

@@ -16,7 +16,7 @@ from forecast.data.cells import as_text
 from forecast.data.date_parts import MONTHS, YEARS
 from forecast.data.series_ids import id_name, naming_columns
 from forecast.data.timestamps import find_timestamp_column, may_hold_times
-from forecast.data.year_table import VALUE, digit_cells, table_cells
+from forecast.data.year_table import VALUE
 
 MIN_PERIODS = 3  # period columns that make a table of series by periods
 # a column named by a period: a year (the World Bank's DataBank writes 1990 [YR1990]), a quarter, a month, a day
@@ -128,25 +128,28 @@ class PeriodTable:
         """Its columns are steps without timestamps (:data:`STEP`)."""
         return self.unit == STEP
 
-    def kept(self, raw: pd.DataFrame, groups: Sequence[np.ndarray]) -> np.ndarray:
+    def kept(self, digits: np.ndarray, groups: Sequence[np.ndarray]) -> np.ndarray:
         """Which cells are the series, (rows, periods) bool: in each row, those from the first to the last that
-        holds a digit (years before a record starts or not yet reported are no cells). ``groups``: one row each."""
-        digits = digit_cells(raw, self.periods)  # (rows, periods)
+        holds a digit (``digits``, (rows, periods) bool: :func:`~forecast.data.year_table.digit_cells`; years
+        before a record starts or not yet reported are no cells). ``groups``: one row each."""
         first = np.where(digits.any(axis=1), digits.argmax(axis=1), digits.shape[1])  # (rows,)
         last = digits.shape[1] - 1 - digits[:, ::-1].argmax(axis=1)  # (rows,)
         at = np.arange(digits.shape[1])[None, :]  # (1, periods)
         return (at >= first[:, None]) & (at <= last[:, None])
 
-    def melt(self, raw: pd.DataFrame, kept: np.ndarray, *, timestamp_col: str,
+    def melt(self, raw: pd.DataFrame, cells: np.ndarray, kept: np.ndarray, *, timestamp_col: str,
              id_col: str | None) -> tuple[pd.DataFrame, np.ndarray]:
-        """A row a kept cell, each row's periods in time order: ``id_col`` (where given), ``timestamp_col`` (the
-        period's first day) and ``value``; and each new row's row of ``raw``, (R,)."""
-        rows, at = np.nonzero(kept)  # row-major: each series' periods in time order
-        cells = table_cells(raw, self.periods)[rows, at]
-        columns = {} if id_col is None else {id_col: as_text(raw[id_col]).str.strip().to_numpy()[rows]}
+        """A row a kept cell of ``cells`` ((rows, periods): :func:`~forecast.data.year_table.table_cells`), each
+        row's periods in time order: ``id_col`` (where given), ``timestamp_col`` (the period's first day) and
+        ``value``; and each new row's row of ``raw``, (R,)."""
+        rows, at = _span_cells(kept)  # row-major: each series' periods in time order
+        columns = {}
+        if id_col is not None:  # categories, not a string a cell: a row's name repeats in each of its cells
+            codes, names = pd.factorize(as_text(raw[id_col]).str.strip())
+            columns[id_col] = pd.Categorical.from_codes(codes[rows], categories=names)
         if not self.steps:
             columns[timestamp_col] = pd.DatetimeIndex(self.starts)[at]
-        return pd.DataFrame({**columns, VALUE: cells}), rows
+        return pd.DataFrame({**columns, VALUE: cells[rows, at]}), rows
 
     def note(self, frame: pd.DataFrame, timestamp_col: str, dropped: int, id_col: str | None) -> str:
         """What the reader did, for the run's notes."""
@@ -158,6 +161,16 @@ class PeriodTable:
         if dropped:
             text += f", {dropped} empty cell(s) before a series' first value or after its last left out"
         return text
+
+
+def _span_cells(kept: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.nonzero(kept)`` of a (rows, periods) bool whose True cells in each row are one run (:meth:`PeriodTable
+    .kept`), from each row's first cell and count: (R,) rows and (R,) periods, row-major."""
+    counts = kept.sum(axis=1)  # (rows,)
+    first = kept.argmax(axis=1)  # (rows,)
+    rows = np.repeat(np.arange(len(kept)), counts)  # (R,)
+    at = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts - first, counts)  # (R,)
+    return rows, at
 
 
 def find_period_table(raw: pd.DataFrame, *, timestamp_col: object, id_col: str | None) -> PeriodTable | None:

@@ -55,7 +55,7 @@ from forecast.data.surround import (category_columns, column_levels, counting_co
                                     one_label_columns, rows_below, series_labels, timestamp_counters)
 from forecast.data.period_table import PeriodTable, find_period_table
 from forecast.data.stacked_periods import find_stacked_periods
-from forecast.data.year_table import VALUE, YearTable, find_year_table
+from forecast.data.year_table import VALUE, YearTable, digit_cells, find_year_table, table_cells, text_cells
 from forecast.data.timestamps import (TIMESTAMP_NAMES, find_timestamp_column, interval_starts, is_timestamp_name,
                                      interval_columns, iso_weeks, leading_epoch, may_hold_times, named_like_timestamp,
                                      parse_timestamps, typed_timestamps)
@@ -1050,19 +1050,33 @@ def _melt_table(raw: pd.DataFrame, table: YearTable | PeriodTable, timestamp_col
     name = str(timestamp_col)
     groups = [np.arange(len(raw))] if id_col is None else \
         list(pd.Series(np.arange(len(raw))).groupby(as_text(raw[id_col]).to_numpy(), sort=False).indices.values())
-    kept = table.kept(raw, groups)
+    cells = table_cells(raw, table.periods)  # (rows, periods)
+    kept = table.kept(digit_cells(raw, table.periods, cells), groups)
     if not kept.any():
         raise DataError(f"{path}: {table.describe()} with no value in any {table.unit}; fill in the values")
-    melted, rows = table.melt(raw, kept, timestamp_col=name, id_col=id_col)
+    melted, rows = table.melt(raw, cells, kept, timestamp_col=name, id_col=id_col)
     periods = np.asarray(table.periods, dtype=object)[np.nonzero(kept)[1]]  # (R,), as melt orders the cells
     written, rows_read = None, len(raw)
     if as_written is not None:
         text = as_written
 
         def written() -> pd.DataFrame:
-            return table.melt(text().iloc[:rows_read], kept, timestamp_col=name, id_col=id_col)[0]
+            cells_as_written = text().iloc[:rows_read]
+            return table.melt(cells_as_written, text_cells(cells_as_written, table.periods), kept,
+                              timestamp_col=name, id_col=id_col)[0]
     dropped = int(kept.size - kept.sum())
     return melted, rows, written, table.note(melted, name, dropped, id_col), periods
+
+
+def _series_codes(ids: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's series, (N,) int, numbered in order of first appearance, and the series' names, stripped text,
+    (S,); categories (a table's rows, each name in many cells) by their codes."""
+    if isinstance(ids.dtype, pd.CategoricalDtype):
+        codes, first = pd.factorize(ids.cat.codes.to_numpy())
+        names = as_text(pd.Series(ids.cat.categories)).str.strip().to_numpy(dtype=object)
+        return codes, names[first]
+    codes, names = pd.factorize(as_text(ids).str.strip())
+    return codes, np.asarray(names, dtype=object)
 
 
 def _read_files(files: list[Path], source: str, id_col: str | None, options: dict[str, Any]) -> Panel:
@@ -1366,12 +1380,11 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     if id_col is None:
         groups: list[tuple[str | None, np.ndarray]] = [(None, np.arange(len(raw)))]
     else:
-        ids = as_text(raw[id_col]).str.strip()
-        empty = np.flatnonzero((ids == "").to_numpy())
+        codes, uniques = _series_codes(raw[id_col])
+        empty = np.flatnonzero((uniques == "")[codes])
         if empty.size:
             raise DataError(f"{path}: line {line[int(empty[0])]}: empty series id in column {id_col!r}; "
                             f"give every row its series")
-        codes, uniques = pd.factorize(ids)  # in order of first appearance
         order = np.argsort(codes, kind="stable")
         bounds = np.cumsum(np.bincount(codes, minlength=len(uniques)))[:-1]
         groups = list(zip((str(u) for u in uniques), np.split(order, bounds)))

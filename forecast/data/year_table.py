@@ -9,7 +9,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from forecast.data.cells import as_text
+from forecast.data.cells import as_text, plain_numbers
 
 YEAR_NAMES = ("year", "yr", "years")
 MONTH_NAMES = (("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"), ("may",),
@@ -19,16 +19,36 @@ QUARTER_NAMES = (("q1", "qtr1"), ("q2", "qtr2"), ("q3", "qtr3"), ("q4", "qtr4"))
 VALUE = "value"
 
 
-def digit_cells(raw: pd.DataFrame, columns: Sequence[str]) -> np.ndarray:
-    """(rows, columns) bool: which cells of ``columns`` hold a digit (a value, or a number with a mark)."""
-    return np.column_stack([as_text(raw[c]).str.contains(r"\d", regex=True).to_numpy(dtype=bool) for c in columns])
+def number_table(raw: pd.DataFrame, columns: Sequence[str]) -> np.ndarray | None:
+    """(rows, columns) float64: the cells of ``columns`` where every one is stored as a number or written as a
+    plain number or empty (NaN) (:func:`~forecast.data.cells.plain_numbers`); None where any is not."""
+    out = np.empty((len(raw), len(columns)), dtype=np.float64)
+    for k, col in enumerate(columns):
+        numbers = plain_numbers(raw[col])
+        if numbers is None:
+            return None
+        out[:, k] = numbers
+    return out
+
+
+def text_cells(raw: pd.DataFrame, columns: Sequence[str]) -> np.ndarray:
+    """(rows, columns) object: the cells of ``columns`` as text (:func:`~forecast.data.cells.as_text`)."""
+    return np.column_stack([as_text(raw[c]).to_numpy() for c in columns])
 
 
 def table_cells(raw: pd.DataFrame, columns: Sequence[str]) -> np.ndarray:
-    """(rows, columns): the cells of ``columns``, numbers where every one of them is stored as numbers, else every
-    cell as text."""
-    numbers = all(pd.api.types.is_numeric_dtype(raw[c]) for c in columns)
-    return np.column_stack([(raw[c] if numbers else as_text(raw[c])).to_numpy() for c in columns])
+    """(rows, columns): the cells of ``columns``, float64 where every one of them is stored as a number or written
+    as a plain number or empty (:func:`number_table`), else every cell as text."""
+    numbers = number_table(raw, columns)
+    return numbers if numbers is not None else text_cells(raw, columns)
+
+
+def digit_cells(raw: pd.DataFrame, columns: Sequence[str], cells: np.ndarray) -> np.ndarray:
+    """(rows, columns) bool: which of the ``cells`` of ``columns`` (:func:`table_cells`) hold a digit (a value, or
+    a number with a mark)."""
+    if cells.dtype == np.float64:
+        return np.isfinite(cells)
+    return np.column_stack([as_text(raw[c]).str.contains(r"\d", regex=True).to_numpy(dtype=bool) for c in columns])
 
 
 def _key(name: object) -> str:
@@ -66,10 +86,10 @@ class YearTable:
         """The table in a few words, for notes and messages."""
         return f"a table of years by {self.unit}s ({self.year}, {self.periods[0]} .. {self.periods[-1]})"
 
-    def kept(self, raw: pd.DataFrame, groups: Sequence[np.ndarray]) -> np.ndarray:
+    def kept(self, digits: np.ndarray, groups: Sequence[np.ndarray]) -> np.ndarray:
         """Which cells are the series, (rows, periods) bool: those from the first to the last that holds a digit
-        in each group of rows (a series); months before a record starts or not yet reported are no cells."""
-        digits = digit_cells(raw, self.periods)  # (rows, periods)
+        (``digits``, (rows, periods) bool: :func:`digit_cells`) in each group of rows (a series); months before a
+        record starts or not yet reported are no cells."""
         kept = np.zeros_like(digits)
         for rows in groups:
             flat = digits[rows].reshape(-1)  # the group's cells in time order
@@ -80,17 +100,17 @@ class YearTable:
             kept[rows] = inside.reshape(len(rows), len(self.periods))
         return kept
 
-    def melt(self, raw: pd.DataFrame, kept: np.ndarray, *, timestamp_col: str,
+    def melt(self, raw: pd.DataFrame, cells: np.ndarray, kept: np.ndarray, *, timestamp_col: str,
              id_col: str | None) -> tuple[pd.DataFrame, np.ndarray]:
-        """A row a kept cell, in the order of the rows and then the periods: ``id_col`` (where given),
-        ``timestamp_col`` (the period's first day) and ``value``; and each new row's row of ``raw``, (R,)."""
+        """A row a kept cell of ``cells`` ((rows, periods): :func:`table_cells`), in the order of the rows and then
+        the periods: ``id_col`` (where given), ``timestamp_col`` (the period's first day) and ``value``; and each
+        new row's row of ``raw``, (R,)."""
         rows, at = np.nonzero(kept)  # row-major: each year's periods in calendar order
         years = pd.to_numeric(raw[self.year], errors="coerce").to_numpy()[rows].astype(np.int64)
         months = at * (12 // len(self.periods)) + 1
         stamps = pd.to_datetime(pd.DataFrame({"year": years, "month": months, "day": 1}))
-        cells = table_cells(raw, self.periods)[rows, at]
         columns = {} if id_col is None else {id_col: raw[id_col].to_numpy()[rows]}
-        frame = pd.DataFrame({**columns, timestamp_col: stamps.to_numpy(), VALUE: cells})
+        frame = pd.DataFrame({**columns, timestamp_col: stamps.to_numpy(), VALUE: cells[rows, at]})
         return frame, rows
 
     def note(self, frame: pd.DataFrame, timestamp_col: str, dropped: int, id_col: str | None) -> str:

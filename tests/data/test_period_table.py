@@ -12,6 +12,7 @@ import pytest
 from forecast.data.dialect import Dialect
 from forecast.data.errors import DataError
 from forecast.api import train
+from forecast.data.period_table import _span_cells
 from forecast.data.reader import read_panel
 from tests.test_api import TINY
 
@@ -210,3 +211,28 @@ def test_eurostats_tab_separated_table_with_flags(tmp_path: Path) -> None:
     assert "Eurostat's flags after the values left out of column 'value' ('c', 'e', 'p')" in panel.notes[0]
     with pytest.raises(DataError, match=r"line 3: column '2020' holds ': c', a missing value; fill the gap"):
         read_panel(_write(tmp_path, text, "nrg_cb_e.tsv"))
+
+
+def test_cells_of_plain_numbers_are_read_with_the_files_marks(tmp_path: Path) -> None:
+    """A table whose cells all read as plain numbers (``1.234``) is read as numbers, and again as written where the
+    file's marks say otherwise: with decimal commas, the dot groups thousands."""
+    csv = _write(tmp_path, "Land;2019;2020;2021;2022\nDE;;1.250;;1.300\nFR;2.345;2.350;2.360;2.370\n")
+    panel = read_panel(csv, fill="interpolate", dialect=Dialect(decimal=","))
+    assert {s.series_id: s.frame["value"].tolist() for s in panel.series} == {
+        "DE": [1250.0, 1275.0, 1300.0], "FR": [2345.0, 2350.0, 2360.0, 2370.0]}
+    plain = read_panel(csv, fill="interpolate")
+    assert {s.series_id: s.frame["value"].tolist() for s in plain.series} == {
+        "DE": [1.25, 1.275, 1.3], "FR": [2.345, 2.35, 2.36, 2.37]}
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_tables_kept_cells_are_taken_row_by_row(seed: int) -> None:
+    """Each row's run of kept cells, from its first cell and count, is ``np.nonzero``'s order."""
+    rng = np.random.default_rng(seed)
+    first, last = rng.integers(0, 9, 40), rng.integers(-1, 8, 40)  # rows with no kept cell among them
+    at = np.arange(8)[None, :]
+    kept = (at >= first[:, None]) & (at <= last[:, None])  # (40, 8)
+    rows, periods = _span_cells(kept)
+    expected = np.nonzero(kept)
+    np.testing.assert_array_equal(rows, expected[0])
+    np.testing.assert_array_equal(periods, expected[1])

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from forecast.data.cells import plain_numbers
 from forecast.data.dialect import Dialect
 from forecast.data.errors import DataError
 from forecast.data.reader import read_panel, read_table
@@ -148,3 +149,18 @@ def test_a_dataframes_text_column_with_missing_cells_reads_as_a_csv_with_empty_o
     pd.testing.assert_frame_equal(from_frame, read_panel(csv, fill="ffill").series[0].frame)
     with pytest.raises(DataError, match=r"<DataFrame>: line 3: column 'v' is empty or NaN; fill the gap"):
         read_panel(frame)
+
+
+@pytest.mark.parametrize(("cells", "expected"), [
+    (["1", "", "-2.5e1", "nan", "inf"], [1.0, np.nan, -25.0, np.nan, np.inf]),
+    (["1", " 2"], None),  # a space: read with the file's dialect
+    (["1,5", "2"], None),  # a decimal comma
+    (["1", "-"], None),  # a word
+])
+def test_plain_numbers_are_read_by_arrow_and_the_rest_left_to_the_dialect(cells: list[str], expected: list) -> None:
+    got = plain_numbers(pd.Series(cells, dtype="str"))
+    if expected is None:
+        assert got is None
+    else:
+        np.testing.assert_array_equal(got, expected)
+    np.testing.assert_array_equal(plain_numbers(pd.Series([1, 2])), [1.0, 2.0])  # stored numbers as they are
