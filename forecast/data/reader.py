@@ -27,7 +27,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from itertools import islice
 from pathlib import Path
-from typing import Any, Callable, Iterable, Literal, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -43,6 +43,7 @@ from forecast.data.dialect import (SEP_NAMES, SPACES, WHITESPACE, Dialect, dot_t
 from forecast.data.layout import ENCODING_NOTES, Layout, file_layout, table_lines
 from forecast.data.magnitudes import strip_magnitudes
 from forecast.data.errors import DataError, require_file
+from forecast.data.fill import FillMethod, filled
 from forecast.data.files import FILE_ID, check_names, many_files, series_name
 from forecast.data.hints import TRAIN, Hints
 from forecast.data.regular import (HOLIDAY_RUN, Gap, add_missing_rows, describe_gaps, evenly_spaced, find_gaps,
@@ -60,7 +61,6 @@ from forecast.data.timestamps import (TIMESTAMP_NAMES, find_timestamp_column, in
                                      interval_columns, iso_weeks, leading_epoch, may_hold_times, named_like_timestamp,
                                      parse_timestamps, typed_timestamps)
 
-FillMethod = Literal["ffill", "interpolate"]
 DATAFRAME = "<DataFrame>"  # how messages (and a run's config.yaml) name data given as a DataFrame
 STEP = "step"  # the index name of a series without timestamps
 _MARKED = re.compile(r"\d[,.' ]\d")  # a digit, a mark, a digit: a number written with marks
@@ -1000,18 +1000,22 @@ def _kept_groups(groups: Sequence[tuple[str | None, np.ndarray]], keep: np.ndarr
     return [(name, position[rows[keep[rows]]]) for name, rows in groups]
 
 
-def _fill(frame: pd.DataFrame, fill: FillMethod, path: Path, who: str, hints: Hints) -> pd.DataFrame:
-    if fill == "ffill":
-        frame = frame.ffill().bfill()
-    elif fill == "interpolate":
-        frame = frame.interpolate(method="linear", limit_direction="both")
-    else:
+def _fill(block: np.ndarray, columns: Sequence[str], fill: FillMethod, path: Path, who: str,
+          hints: Hints) -> np.ndarray:
+    """A series' ``block`` of ``columns``, (N_s, C) float64, with its missing cells filled by ``fill``
+    (:func:`~forecast.data.fill.filled`).
+
+    Raises:
+        DataError: an unknown fill, or a column of the series with no value to fill from.
+    """
+    if fill not in ("ffill", "interpolate"):
         raise DataError(f"unknown fill method {fill!r}: use ffill or interpolate")
-    if frame.isna().to_numpy().any():
-        col = frame.columns[frame.isna().any()].tolist()[0]
-        raise DataError(f"{path}: column {col!r}{who} has no values at all to fill from"
+    values = filled(block, fill)  # (N_s, C)
+    empty = np.flatnonzero(np.isnan(values).any(axis=0))
+    if empty.size:
+        raise DataError(f"{path}: column {columns[int(empty[0])]!r}{who} has no values at all to fill from"
                         f"{'; ' + hints.leave_out if hints.leave_out else ''}")
-    return frame
+    return values
 
 
 def _join_date_parts(raw: pd.DataFrame, parts: DateParts, timestamp_col: str, path: Path, lines: np.ndarray
@@ -1511,18 +1515,23 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
             found += [(name, g) for g in gaps]
     series = []
     leading = 0  # cells before their column's first value: a fill copies that value back into them
+    gapped = {n for n, _ in found}
+    times = None if stamps is None or stamps.tz is not None else stamps.to_numpy()  # (N,) datetime64, naive
     for name, rows in groups:
-        frame = pd.DataFrame(values[rows], columns=list(columns))
-        leading += int((~frame.notna().cummax()).to_numpy().sum())
-        if stamps is not None:
-            frame.index = pd.DatetimeIndex(stamps[rows], name=timestamp_col)
-            if any(n == name for n, _ in found):
-                frame = add_missing_rows(frame, freq)
+        block = values[rows]  # (N_s, C)
+        known = np.isfinite(block)
+        leading += int((~np.logical_or.accumulate(known, axis=0)).sum())
+        if stamps is None:
+            index = pd.RangeIndex(len(block), name=STEP)
         else:
-            frame.index = pd.RangeIndex(len(frame), name=STEP)
-        if frame_fill is not None and frame.isna().to_numpy().any():  # a series with nothing missing is as read
-            frame = _fill(frame, frame_fill, path, "" if name is None else f" of series {name}", hints)
-        series.append(Series(frame=frame, extra_columns=extra, series_id=name))
+            index = pd.DatetimeIndex(stamps[rows] if times is None else times[rows], name=timestamp_col)
+        if name in gapped:
+            added = add_missing_rows(pd.DataFrame(block, index=index, columns=list(columns)), freq)
+            block, index = added.to_numpy(dtype=np.float64), added.index
+        if frame_fill is not None and (name in gapped or not known.all()):  # nothing missing: as read
+            block = _fill(block, columns, frame_fill, path, "" if name is None else f" of series {name}", hints)
+        series.append(Series(frame=pd.DataFrame(block, index=index, columns=list(columns)), extra_columns=extra,
+                             series_id=name))
     notes = [f"{path}: detected {', '.join(detected)}"] if detected else []
     codes = f"written as a missing-value code ({', '.join(dialect.na_values)})"
     if coded and missing == coded:

@@ -92,6 +92,16 @@ def test_gaps_are_counted_on_the_grid() -> None:
     assert [(g.row, g.line, g.missing) for g in gaps] == [(5, 7, 2), (10, 12, 1)]
 
 
+@pytest.mark.parametrize("unit", ["s", "ms", "us", "ns"])
+@pytest.mark.parametrize("freq", ["D", "h", "15min"])
+def test_gaps_are_found_in_timestamps_of_any_unit(unit: str, freq: str) -> None:
+    regular = pd.date_range("2020-01-01", periods=20, freq=freq).as_unit(unit)
+    assert find_gaps(regular, freq, source="x.csv", lines=np.arange(20) + 2, whose="data.freq", hints=TRAIN) == []
+    index = regular.delete([5, 6, 12])
+    gaps = find_gaps(index, freq, source="x.csv", lines=np.arange(len(index)) + 2, whose="data.freq", hints=TRAIN)
+    assert [(g.row, g.line, g.missing) for g in gaps] == [(5, 7, 2), (10, 12, 1)]
+
+
 def test_no_timestamps_no_calendar() -> None:
     assert n_continuous_features(None) == 0
     marks = time_marks(pd.RangeIndex(7), None)
