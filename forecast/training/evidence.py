@@ -34,6 +34,18 @@ ALPHA = 0.10
 CONFIRM_LATER = True
 
 
+def _share(fraction: float) -> str:
+    """A gain or loss in percent: 0.051 -> ``5.1%``; under a tenth of a percent to its first digit, 0.00023 ->
+    ``0.02%`` (not ``0.0%``)."""
+    p = abs(fraction) * 100
+    return f"{p:.1f}%" if p >= 0.1 or p == 0 else f"{p:.1g}%"
+
+
+def _signed(fraction: float) -> str:
+    """:func:`_share` with its sign: ``+1.4%``, ``-0.02%``."""
+    return f"{'-' if fraction < 0 else '+'}{_share(fraction)}"
+
+
 @dataclass(frozen=True)
 class Verdict:
     """The outcome of one comparison on the validation windows.
@@ -71,10 +83,10 @@ class Verdict:
 
     def line(self) -> str:
         """One line that says what was decided and why."""
-        gain = f"{self.challenger}'s {abs(self.gain) * 100:.1f}% {self.span} {'gain' if self.gain >= 0 else 'loss'}"
+        gain = f"{self.challenger}'s {_share(self.gain)} {self.span} {'gain' if self.gain >= 0 else 'loss'}"
         if self.replace:
             return (f"{self.challenger} replaces {self.incumbent}: {gain} is significant (p = {self.p_value:.2g}, "
-                    f"{self.windows} windows, lag {self.lag}; later half {self.later_gain * 100:+.1f}%)")
+                    f"{self.windows} windows, lag {self.lag}; later half {_signed(self.later_gain)})")
         if self.gain <= 0:
             why = f"{gain}"
         elif self.unweighable:
@@ -82,7 +94,7 @@ class Verdict:
         elif self.p_value >= self.alpha:
             why = f"{gain} is not significant (p = {self.p_value:.2g})"
         else:
-            why = f"{gain} (p = {self.p_value:.2g}) does not hold on the later half ({self.later_gain * 100:+.1f}%)"
+            why = f"{gain} (p = {self.p_value:.2g}) does not hold on the later half ({_signed(self.later_gain)})"
         return f"kept {self.incumbent} over {self.challenger}: {why}"
 
     @property
@@ -260,5 +272,5 @@ def _group_line(group: list[Verdict]) -> str:
     if len(group) == 1:
         return group[0].line()
     names = ", ".join(v.challenger for v in group[:-1]) + f" and {group[-1].challenger}"
-    gains = ", ".join(f"{v.gain * 100:.1f}%" for v in group)
+    gains = ", ".join(_share(v.gain) for v in group)
     return f"kept {group[0].incumbent} over {names}: their {group[0].span} gains ({gains}) {group[0].too_few()}"

@@ -125,3 +125,10 @@ def test_gains_too_few_to_weigh_share_one_line_per_span() -> None:
         "kept ridge over naive: naive's 18.8% held-out training and validation loss",
         f"kept ridge over mean: mean's 41.5% held-out training and validation gain {too_few.format(10)}",
         "kept ridge over week_profile: week_profile's 2.0% validation gain is not significant (p = 0.4)"]
+
+
+def test_a_gain_under_a_tenth_of_a_percent_is_said_to_its_first_digit() -> None:
+    verdict = Verdict(incumbent="the start", challenger="the trained model", replace=True, gain=0.00023,
+                      later_gain=0.0002, statistic=1.7, p_value=0.097, lag=48, windows=4096, alpha=0.1)
+    assert verdict.line() == ("the trained model replaces the start: the trained model's 0.02% validation gain is "
+                              "significant (p = 0.097, 4096 windows, lag 48; later half +0.02%)")
