@@ -109,6 +109,28 @@ def time_marks(index: pd.Index, freq: str | None) -> np.ndarray:
     return out
 
 
+class Calendars:
+    """The :func:`time_marks` of indexes at one frequency, each distinct index computed once: the series of a panel
+    mostly share their timestamps (a forecast's look-back and horizon, a backtest's rows). At most ``size`` are kept.
+    """
+
+    def __init__(self, freq: str | None, size: int = 256) -> None:
+        self.freq = freq
+        self.size = size
+        self._known: dict[tuple[str, bytes], np.ndarray] = {}
+
+    def marks(self, index: pd.Index) -> np.ndarray:
+        """``time_marks(index, freq)``, a copy of its own. Shape (len(index), n_time_marks(freq)), float32."""
+        stamps = index.asi8 if isinstance(index, pd.DatetimeIndex) else np.asarray(index, dtype=np.int64)
+        key = (str(index.dtype), stamps.tobytes())
+        found = self._known.get(key)
+        if found is None:
+            if len(self._known) >= self.size:
+                self._known.clear()
+            found = self._known[key] = time_marks(index, self.freq)
+        return found.copy()
+
+
 def future_index(last: pd.Timestamp | int, freq: str | None, periods: int) -> pd.Index:
     """The ``periods`` timestamps that follow ``last`` at ``freq``, in ``last``'s time zone (business days: the
     next ones on the weekly pattern); without timestamps (``freq=None``, ``last`` a step number) the steps

@@ -8,7 +8,7 @@ scaler; inputs are scaled with it (never refitted on the new file, the reference
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -23,7 +23,7 @@ from forecast.data.errors import DataError
 from forecast.data.known_future import with_known
 from forecast.data.reader import DATAFRAME, STEP, FillMethod, Panel, Series, read_panel
 from forecast.data.spec import DataSpec
-from forecast.data.time_features import future_index, time_marks
+from forecast.data.time_features import Calendars, future_index
 from forecast.data.windows import WindowDataset, as_tensor, eval_batch_windows
 from forecast.predict.checkpoint import resolve_checkpoint, resolve_device
 from forecast.predict.future import check_future_given, known_columns
@@ -74,6 +74,10 @@ class TrainedModel:
     ridge_floor: nn.Module | None = None
     conformal: dict[str, Any] | None = None
     start_floor: tuple[str, nn.Module] | None = None
+    calendars: Calendars = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.calendars = Calendars(self.spec.freq)
 
     @classmethod
     def load(cls, path: str | Path, *, device: str = "cpu", spelling: Spelling = CLI) -> "TrainedModel":
@@ -201,7 +205,7 @@ class TrainedModel:
             stamps = stamps.append(index)
             extra = np.zeros((len(index), 0)) if future is None else self.spec.scale_future(future)
             known = np.concatenate([known, extra])
-        return with_known(time_marks(stamps, self.spec.freq), known)
+        return with_known(self.calendars.marks(stamps), known)
 
     def unscale(self, values: np.ndarray, series_id: str | None = None) -> np.ndarray:
         """Scaled targets (..., C_out) -> original units, float64."""
@@ -261,8 +265,8 @@ class TrainedModel:
         check_future_given(spec, future is not None, source=str(self.checkpoint), spelling=spelling)
         xs, marks, futures = [], [], []
         for series in panel.series:
-            xs.append(as_tensor(self.scaled(series)[-spec.seq_len:]))  # (S, C_in)
             tail = Series(frame=series.frame.iloc[-spec.seq_len:], series_id=series.series_id)
+            xs.append(as_tensor(self.scaled(tail)))  # (S, C_in)
             horizon = future_index(tail.index[-1], panel.freq, spec.pred_len)
             marks.append(as_tensor(self.marks(tail, future, horizon)))  # (S + P, M)
             futures.append(horizon)
@@ -270,18 +274,20 @@ class TrainedModel:
         pred = torch.cat([self.predict(x[i:i + n], mark[i:i + n, :spec.seq_len],
                                        mark[i:i + n, spec.seq_len - spec.label_len:])
                           for i in range(0, len(x), n)])  # (N, P, C_out), N series
-        frames = []
-        for series, future, p, w in zip(panel.series, futures, pred, widths):  # p: (P, C_out)
-            frame = self._with_intervals(p.numpy().astype(np.float64), w, series.series_id)
-            frame.insert(0, series.frame.index.name or spec.timestamp_col or STEP, spec.dialect.written(future))
-            if panel.id_col is not None:
-                frame.insert(0, panel.id_col, series.series_id)
-            frames.append(frame)
-        return pd.concat(frames, ignore_index=True)
+        parts = [self._with_intervals(p.numpy().astype(np.float64), w, series.series_id)
+                 for series, p, w in zip(panel.series, pred, widths)]  # p: (P, C_out)
+        data: dict[str, Any] = {}
+        if panel.id_col is not None:
+            data[panel.id_col] = np.repeat(np.asarray([s.series_id for s in panel.series], dtype=object), spec.pred_len)
+        written = [spec.dialect.written(f) for f in futures]
+        data[panel.series[0].frame.index.name or spec.timestamp_col or STEP] = written[0].append(written[1:])
+        data.update({col: np.concatenate([part[col] for part in parts]) for col in parts[0]})
+        return pd.DataFrame(data)
 
     def _with_intervals(self, pred: np.ndarray, widths: dict[float, np.ndarray],
-                        series_id: str | None) -> pd.DataFrame:
-        """One series' forecast (P, C_out) scaled, with each column's intervals, in original units."""
+                        series_id: str | None) -> dict[str, np.ndarray]:
+        """One series' forecast (P, C_out) scaled, with each column's intervals, in original units: ``{column:
+        (P,)}``, each forecast column followed by its bounds."""
         data: dict[str, np.ndarray] = {}
         centre = self.unscale(pred, series_id)  # (P, C_out)
         bounds = {a: (self.unscale(pred - w, series_id), self.unscale(pred + w, series_id)) for a, w in widths.items()}
@@ -289,7 +295,7 @@ class TrainedModel:
             data[col] = centre[:, c]
             for a, (lo, hi) in bounds.items():
                 data[f"{col}_lo_{label(a)}"], data[f"{col}_hi_{label(a)}"] = lo[:, c], hi[:, c]
-        return pd.DataFrame(data)
+        return data
 
     def windows(self, series: Series, *, start: int, end: int, stride: int = 1,
                 spelling: Spelling = CLI) -> WindowDataset:

@@ -10,7 +10,7 @@ from forecast.data.errors import DataError
 from forecast.data.hints import TRAIN
 from forecast.data.regular import find_gaps, resolve_frequency
 from forecast.data.time_features import (
-    future_index, n_continuous_features, n_time_marks, time_marks,
+    Calendars, future_index, n_continuous_features, n_time_marks, time_marks,
 )
 
 
@@ -112,3 +112,21 @@ def test_no_timestamps_no_calendar() -> None:
 def test_unknown_frequency_is_refused() -> None:
     with pytest.raises(DataError, match="unknown frequency 'fortnightly'"):
         n_continuous_features("fortnightly")
+
+
+@pytest.mark.parametrize(("freq", "tz"), [("h", None), ("D", "Europe/Berlin"), (None, None)])
+def test_calendars_give_each_index_its_own_marks(freq: str | None, tz: str | None) -> None:
+    """Indexes met again get the marks computed the first time, as copies; other indexes their own."""
+    calendars = Calendars(freq, size=2)
+    if freq is None:
+        first, second = pd.RangeIndex(0, 30), pd.RangeIndex(5, 35)
+    else:
+        first = pd.date_range("2021-03-20", periods=30, freq=freq, tz=tz)
+        second = first + pd.Timedelta(hours=1) if freq == "h" else first.tz_convert("UTC")
+    for index in (first, second, first, second):
+        marks = calendars.marks(index)
+        np.testing.assert_array_equal(marks, time_marks(index, freq))
+        marks[:] = -9.0  # the caller's copy
+    np.testing.assert_array_equal(calendars.marks(first), time_marks(first, freq))
+    calendars.marks(pd.RangeIndex(100, 130) if freq is None else first + pd.Timedelta(days=40))  # a third: cleared
+    np.testing.assert_array_equal(calendars.marks(second), time_marks(second, freq))
