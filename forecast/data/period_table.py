@@ -138,10 +138,10 @@ class PeriodTable:
         return (at >= first[:, None]) & (at <= last[:, None])
 
     def melt(self, raw: pd.DataFrame, cells: np.ndarray, kept: np.ndarray, *, timestamp_col: str,
-             id_col: str | None) -> tuple[pd.DataFrame, np.ndarray]:
+             id_col: str | None) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
         """A row a kept cell of ``cells`` ((rows, periods): :func:`~forecast.data.year_table.table_cells`), each
         row's periods in time order: ``id_col`` (where given), ``timestamp_col`` (the period's first day) and
-        ``value``; and each new row's row of ``raw``, (R,)."""
+        ``value``; and each new row's row of ``raw`` and period (its column among :attr:`periods`), (R,) each."""
         rows, at = _span_cells(kept)  # row-major: each series' periods in time order
         columns = {}
         if id_col is not None:  # categories, not a string a cell: a row's name repeats in each of its cells
@@ -149,7 +149,7 @@ class PeriodTable:
             columns[id_col] = pd.Categorical.from_codes(codes[rows], categories=names)
         if not self.steps:
             columns[timestamp_col] = pd.DatetimeIndex(self.starts)[at]
-        return pd.DataFrame({**columns, VALUE: cells[rows, at]}), rows
+        return pd.DataFrame({**columns, VALUE: cells[rows, at]}), rows, at
 
     def note(self, frame: pd.DataFrame, timestamp_col: str, dropped: int, id_col: str | None) -> str:
         """What the reader did, for the run's notes."""

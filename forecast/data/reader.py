@@ -1047,10 +1047,10 @@ def _joined(raw: pd.DataFrame, as_written: Callable[[], pd.DataFrame] | None, pa
 
 def _melt_table(raw: pd.DataFrame, table: YearTable | PeriodTable, timestamp_col: str, id_col: str | None,
                 as_written: Callable[[], pd.DataFrame] | None, path: Path
-                ) -> tuple[pd.DataFrame, np.ndarray, Callable[[], pd.DataFrame] | None, str, np.ndarray]:
+                ) -> tuple[pd.DataFrame, np.ndarray, Callable[[], pd.DataFrame] | None, str, Callable[[int], str]]:
     """A table of years by months or quarters as one series (:mod:`forecast.data.year_table`), or of series by
     periods as a series a row (:mod:`forecast.data.period_table`): the rows, the table row each comes from, the
-    cells as written reshaped alike, the note, and the table's column each row's value comes from."""
+    cells as written reshaped alike, the note, and the table's column of a row's value (a function of the row)."""
     name = str(timestamp_col)
     groups = [np.arange(len(raw))] if id_col is None else \
         list(pd.Series(np.arange(len(raw))).groupby(as_text(raw[id_col]).to_numpy(), sort=False).indices.values())
@@ -1058,8 +1058,12 @@ def _melt_table(raw: pd.DataFrame, table: YearTable | PeriodTable, timestamp_col
     kept = table.kept(digit_cells(raw, table.periods, cells), groups)
     if not kept.any():
         raise DataError(f"{path}: {table.describe()} with no value in any {table.unit}; fill in the values")
-    melted, rows = table.melt(raw, cells, kept, timestamp_col=name, id_col=id_col)
-    periods = np.asarray(table.periods, dtype=object)[np.nonzero(kept)[1]]  # (R,), as melt orders the cells
+    melted, rows, at = table.melt(raw, cells, kept, timestamp_col=name, id_col=id_col)
+    del cells
+
+    def period(row: int) -> str:
+        return table.periods[int(at[row])]
+
     written, rows_read = None, len(raw)
     if as_written is not None:
         text = as_written
@@ -1069,7 +1073,7 @@ def _melt_table(raw: pd.DataFrame, table: YearTable | PeriodTable, timestamp_col
             return table.melt(cells_as_written, text_cells(cells_as_written, table.periods), kept,
                               timestamp_col=name, id_col=id_col)[0]
     dropped = int(kept.size - kept.sum())
-    return melted, rows, written, table.note(melted, name, dropped, id_col), periods
+    return melted, rows, written, table.note(melted, name, dropped, id_col), period
 
 
 def _series_codes(ids: pd.Series) -> tuple[np.ndarray, np.ndarray]:
@@ -1296,8 +1300,8 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     source_rows = None  # the row of the file's table each row of raw comes from, where it was reshaped
     column_of: Callable[[str, int], str] = lambda col, row: col  # the file's column of a cell
     if table is not None:
-        raw, source_rows, as_written, note, periods = _melt_table(raw, table, timestamp_col, id_col, as_written, path)
-        column_of = lambda col, row: periods[row] if col == VALUE else col  # noqa: E731
+        raw, source_rows, as_written, note, period = _melt_table(raw, table, timestamp_col, id_col, as_written, path)
+        column_of = lambda col, row: period(row) if col == VALUE else col  # noqa: E731
         detected.append(note)
         timestamp_col = None if isinstance(table, PeriodTable) and table.steps else timestamp_col
     stamp_like = [] if table is not None or not isinstance(timestamp_col, str) or timestamp_col in raw.columns \

@@ -101,17 +101,17 @@ class YearTable:
         return kept
 
     def melt(self, raw: pd.DataFrame, cells: np.ndarray, kept: np.ndarray, *, timestamp_col: str,
-             id_col: str | None) -> tuple[pd.DataFrame, np.ndarray]:
+             id_col: str | None) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
         """A row a kept cell of ``cells`` ((rows, periods): :func:`table_cells`), in the order of the rows and then
         the periods: ``id_col`` (where given), ``timestamp_col`` (the period's first day) and ``value``; and each
-        new row's row of ``raw``, (R,)."""
+        new row's row of ``raw`` and period (its column among :attr:`periods`), (R,) each."""
         rows, at = np.nonzero(kept)  # row-major: each year's periods in calendar order
         years = pd.to_numeric(raw[self.year], errors="coerce").to_numpy()[rows].astype(np.int64)
         months = at * (12 // len(self.periods)) + 1
         stamps = pd.to_datetime(pd.DataFrame({"year": years, "month": months, "day": 1}))
         columns = {} if id_col is None else {id_col: raw[id_col].to_numpy()[rows]}
         frame = pd.DataFrame({**columns, timestamp_col: stamps.to_numpy(), VALUE: cells[rows, at]})
-        return frame, rows
+        return frame, rows, at
 
     def note(self, frame: pd.DataFrame, timestamp_col: str, dropped: int, id_col: str | None) -> str:
         """What the reader did, for the run's notes."""
