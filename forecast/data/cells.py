@@ -76,7 +76,7 @@ def boolean_cells(col: pd.Series) -> pd.Series | None:
 
 def as_text(col: pd.Series) -> pd.Series:
     """A column's cells as text, as a CSV writes them; missing cells empty (a text column as it is, its missing
-    cells emptied)."""
-    if pd.api.types.is_string_dtype(col) and not typed_time(col):
+    cells emptied; categories as their labels)."""
+    if pd.api.types.is_string_dtype(col) and not typed_time(col) and not isinstance(col.dtype, pd.CategoricalDtype):
         return col.fillna("") if col.hasnans else col
     return col.astype(object).where(col.notna(), "").astype(str)

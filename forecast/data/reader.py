@@ -1080,9 +1080,10 @@ def _series_codes(ids: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """Each row's series, (N,) int, numbered in order of first appearance, and the series' names, stripped text,
     (S,); categories (a table's rows, each name in many cells) by their codes."""
     if isinstance(ids.dtype, pd.CategoricalDtype):
-        codes, first = pd.factorize(ids.cat.codes.to_numpy())
-        names = as_text(pd.Series(ids.cat.categories)).str.strip().to_numpy(dtype=object)
-        return codes, names[first]
+        labels = np.append(as_text(pd.Series(ids.cat.categories)).str.strip().to_numpy(dtype=object), "")  # (K + 1,)
+        merged, names = pd.factorize(labels)  # labels equal once stripped name one series; code -1 (missing): ""
+        codes, first = pd.factorize(merged[ids.cat.codes.to_numpy()])
+        return codes, np.asarray(names, dtype=object)[first]
     codes, names = pd.factorize(as_text(ids).str.strip())
     return codes, np.asarray(names, dtype=object)
 

@@ -250,8 +250,8 @@ def find_gaps(index: pd.DatetimeIndex, freq: str, *, source: str, lines: np.ndar
     if len(index) < 2:
         return []
     if index.tz is None and isinstance(off, (pd.offsets.Tick, pd.offsets.Day)) \
-            and bool((np.diff(index.to_numpy()) == pd.Timedelta(off).to_timedelta64()).all()):  # steps of fixed length, none missed
-        return []
+            and bool((np.diff(index.to_numpy()) == pd.Timedelta(off).to_timedelta64()).all()):
+        return []  # steps of one fixed length, none missed
     with warnings.catch_warnings():  # non-fixed offsets (B, MS) add element-wise, with a warning
         warnings.simplefilter("ignore")
         expected = index[:-1] + off

@@ -11,7 +11,7 @@ import pytest
 
 from forecast.data.datamodule import ForecastDataModule
 from forecast.data.errors import DataError
-from forecast.data.reader import read_panel
+from forecast.data.reader import _series_codes, read_panel
 from forecast.data.series_ids import id_name, id_parts
 
 
@@ -235,3 +235,33 @@ def test_kaggles_avocado_file_names_its_label_columns_and_leaves_its_index_out(t
     assert list(panel.series[0].frame.columns) == ["AveragePrice", *(f"v{j}" for j in range(6))]
     assert panel.series[3].frame["AveragePrice"].iloc[0] == 4.0
     assert "column(s) numbering the file's rows left out ('Unnamed: 0')" in panel.notes[0]
+
+
+def test_an_empty_series_id_is_refused_at_its_line(tmp_path: Path) -> None:
+    csv = tmp_path / "long.csv"
+    csv.write_text("date,store,sales\n2021-01-01,a,1\n2021-01-02,a,2\n2021-01-01, ,3\n")
+    with pytest.raises(DataError) as caught:
+        read_panel(csv, id_col="store")
+    assert str(caught.value) == f"{csv}: line 4: empty series id in column 'store'; give every row its series"
+
+
+def test_categories_name_the_series_as_their_text_does() -> None:
+    """A DataFrame's ids stored as categories: series in order of first appearance, labels equal once stripped
+    one series, as the same ids written as text; a missing id refused (it stopped at a TypeError)."""
+    days = list(pd.date_range("2021-01-01", periods=6, freq="D"))
+    frame = pd.DataFrame({"date": days[:3] + days[:3] + days[3:], "sales": np.arange(9.0),
+                          "store": pd.Categorical(["b"] * 3 + ["a"] * 3 + ["b "] * 3, categories=["a", "b", "b "])})
+    panel = read_panel(frame, id_col="store")
+    got = [(s.series_id, s.frame["sales"].tolist()) for s in panel.series]
+    assert got == [("b", [0.0, 1.0, 2.0, 6.0, 7.0, 8.0]), ("a", [3.0, 4.0, 5.0])]
+    as_text = read_panel(frame.assign(store=frame["store"].astype(str)), id_col="store")
+    assert got == [(s.series_id, s.frame["sales"].tolist()) for s in as_text.series]
+    frame["store"] = frame["store"].cat.set_categories(["a", "b"])  # "b " no category: missing
+    with pytest.raises(DataError, match=r"line 8: empty series id in column 'store'; give every row its series"):
+        read_panel(frame, id_col="store")
+
+
+def test_a_melted_tables_categories_number_the_series_by_their_labels() -> None:
+    ids = pd.Series(pd.Categorical.from_codes([1, 1, 0, 2, -1, 0], categories=["x", "y", "y "]))
+    codes, names = _series_codes(ids)
+    assert codes.tolist() == [0, 0, 1, 0, 2, 1] and names.tolist() == ["y", "x", ""]
