@@ -1485,6 +1485,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
 
     found: list[tuple[str | None, Gap]] = []  # the gaps of every series
     holidays: list[tuple[str | None, Gap]] = []  # at business days without fill_missing_dates: kept as they are
+    indexes: list[pd.DatetimeIndex | None] = [None] * len(groups)  # each series' timestamps
     if stamps is not None:
         indexes = [stamps[rows] for _, rows in groups]
         if freq is None:
@@ -1521,15 +1522,11 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     series = []
     leading = 0  # cells before their column's first value: a fill copies that value back into them
     gapped = {n for n, _ in found}
-    times = None if stamps is None or stamps.tz is not None else stamps.to_numpy()  # (N,) datetime64, naive
-    for name, rows in groups:
+    for (name, rows), stamped in zip(groups, indexes):
         block = values[rows]  # (N_s, C)
         known = np.isfinite(block)
         leading += int((~np.logical_or.accumulate(known, axis=0)).sum())
-        if stamps is None:
-            index = pd.RangeIndex(len(block), name=STEP)
-        else:
-            index = pd.DatetimeIndex(stamps[rows] if times is None else times[rows], name=timestamp_col)
+        index = pd.RangeIndex(len(block), name=STEP) if stamped is None else stamped.rename(timestamp_col)
         if name in gapped:
             added = add_missing_rows(pd.DataFrame(block, index=index, columns=list(columns)), freq)
             block, index = added.to_numpy(dtype=np.float64), added.index
