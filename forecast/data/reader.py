@@ -76,11 +76,18 @@ _FILE_NOTES = 3  # notes of the files after the first that differ from its own, 
 @dataclass(frozen=True)
 class Series:
     """One validated series: float64 columns indexed by a sorted, unique DatetimeIndex (named after the
-    timestamp column) or, without timestamps, by the steps ``0 … N-1`` (a RangeIndex named ``step``)."""
+    timestamp column) or, without timestamps, by the steps ``0 … N-1`` (a RangeIndex named ``step``).
+    ``added`` marks the rows added to fill gaps in the timestamps, (N,) bool; None where none were."""
 
     frame: pd.DataFrame
     extra_columns: tuple[str, ...] = field(default=())
     series_id: str | None = None
+    added: np.ndarray | None = None
+
+    @property
+    def read_rows(self) -> pd.DataFrame:
+        """The rows the file held: ``frame`` without the rows added to fill gaps."""
+        return self.frame if self.added is None else self.frame[~self.added]
 
     @property
     def index(self) -> pd.Index:
@@ -1527,13 +1534,15 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         known = np.isfinite(block)
         leading += int((~np.logical_or.accumulate(known, axis=0)).sum())
         index = pd.RangeIndex(len(block), name=STEP) if stamped is None else stamped.rename(timestamp_col)
+        new_rows = None
         if name in gapped:
             added = add_missing_rows(pd.DataFrame(block, index=index, columns=list(columns)), freq)
+            new_rows = ~added.index.isin(index)  # (N_s filled,)
             block, index = added.to_numpy(dtype=np.float64), added.index
         if frame_fill is not None and (name in gapped or not known.all()):  # nothing missing: as read
             block = _fill(block, columns, frame_fill, path, "" if name is None else f" of series {name}", hints)
         series.append(Series(frame=pd.DataFrame(block, index=index, columns=list(columns)), extra_columns=extra,
-                             series_id=name))
+                             series_id=name, added=new_rows))
     notes = [f"{path}: detected {', '.join(detected)}"] if detected else []
     codes = f"written as a missing-value code ({', '.join(dialect.na_values)})"
     if coded and missing == coded:

@@ -274,7 +274,7 @@ class WindowedData:
         if self.target is not None and self.target not in inputs:
             raise DataError(f"{self.path}: no target column {self.target!r} (columns: {', '.join(inputs)}); "
                             f"set data.target")
-        counters = row_counters([s.frame for s in panel.series], [c for c in inputs if c != self.target]) \
+        counters = row_counters([s.read_rows for s in panel.series], [c for c in inputs if c != self.target]) \
             if self.columns is None and len(inputs) > 1 else []
         if counters and len(counters) < len(inputs):
             inputs = [c for c in inputs if c not in counters]

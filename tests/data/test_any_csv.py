@@ -215,6 +215,22 @@ def test_a_column_counting_the_rows_is_left_out(tmp_path: Path, capsys: pytest.C
     assert "counting the rows" not in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("fill", ["interpolate", "ffill"])
+def test_a_counter_of_the_rows_held_is_left_out_once_gaps_are_filled(fill: str, tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture) -> None:
+    """UCI bike sharing's ``instant`` counts the rows the file holds; the rows added to fill missing hours are not
+    among them, so the counter is judged on the rows read."""
+    frame = etth1().drop(index=[50, 51, 120]).reset_index(drop=True)  # three hours missing
+    frame.insert(0, "instant", np.arange(len(frame)) + 1)
+    csv = write(frame, tmp_path / "hour.csv")
+    dm = module(csv, target="OT", fill=fill, fill_missing_dates=True)
+    assert dm.spec.input_columns == ("HUFL", "HULL", "MUFL", "MULL", "LUFL", "LULL", "OT")
+    assert "column(s) counting the rows left out ('instant'" in capsys.readouterr().err
+    panel = read_panel(csv, fill=fill, fill_missing_dates=True)
+    assert panel.series[0].added.tolist() == [i in (50, 51, 120) for i in range(400)]
+    assert len(panel.series[0].read_rows) == 397
+
+
 def test_a_minimum_written_as_a_missing_value_code_is_named(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     """SILSO writes -1 for a day without a sunspot count: the column's minimum, far below its other values (0 and
     more), named with the setting that declares it; not where na_values declares it, nor for a -1 among values
