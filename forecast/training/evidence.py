@@ -36,9 +36,10 @@ CONFIRM_LATER = True
 
 def _share(fraction: float) -> str:
     """A gain or loss in percent: 0.051 -> ``5.1%``; under a tenth of a percent to its first digit, 0.00023 ->
-    ``0.02%`` (not ``0.0%``)."""
+    ``0.02%`` (not ``0.0%``), 2e-7 -> ``0.00002%``."""
     p = abs(fraction) * 100
-    return f"{p:.1f}%" if p >= 0.1 or p == 0 else f"{p:.1g}%"
+    return f"{p:.1f}%" if p >= 0.1 or p == 0 else \
+        np.format_float_positional(p, precision=1, unique=False, fractional=False, trim="-") + "%"
 
 
 def _signed(fraction: float) -> str:

@@ -132,3 +132,7 @@ def test_a_gain_under_a_tenth_of_a_percent_is_said_to_its_first_digit() -> None:
                       later_gain=0.0002, statistic=1.7, p_value=0.097, lag=48, windows=4096, alpha=0.1)
     assert verdict.line() == ("the trained model replaces the start: the trained model's 0.02% validation gain is "
                               "significant (p = 0.097, 4096 windows, lag 48; later half +0.02%)")
+    tiny = Verdict(incumbent="ridge", challenger="week_profile", replace=False, gain=2e-7, later_gain=-5e-9,
+                   statistic=0.8, p_value=0.4, lag=48, windows=4096, alpha=0.1)
+    assert tiny.line() == "kept ridge over week_profile: week_profile's 0.00002% validation gain is not significant " \
+                          "(p = 0.4)"
