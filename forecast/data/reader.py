@@ -1339,6 +1339,9 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     timestamp_col, dialect, found_ts = _settle_timestamp(raw, timestamp_col, dialect, path, hints,
                                                          steps=steps_without_timestamps, id_col=id_col)
     detected += found_ts
+    if timestamp_col is None and freq is not None and not model_freq:
+        raise DataError(f"{path}: {hints.set('freq', freq)} is the step of timestamps, and the file has none (its "
+                        f"values are steps without a calendar): leave it out, or give the file timestamps")
     time_col = dialect.time_col
     if id_col is None and table is None and header and timestamp_col is not None and time_col is None:
         found_id = long_format_id(raw, timestamp_col)

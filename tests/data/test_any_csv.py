@@ -215,6 +215,15 @@ def test_a_column_counting_the_rows_is_left_out(tmp_path: Path, capsys: pytest.C
     assert "counting the rows" not in capsys.readouterr().err
 
 
+def test_a_frequency_for_a_file_of_steps_is_refused_not_ignored(tmp_path: Path) -> None:
+    csv = write(etth1().drop(columns=["date"]), tmp_path / "steps.csv", header=False)
+    with pytest.raises(DataError) as err:
+        module(csv, timestamp_col=None, target=6, freq="h", header=False)
+    assert str(err.value) == (f"{csv}: data.freq=h is the step of timestamps, and the file has none (its values are "
+                              f"steps without a calendar): leave it out, or give the file timestamps")
+    assert module(csv, timestamp_col=None, target=6, header=False).spec.freq is None
+
+
 @pytest.mark.parametrize("fill", ["interpolate", "ffill"])
 def test_a_counter_of_the_rows_held_is_left_out_once_gaps_are_filled(fill: str, tmp_path: Path,
                                                                      capsys: pytest.CaptureFixture) -> None:
