@@ -131,8 +131,9 @@ def stride_under_cap(index: WindowIndex, cap: int | None, season: int | None = N
     shares no factor with ``season`` (the steps of the data's season, e.g. 7 for daily data), so that the
     windows kept start at every phase of the season, not always on a Monday.
 
-    ``cap`` None keeps the index's own stride. A panel with more series than ``cap`` keeps one window a series
-    (its first), the fewest a stride can leave: the stride that passes every series' last origin.
+    ``cap`` None keeps the index's own stride. A panel of nearly ``cap`` series keeps one window a series (its
+    first), the fewest a stride can leave: the stride that passes every series' last origin (with more series
+    than ``cap``, :func:`sampled_series` draws some).
     """
     if cap is None or len(index) <= cap:
         return index.stride
@@ -144,6 +145,30 @@ def stride_under_cap(index: WindowIndex, cap: int | None, season: int | None = N
     while stride < one_each and (int(np.sum(span // stride + 1)) > cap or math.gcd(stride, season or 1) > 1):
         stride += 1
     return max(index.stride, min(stride, one_each))
+
+
+def one_each(index: WindowIndex, cap: int | None, stride: int) -> bool:
+    """Whether ``index`` thinned under ``cap`` is one window a series, better drawn (:func:`sampled_series`): the
+    panel has more series than ``cap``, or ``stride`` (:func:`stride_under_cap`) leaves one window of each."""
+    if cap is None or len(index) <= cap:
+        return False
+    return index.n_series > cap or len(index.with_stride(stride)) == index.n_series
+
+
+def sampled_series(index: WindowIndex, cap: int, seed: int, stream: int = 0) -> WindowIndex:
+    """One window of each of ``cap`` series drawn from ``seed`` (and ``stream``, one a split), at one of its
+    origins drawn with them (not every series' first, which in a panel of aligned series is one date). The others
+    keep their place in the index without a window, so positions still name the same series."""
+    counts = np.diff(index.win_offsets)  # (S,)
+    rng = np.random.Generator(np.random.PCG64([int(seed), 0x5EED, 1 + int(stream)]))
+    chosen = np.sort(rng.choice(np.flatnonzero(counts), size=cap, replace=False))  # (cap,)
+    origins = index.starts[chosen] + rng.integers(0, counts[chosen]) * index.stride  # (cap,)
+    starts = index.starts.copy()  # (S,)
+    starts[chosen] = origins
+    ends = starts.copy()  # (S,) no window where not chosen
+    ends[chosen] = origins + index.seq_len + index.pred_len
+    return WindowIndex(index.inputs, index.targets, index.marks, starts=starts, ends=ends, seq_len=index.seq_len,
+                       label_len=index.label_len, pred_len=index.pred_len, stride=index.stride)
 
 
 def fixed_sample(n: int, cap: int | None, seed: int) -> np.ndarray:

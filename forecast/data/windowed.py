@@ -25,7 +25,7 @@ from forecast.data.series_ids import id_name
 from forecast.data.splits import SPLITS, RowRange, fits_every_split, n_windows, split_ranges, windows_that_fit
 from forecast.data.surround import row_counters
 from forecast.data.time_features import n_continuous_features, time_marks
-from forecast.data.index import WindowIndex, fixed_sample, stride_under_cap
+from forecast.data.index import WindowIndex, fixed_sample, one_each, sampled_series, stride_under_cap
 from forecast.data.season import calendar_step, period_for
 from forecast.data.sampler import OrderedIds, StreamLoader, WindowStream
 from forecast.data.settings import check_settings
@@ -82,7 +82,7 @@ Column = Annotated[str | int, "a column name"]
 TimestampColumn = Annotated[str | int | Sequence[str] | None, "a column name or a list [date, time]"]
 # what WindowedData.setup makes: the read, split and scaled data and the windows over it
 SET_UP = ("spec", "slices", "index", "datasets", "every_train_window", "fit_ids", "round_val", "round_val_ids",
-          "eval_strides", "ranges", "read_seconds")
+          "eval_strides", "eval_drawn", "ranges", "read_seconds")
 # how the file is written: checked by forecast.data.dialect, in its own words
 DIALECT_KEYS = ("sep", "decimal", "thousands", "na_values", "dayfirst", "date_format", "epoch_unit", "tz")
 
@@ -145,7 +145,10 @@ class WindowedData:
             sample when there are more (None: every one).
         eval_max_windows: most windows the final validation and test score: a file with more scores them
             at the smallest stride (above ``eval_stride``) that stays under it and shares no factor with the
-            season of ``freq`` (:func:`~forecast.data.index.stride_under_cap`; None: every window).
+            season of ``freq`` (:func:`~forecast.data.index.stride_under_cap`; None: every window). Where that
+            stride would leave one window a series (a panel of nearly as many series, or more), each series
+            scores one window at an origin drawn from ``seed``, and a panel of more series ``eval_max_windows``
+            of them, drawn (:func:`~forecast.data.index.sampled_series`).
         fit_max_windows: most training windows the closed-form fits (the floors, a floor inside the model)
             take: a file with more fits them on a fixed sample of that many, drawn from ``seed`` (None: every
             window).
@@ -230,6 +233,7 @@ class WindowedData:
         self.every_train_window: WindowIndex | None = None  # stride 1, for closed-form fits ...
         self.fit_ids: np.ndarray | None = None  # ... which take these of its windows, (F,)
         self.eval_strides: dict[str, int] = {}  # the stride of the val and test windows scored in the end
+        self.eval_drawn: dict[str, bool] = {}  # whether they are one window of each of some series, drawn
         self.round_val: WindowIndex | None = None  # validation windows at eval_stride, of which ...
         self.round_val_ids: np.ndarray | None = None  # ... these are scored every round, (V,)
         self.ranges: dict[str, RowRange] = {}
@@ -348,9 +352,15 @@ class WindowedData:
         self.fit_ids = fixed_sample(len(self.every_train_window), self._fit_cap(len(target_index)), self.seed)
         self.round_val = windows("val", self.eval_stride)
         self.round_val_ids = fixed_sample(len(self.round_val), self.val_max_windows, self.seed)
-        for split in ("val", "test"):
+        for stream, split in enumerate(("val", "test")):
             every = self.round_val if split == "val" else windows(split, self.eval_stride)
             self.eval_strides[split] = stride_under_cap(every, self.eval_max_windows, period_for(panel.freq))
+            if one_each(every, self.eval_max_windows, self.eval_strides[split]):  # drawn origins, or series
+                self.eval_strides[split] = every.stride
+                self.eval_drawn[split] = True
+                self.datasets[split] = sampled_series(every, min(every.n_series, self.eval_max_windows or 0),
+                                                      self.seed, stream)
+                continue
             self.datasets[split] = every if self.eval_strides[split] == self.eval_stride \
                 else every.with_stride(self.eval_strides[split])
         if self.id_col is None:
@@ -548,12 +558,17 @@ class WindowedData:
         return self._loader(self.datasets["test"], np.arange(len(self.datasets["test"])), shard=True)
 
     def describe_windows(self) -> dict[str, Any]:
-        """What the metrics score, for ``metrics.json``: windows and strides of each split."""
+        """What the metrics score, for ``metrics.json``: windows and strides of each split, whether the final ones are
+        one window of each series at a drawn origin (``val_drawn``, ``test_drawn``), the series read
+        (``series_read``) and those with a window scored (``val_series``, ``test_series``)."""
+        scored = {split: int(np.count_nonzero(np.diff(self.datasets[split].win_offsets))) for split in ("val", "test")}
         return {"train_windows": len(self.datasets["train"]), "train_stride": self.train_stride,
                 "fit_windows": len(self.fit_ids),
                 "round_val_windows": len(self.round_val_ids), "val_windows": len(self.datasets["val"]),
                 "val_stride": self.eval_strides["val"], "test_windows": len(self.datasets["test"]),
-                "test_stride": self.eval_strides["test"]}
+                "test_stride": self.eval_strides["test"], "val_drawn": self.eval_drawn.get("val", False),
+                "test_drawn": self.eval_drawn.get("test", False), "series_read": len(self.slices),
+                "val_series": scored["val"], "test_series": scored["test"]}
 
     # ----------------------------------------------------------------------------------- checkpoints
     def state_dict(self) -> dict[str, Any]:

@@ -153,9 +153,21 @@ def describe_budget(trainer: L.Trainer, datamodule: Any) -> dict[str, Any]:
 
 
 def windows_line(metrics: dict[str, Any]) -> str:
-    """``2857 test windows`` or, when a cap thinned them, ``10000 test windows at stride 7``."""
-    stride = metrics.get("test_stride", 1)
-    return f"{metrics['test_windows']} test windows" + (f" at stride {stride}" if stride > 1 else "")
+    """``2857 test windows``; when a cap thinned them ``10000 test windows at stride 7``, or where that would leave
+    one window a series ``10000 test windows, one of each of 10000 series drawn from 145063``."""
+    how = _thinned(metrics, "test")
+    return f"{metrics['test_windows']} test windows" + ("" if how == "stride 1" else
+                                                        f" at {how}" if how.startswith("stride") else f", {how}")
+
+
+def _thinned(windows: dict[str, Any], split: str) -> str:
+    """How the final windows of ``split`` were taken: ``stride 7``, ``one of each series at a drawn origin`` or
+    ``one of each of 10000 series drawn from 145063``."""
+    if windows.get(f"{split}_drawn"):
+        scored, read = windows[f"{split}_series"], windows["series_read"]
+        return f"one of each of {scored} series drawn from {read}" if scored < read \
+            else "one of each series at a drawn origin"
+    return f"stride {windows.get(f'{split}_stride', 1)}"
 
 
 def log_plan(trainer: L.Trainer, datamodule: Any) -> None:
@@ -164,8 +176,9 @@ def log_plan(trainer: L.Trainer, datamodule: Any) -> None:
     planned = planned_steps(trainer, len(stream))
     windows = datamodule.describe_windows()
     passes = (planned or 0) * stream.global_batch / max(1, windows["train_windows"])
+    final = {split: _thinned(windows, split) for split in ("val", "test")}
     log.info("budget: %s steps in rounds of %d (batch %d x %d processes; %.2f passes over %d training windows); "
-             "validation every round on %d windows; final validation on %d (stride %d), test on %d (stride %d)",
+             "validation every round on %d windows; final validation on %d (%s), test on %d (%s)",
              planned if planned is not None else "unbounded", len(stream), stream.batch_size, trainer.world_size,
-             passes, windows["train_windows"], windows["round_val_windows"], windows["val_windows"],
-             windows["val_stride"], windows["test_windows"], windows["test_stride"])
+             passes, windows["train_windows"], windows["round_val_windows"], windows["val_windows"], final["val"],
+             windows["test_windows"], final["test"])

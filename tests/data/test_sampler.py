@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from forecast.data.index import WindowIndex, fixed_sample, stride_under_cap, window_count
+from forecast.data.index import WindowIndex, fixed_sample, one_each, sampled_series, stride_under_cap, window_count
 from forecast.data.sampler import OrderedIds, StreamLoader, WindowStream
 from forecast.data.windows import WindowDataset
 
@@ -123,3 +123,31 @@ def test_the_eval_stride_shares_no_factor_with_the_season() -> None:
     assert plain == 7 and phases(plain) == {0}
     stride = stride_under_cap(index, 175, season=7)
     assert stride == 8 and len(index.with_stride(stride)) <= 175 and phases(stride) == set(range(7))
+
+
+def test_drawn_series_keep_their_place_and_score_one_window_each_at_a_drawn_origin() -> None:
+    index, parts = panel(lengths=(40, 25, 60, 33, 50, 41, 70, 38))
+    drawn = sampled_series(index, 5, seed=7)
+    counts = np.diff(drawn.win_offsets)  # (8,)
+    assert drawn.n_series == 8 and len(drawn) == 5 and set(counts.tolist()) == {0, 1}
+    series = drawn.series_of(np.arange(5))  # positions still name the same series
+    every = {s: [p.origin(i) for i in range(len(p))] for s, p in enumerate(parts)}
+    origins = drawn.origins(np.arange(5))
+    assert all(o in every[s] for s, o in zip(series, origins))
+    for row, (s, o) in enumerate(zip(series, origins)):
+        k = every[s].index(o)
+        assert all(torch.equal(a, b) for a, b in zip(drawn[row], parts[s][k]))
+    again = sampled_series(index, 5, seed=7)
+    assert np.array_equal(again.origins(np.arange(5)), origins) and np.array_equal(again.starts, drawn.starts)
+    others = [sampled_series(index, 5, seed=7, stream=1), sampled_series(index, 5, seed=8)]
+    assert all(not np.array_equal(o.starts, drawn.starts) for o in others)
+    firsts = sampled_series(index, 8, seed=7).origins(np.arange(8))
+    assert not np.array_equal(firsts, index.starts)  # not every series' first origin
+
+
+def test_one_window_each_is_told_from_a_stride_that_leaves_more() -> None:
+    index, _ = panel(lengths=(40, 25, 60))
+    assert one_each(index, 3, stride_under_cap(index, 3)) and not one_each(index, 20, stride_under_cap(index, 20))
+    assert not one_each(index, None, 1) and not one_each(index, len(index), 1)
+    short, _ = panel(lengths=(13, 13, 13))  # one window a series at any stride
+    assert len(short) == 3 and one_each(short, 2, stride_under_cap(short, 2)) and not one_each(short, 3, 1)

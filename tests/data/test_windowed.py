@@ -62,3 +62,34 @@ def test_bad_data_is_refused_before_lightning_is_imported(tmp_path) -> None:
                                    "must be numeric; if 'x' marks a missing value, pass data.na_values=[x], or leave "
                                    "the column out: data.columns=[the columns to use]")
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("n_series, cap, scored", [(24, 30, 24), (24, 10, 10)])
+def test_a_panel_thinned_to_one_window_a_series_scores_drawn_origins(n_series: int, cap: int, scored: int,
+                                                                      tmp_path) -> None:
+    """Every series' first window of a panel of aligned series is one date: where the cap leaves one window a
+    series, each scored series (all of them, or ``cap`` drawn from a panel of more) gets a drawn origin."""
+    from forecast.training.budget import windows_line
+    from tests.predict.tiny import panel
+    path = tmp_path / "panel.csv"
+    panel(n_series, rows=400).to_csv(path, index=False)
+    settings = {**SETTINGS, "eval_max_windows": cap}
+
+    def data(seed: int) -> WindowedData:
+        made = WindowedData(path=path, id_col="store", target="sales", features="S", seed=seed, **settings)
+        made.setup("fit")
+        return made
+
+    dm, again, other = data(1), data(1), data(2)
+    described = dm.describe_windows()
+    assert described["series_read"] == n_series and described["test_drawn"] and described["val_drawn"]
+    assert (described["test_windows"], described["test_series"], described["val_series"]) == (scored,) * 3
+    for split in ("val", "test"):
+        index = dm.datasets[split]
+        first = index.starts[index.ends > index.starts]  # (scored,) each drawn window's origin
+        splits = [sl.offset + sl.ranges[split].start for sl in dm.slices]  # (S,) each series' first origin
+        assert len(set((first - np.asarray(splits)[index.ends > index.starts]).tolist())) > 1
+        assert np.array_equal(index.starts, again.datasets[split].starts)
+        assert not np.array_equal(index.starts, other.datasets[split].starts)
+    assert windows_line(described) == (f"10 test windows, one of each of 10 series drawn from 24" if scored < n_series
+                                       else "24 test windows, one of each series at a drawn origin")
