@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
+from functools import cached_property
 from typing import Any, Literal
 
 import numpy as np
@@ -97,9 +98,14 @@ class DataSpec:
         without its time-of-day column (``dialect.time_col``) when another timestamp column is named."""
         return self.dialect if timestamp_col == self.timestamp_col else replace(self.dialect, time_col=None)
 
+    @cached_property
+    def _series_at(self) -> dict[str, int]:
+        """Each series id's position in :attr:`series_ids`."""
+        return {name: i for i, name in enumerate(self.series_ids)}
+
     def has_scaler(self, series_id: str | None) -> bool:
         """Whether the statistics of ``series_id`` are known (always, unless scaled per series)."""
-        return self.scaler != "series" or series_id in self.series_ids
+        return self.scaler != "series" or series_id in self._series_at
 
     def stats(self, series_id: str | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Mean and std of the input columns, (C_in,) each: the series' own under ``scaler="series"``.
@@ -108,7 +114,7 @@ class DataSpec:
             KeyError: per-series scaling and a series not trained on.
         """
         if self.scaler == "series" and self.series_ids and series_id is not None:
-            i = self.series_ids.index(series_id) if series_id in self.series_ids else None
+            i = self._series_at.get(series_id)
             if i is None:
                 raise KeyError(series_id)
             return np.asarray(self.series_mean[i]), np.asarray(self.series_scale[i])
