@@ -125,8 +125,9 @@ class PeriodTable:
 
     @property
     def steps(self) -> bool:
-        """Its columns are steps without timestamps (:data:`STEP`)."""
-        return self.unit == STEP
+        """Its columns are steps without timestamps (:data:`STEP`, no :attr:`starts` given them:
+        :mod:`forecast.data.timed_steps`)."""
+        return self.unit == STEP and not self.starts
 
     def kept(self, digits: np.ndarray, groups: Sequence[np.ndarray]) -> np.ndarray:
         """Which cells are the series, (rows, periods) bool: in each row, those from the first to the last that

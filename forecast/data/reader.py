@@ -56,6 +56,7 @@ from forecast.data.surround import (category_columns, column_levels, counting_co
                                     one_label_columns, rows_below, series_labels, timestamp_counters)
 from forecast.data.period_table import PeriodTable, find_period_table
 from forecast.data.stacked_periods import find_stacked_periods
+from forecast.data.timed_steps import TIMES, first_time, refuse_times, timed_rows, timed_table
 from forecast.data.year_table import VALUE, YearTable, digit_cells, find_year_table, table_cells, text_cells
 from forecast.data.timestamps import (TIMESTAMP_NAMES, find_timestamp_column, interval_starts, is_timestamp_name,
                                      interval_columns, iso_weeks, leading_epoch, may_hold_times, named_like_timestamp,
@@ -1141,7 +1142,8 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
                fill: FillMethod | None = None, freq: str | None = None, model_freq: bool = False,
                fill_missing_dates: bool = False, keep: Sequence[str] = (),
                resample: str | None = None, agg: str | Mapping[str, str] | None = None,
-               hints: Hints = TRAIN, dialect: Dialect = Dialect(), steps_without_timestamps: bool = False) -> Panel:
+               hints: Hints = TRAIN, dialect: Dialect = Dialect(), steps_without_timestamps: bool = False,
+               start: str | None = None) -> Panel:
     """Read ``path`` and validate it.
 
     Args:
@@ -1174,6 +1176,10 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         steps_without_timestamps: where ``timestamp_col`` is a timestamp name (``date``) that the file lacks and
             no column could hold times (every one numbers, none named like a time or a date's part), read the rows
             as consecutive steps (said in a note) rather than refuse the file.
+        start: the time of the first step of a file without timestamps (each series' first row, or a table of
+            series by steps' first step column): its steps are timed from it at ``freq`` (which it needs), in a
+            column named ``timestamp_col`` (``date`` where that is None), and get a calendar
+            (:mod:`forecast.data.timed_steps`).
 
     Raises:
         DataError: missing/unreadable file, missing columns, unparsable, duplicate, unsorted or
@@ -1181,7 +1187,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     """
     options = dict(timestamp_col=timestamp_col, columns=columns, header=header, fill=fill, freq=freq,
                    model_freq=model_freq, fill_missing_dates=fill_missing_dates, keep=keep, resample=resample, agg=agg,
-                   hints=hints, dialect=dialect, steps_without_timestamps=steps_without_timestamps)
+                   hints=hints, dialect=dialect, steps_without_timestamps=steps_without_timestamps, start=start)
     files = None if isinstance(path, (pd.DataFrame, pd.Series)) else many_files(path)
     if files is not None:
         return _read_files(files, str(path), id_col, options)
@@ -1289,6 +1295,15 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         id_col = table.id_col
         if id_parts(id_col) and id_col not in raw.columns:
             raw, as_written = _joined(raw, as_written, id_parts(id_col), id_col)
+    if start is not None:  # steps timed from data.start
+        first = first_time(start, freq, path=path, hints=hints)
+        refuse_times(table, [str(c) for c in raw.columns], timestamp_col, path=path, hints=hints)
+        timestamp_col = timestamp_col if isinstance(timestamp_col, str) else TIMES
+        if isinstance(table, PeriodTable):
+            table = timed_table(table, first, str(freq))
+        else:
+            raw = timed_rows(raw, timestamp_col, id_col, first, str(freq))
+        detected.append(f"steps timed from {start} at {freq!r} (data.start)")
     listed = [str(c) for c in raw.columns]
     bounds = interval_columns(raw) if header and table is None and isinstance(timestamp_col, str) \
         and timestamp_col not in listed and find_timestamp_column(listed) is None \

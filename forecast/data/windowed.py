@@ -140,6 +140,8 @@ class WindowedData:
             (:class:`~forecast.data.dialect.Dialect`; None detects where the file makes it clear).
         resample: aggregate readings at irregular or repeated times into steps of this frequency
             (:mod:`forecast.data.resample`); None: each row is one step.
+        start: the time of the first step of a file without timestamps: with ``freq``, its steps are timed from
+            it and get a calendar (:mod:`forecast.data.timed_steps`).
         agg: how a step's readings are aggregated (``mean`` when None; ``sum``, ..., or ``{column: how}``).
         val_max_windows: most validation windows scored after each training round: a fixed seeded
             sample when there are more (None: every one).
@@ -181,6 +183,7 @@ class WindowedData:
                  dayfirst: bool | None = None, date_format: str | None = None, epoch_unit: str | None = None,
                  tz: str | None = None,
                  resample: Annotated[str | None, "a pandas frequency such as h, 15min, D"] = None,
+                 start: Annotated[str | None, "a time such as 2011-01-29"] = None,
                  agg: Annotated[str | Mapping[str, str] | None, "mean, sum, median, min, max, first or last, or "
                                 "{column: sum}"] = None) -> None:
         super().__init__()
@@ -219,7 +222,7 @@ class WindowedData:
         listed = isinstance(id_col, Sequence) and not isinstance(id_col, str)  # columns that name series together
         self.id_col = id_name([str(c) for c in id_col]) if listed else _name(id_col)
         self.fill_missing_dates = fill_missing_dates
-        self.resample, self.agg = resample, agg
+        self.resample, self.agg, self.start = resample, agg, start
         self.val_max_windows, self.eval_max_windows = val_max_windows, eval_max_windows
         self.fit_max_windows, self.fit_max_rows = fit_max_windows, fit_max_rows
         self.round_cap: int | None = None  # set_round: most steps in a training round (None: an epoch) ...
@@ -260,7 +263,7 @@ class WindowedData:
                            fill_missing_dates=self.fill_missing_dates,
                            keep=[c for c in (self.target, *self.future_columns) if c is not None],
                            resample=self.resample, agg=self.agg, hints=TRAIN, dialect=self.dialect,
-                           steps_without_timestamps=True)
+                           steps_without_timestamps=True, start=self.start)
         for note in panel.notes:
             print(f"note: {note}", file=sys.stderr)
         self.header = panel.header

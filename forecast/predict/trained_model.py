@@ -158,7 +158,7 @@ class TrainedModel:
                            header=spec.header if header is None else header, fill=fill, freq=spec.freq,
                            model_freq=spec.freq is not None, fill_missing_dates=fill_missing_dates,
                            resample=trained.get("resample"), agg=trained.get("agg"), hints=spelling.hints,
-                           dialect=spec.dialect_for(ts) if dialect is None else dialect)
+                           dialect=spec.dialect_for(ts) if dialect is None else dialect, start=trained.get("start"))
         needed = spec.seq_len if min_rows is None else min_rows
         what = what or f"the model's input window (seq_len {spec.seq_len})"
         if spec.id_col is None:
