@@ -1462,7 +1462,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
             stamps = months[0]
             detected.append(f"timestamps all on day {months[1]} of their month, read as their months (MS)")
         stamps = _snap(stamps, groups, detected, path=path, line=line) if steps is None else stamps
-        repeated = calendar_columns(raw, columns, stamps) if picked else []
+        repeated = calendar_columns(raw, [c for c in columns if c not in keep], stamps) if picked else []
         columns = _leave_out(list(columns), repeated, "repeating the timestamps' parts", detected, limit=len(repeated))
         unix = unix_time_columns(raw, [c for c in columns if c not in keep], stamps) if picked else []
         columns = _leave_out(list(columns), unix, "of the timestamps as Unix times", detected)

@@ -56,6 +56,8 @@ def test_a_report_with_month_and_weekday_names_reads_its_measurement(tmp_path: P
     assert list(panel.series[0].frame.columns) == ["Sales"]
     assert panel.notes == (f"{csv}: detected timestamps in column 'Date', column(s) repeating the timestamps' parts "
                            f"left out ('Month', 'Weekday', 'DayOfWeek')",)
+    kept = read_panel(csv, keep=["DayOfWeek"])  # the target, named: taken even where it repeats a part
+    assert list(kept.series[0].frame.columns) == ["DayOfWeek", "Sales"]
 
 
 def test_columns_of_the_timestamps_as_unix_times_are_left_out(tmp_path: Path) -> None:
