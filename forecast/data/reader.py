@@ -49,7 +49,7 @@ from forecast.data.hints import TRAIN, Hints
 from forecast.data.regular import (HOLIDAY_RUN, Gap, add_missing_rows, describe_gaps, evenly_spaced, find_gaps,
                                    holiday_note, infer_freq, inside_step, is_business, months_of_one_day, off_the_grid,
                                    offset, refuse_gap, refuse_other_step, resolve_frequency, snapped_to_step)
-from forecast.data.resample import Steps, aggregate
+from forecast.data.resample import COUNT, Steps, aggregate
 from forecast.data.series_ids import id_name, id_parts, long_format_id, series_columns, with_joined_id
 from forecast.data.date_parts import PART_NAMES, DateParts, find_date_parts, leading_date_parts
 from forecast.data.surround import (category_columns, column_levels, counting_columns, flag_columns, label_rows,
@@ -1381,6 +1381,12 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     if fill_missing_dates and fill is None:
         raise DataError(f"{path}: {hints.fill_missing_dates} adds empty rows: also pass {hints.fill} to fill them")
     available = [c for c in names if c not in (timestamp_col, time_col, id_col)]
+    if steps is not None and steps.counts:  # a log of events: each step's readings counted, the other columns not
+        if COUNT in names:
+            raise DataError(f"{path}: data.agg=count counts the readings into a column {COUNT!r}, and the file has "
+                            f"one; rename it, or aggregate it: data.agg=sum")
+        raw, names = raw.assign(**{COUNT: 1.0}), [*names, COUNT]
+        columns = [COUNT]
     picked = columns is None  # the reader chooses the columns
     if columns is None:
         labels = one_label_columns(raw, available)

@@ -23,6 +23,9 @@ from forecast.data.regular import offset
 SERIES, TIME, LINE = "series", "time", "line"  # the reading frame's columns besides the values 0 .. C-1
 HOWS = ("mean", "sum", "median", "min", "max", "first", "last")
 """How the readings of a step can be aggregated (pandas' resample methods of those names)."""
+COUNT = "count"
+"""``data.agg=count``: the readings of each step counted, in one column of this name (a log of events, a row
+each); 0 where a step has none."""
 
 
 @dataclass(frozen=True)
@@ -54,12 +57,22 @@ class Steps:
         alias = offset(str(freq), source=source, hint="data.resample names the steps readings are aggregated into")
         per_column = tuple((str(c), str(h)) for c, h in agg.items()) if isinstance(agg, Mapping) else ()
         how = "mean" if agg is None or isinstance(agg, Mapping) else str(agg)
+        if any(h == COUNT for _, h in per_column):
+            raise DataError(f"{source}: data.agg=count counts the readings of each step into a column of its own "
+                            f"({COUNT!r}); it takes no column: pass data.agg=count alone")
         for column, name in [("", how), *per_column]:
+            if column == "" and name == COUNT:
+                continue
             if name not in HOWS:
                 where = f" of column {column!r}" if column else ""
                 raise DataError(f"{source}: unknown aggregation {name!r}{where} in data.agg: use one of "
-                                f"{', '.join(HOWS)}")
+                                f"{', '.join(HOWS)}{'' if where else ', or count (the readings of each step)'}")
         return cls(freq=alias.freqstr, how=how, per_column=per_column)
+
+    @property
+    def counts(self) -> bool:
+        """Each step's value is the number of its readings (:data:`COUNT`)."""
+        return self.how == COUNT
 
     def how_of(self, column: str) -> str:
         """How ``column`` is aggregated."""
@@ -137,8 +150,10 @@ def aggregate(values: np.ndarray, stamps: pd.DatetimeIndex, groups: Sequence[tup
     row = begin[series_of] + at - lo[series_of]  # (O,) each observed step's row
     block = np.full((total, len(columns)), np.nan)  # (S, C)
     for how, cols in by_how.items():
-        part = grouped[cols].sum(min_count=1) if how == "sum" else getattr(grouped[cols], how)()  # (O, len(cols))
+        part = grouped[cols].sum(min_count=1) if how in ("sum", COUNT) else getattr(grouped[cols], how)()  # (O, k)
         block[row[:, None], np.asarray(cols)[None, :]] = part.to_numpy(dtype=np.float64)
+    if COUNT in by_how:  # a step without a reading counts none
+        block[:, by_how[COUNT]] = np.nan_to_num(block[:, by_how[COUNT]], nan=0.0)
     step_of = np.arange(total) - np.repeat(begin, counts) + np.repeat(lo, counts)  # (S,) each step on the grid
     first = np.full(total, np.nan)  # (S,) the first reading's line, NaN on a step without one
     first[row] = observed.to_numpy(dtype=np.float64)
@@ -147,7 +162,8 @@ def aggregate(values: np.ndarray, stamps: pd.DatetimeIndex, groups: Sequence[tup
                       hints=hints)
     blank = int(np.isnan(values).sum())
     empty_steps = total - len(observed)
-    partial = _partial_last(grouped.size().to_numpy(), series_of, labels, groups) if "sum" in by_how else ""
+    partial = _partial_last(grouped.size().to_numpy(), series_of, labels, groups, COUNT if steps.counts else "sum") \
+        if "sum" in by_how or steps.counts else ""
     note = (f"{len(values)} reading(s) aggregated into {total} step(s) of {steps.freq!r}, each {steps.describe()} "
             f"of its readings (data.resample)" + (f"; {empty_steps} step(s) with no reading" if empty_steps else "")
             + (f"; {blank} empty cell(s) of readings left out of their step's value" if blank else "") + partial)
@@ -157,9 +173,9 @@ def aggregate(values: np.ndarray, stamps: pd.DatetimeIndex, groups: Sequence[tup
 
 
 def _partial_last(sizes: np.ndarray, series_of: np.ndarray, labels: pd.DatetimeIndex,
-                  groups: Sequence[tuple[str | None, np.ndarray]]) -> str:
+                  groups: Sequence[tuple[str | None, np.ndarray]], what: str = "sum") -> str:
     """The note's part for series whose last step holds under half the readings of their median step (a log that
-    ends within a step: a sum over it covers a part of the step); "" where none does.
+    ends within a step: a sum or count (``what``) over it covers a part of the step); "" where none does.
 
     Args:
         sizes: (O,) the readings of each step with a reading, ordered by series, then time.
@@ -177,7 +193,7 @@ def _partial_last(sizes: np.ndarray, series_of: np.ndarray, labels: pd.DatetimeI
     which = f"the last step ({labels[last[k]]})" if name is None else (
         f"the last step of {short.size} series (of series {name}, {labels[last[k]]})")
     return (f"; {which} holds {sizes[last[k]]} reading(s) where a step holds {usual[series_of[last[k]]]:g}: its "
-            f"sum covers a part of the step")
+            f"{what} covers a part of the step")
 
 
 def _refuse_empty(block: np.ndarray, steps_at: pd.DatetimeIndex, first: np.ndarray, stamps: pd.DatetimeIndex,

@@ -184,8 +184,8 @@ class WindowedData:
                  tz: str | None = None,
                  resample: Annotated[str | None, "a pandas frequency such as h, 15min, D"] = None,
                  start: Annotated[str | None, "a time such as 2011-01-29"] = None,
-                 agg: Annotated[str | Mapping[str, str] | None, "mean, sum, median, min, max, first or last, or "
-                                "{column: sum}"] = None) -> None:
+                 agg: Annotated[str | Mapping[str, str] | None, "mean, sum, median, min, max, first, last or "
+                                "count, or {column: sum}"] = None) -> None:
         super().__init__()
         check_settings(WindowedData.__init__, {k: v for k, v in locals().items()
                                                      if k not in ("self", "__class__", *DIALECT_KEYS)})

@@ -144,7 +144,9 @@ def test_without_resample_repeated_and_irregular_times_name_it(tmp_path: Path) -
 
 @pytest.mark.parametrize("options, message", [
     ({"resample": "h", "agg": "avg"}, "unknown aggregation 'avg' in data.agg: use one of mean, sum, median, min, max, "
-                                      "first, last"),
+                                      "first, last, or count (the readings of each step)"),
+    ({"resample": "h", "agg": {"rain": "count"}}, "data.agg=count counts the readings of each step into a column of "
+                                                  "its own ('count'); it takes no column: pass data.agg=count alone"),
     ({"resample": "h", "agg": {"rain": "total"}}, "unknown aggregation 'total' of column 'rain' in data.agg"),
     ({"resample": "h", "agg": {"snow": "sum"}}, "data.agg names column 'snow', which is not read (columns: temp, "
                                                "rain)"),
@@ -169,7 +171,7 @@ def test_the_data_module_windows_the_steps_and_checks_agg(tmp_path: Path) -> Non
                             seq_len=24, label_len=12, pred_len=6)
     dm.setup()
     assert dm.spec.freq == "h" and dm.index[0] == pd.Timestamp("2024-01-01") and len(dm.index) == 200
-    with pytest.raises(DataError, match=r"data.agg must be mean, sum, median, min, max, first or last, or "
+    with pytest.raises(DataError, match=r"data.agg must be mean, sum, median, min, max, first, last or count, or "
                                         r"\{column: sum\} or null, got 3"):
         ForecastDataModule(path=csv, target="temp", resample="h", agg=3)
 
@@ -185,3 +187,24 @@ def test_a_last_step_the_log_only_began_is_named_for_a_sum(tmp_path: Path) -> No
         "each the sum of its readings (data.resample); the last step (2024-01-01 05:00:00) holds 1 reading(s) where "
         "a step holds 6: its sum covers a part of the step")
     assert read_panel(csv, resample="h").notes[0].endswith("each the mean of its readings (data.resample)")
+
+
+def test_a_log_of_events_is_counted_into_steps_with_none_counted_as_zero(tmp_path: Path) -> None:
+    """A call log (a row a call, the agent's name and the call's length beside its time): data.agg=count forecasts
+    the calls an hour, an hour without a call 0, not missing."""
+    csv = tmp_path / "calls.csv"
+    log = sensor_log(csv, hours=30, skip=(7, 8))
+    log.assign(agent="ann").to_csv(csv, index=False)
+    panel = read_panel(csv, resample="h", agg="count")
+    frame = panel.series[0].frame
+    expected = log.set_index("time")["temp"].resample("h").size()
+    assert list(frame.columns) == ["count"] and panel.extra_columns == ("temp", "rain", "agent")
+    assert frame.index.equals(pd.DatetimeIndex(expected.index, name="time"))
+    assert frame["count"].tolist() == expected.astype(float).tolist() and frame["count"].iloc[7:9].tolist() == [0, 0]
+    assert panel.notes == (f"{csv}: detected timestamps in column 'time', 112 reading(s) aggregated into 30 step(s) "
+                           f"of 'h', each the count of its readings (data.resample); 2 step(s) with no reading",)
+    log.rename(columns={"rain": "count"}).to_csv(csv, index=False)
+    with pytest.raises(DataError) as err:
+        read_panel(csv, resample="h", agg="count")
+    assert str(err.value) == (f"{csv}: data.agg=count counts the readings into a column 'count', and the file has "
+                              f"one; rename it, or aggregate it: data.agg=sum")
