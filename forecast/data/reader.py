@@ -42,6 +42,7 @@ from forecast.data.dialect import (SEP_NAMES, SPACES, WHITESPACE, Dialect, dot_t
                                    sniff_sep)
 from forecast.data.layout import ENCODING_NOTES, Layout, file_layout, table_lines
 from forecast.data.magnitudes import strip_magnitudes
+from forecast.data.bounds import halve_bounds
 from forecast.data.errors import DataError, require_file
 from forecast.data.fill import FillMethod, filled
 from forecast.data.files import FILE_ID, check_names, many_files, series_name
@@ -770,15 +771,20 @@ def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndar
                         f"numbers with a K, M or B (34.91M); replace it with a number, or pass "
                         f"{hints.set_list('na_values', str(cell).strip())} to read it as missing"
                         f"{', ' + hints.columns if hints.columns else ''}")
+    raw, halves, bounded, bound = halve_bounds(raw, columns, lambda text: _missing(text, dialect))
+    factors = {**factors, **{c: f * factors[c] if c in factors else f for c, f in halves.items()}}
+    if bound is not None:
+        bounded[-1] += f" ({hints.set_list('na_values', bound)} reads such cells as missing)"
     failing = _not_numbers(raw, [c for c in columns if c not in typed], dialect)
     decimal, thousands, detected = number_marks(list(failing.values()), sep=sep, decimal=dialect.decimal,
                                                 thousands=dialect.thousands)
-    detected = ", ".join(filter(None, [*signs, *lettered, detected]))
+    detected = ", ".join(filter(None, [*signs, *lettered, *bounded, detected]))
     marks = replace(dialect, decimal=decimal, thousands=thousands)
     plain = decimal in (None, ".") and thousands is None and not dialect.na_values
     if typed and as_written is not None and not plain:
         raw = _signs_left_out(as_written(), columns, dialect)[0]
         raw = strip_magnitudes(raw, columns, lambda text: _missing(text, dialect)).raw
+        raw = halve_bounds(raw, columns, lambda text: _missing(text, dialect)).raw
         typed = [c for c in columns if typed_number(raw[c])]  # columns read as numbers before: booleans
     if decimal == "," and thousands is None:  # a dot can only group thousands
         text_columns = [c for c in columns if c not in typed]
@@ -897,7 +903,7 @@ def _text_hint(cell: str, hints: Hints) -> str:
         return ""
     if re.search(r"\d", cell) and re.search(r"[^\W\d_]", cell):
         return f"; {hints.leave_out}"
-    if re.search(r"\d", cell):  # a bound or a flag (Google Trends' <1)
+    if re.search(r"\d", cell):  # a lower bound or a flag (>100)
         return f"; replace it with a number, or pass {hints.set_list('na_values', cell)} to read it as missing"
     return f"; if {cell!r} marks a missing value, pass {hints.set_list('na_values', cell)}, {hints.columns}"
 

@@ -178,13 +178,11 @@ def test_google_trends_a_first_column_of_weeks_and_a_bound_written_as_less_than(
     values = [str(i % 90 + 5) if i != 5 else "<1" for i in range(30)]
     csv.write_text("Category: All categories\n\nWeek,python: (Worldwide)\n"
                    + "".join(f"{w:%Y-%m-%d},{v}\n" for w, v in zip(weeks, values)))
-    with pytest.raises(DataError) as err:
-        read_panel(csv)
-    assert str(err.value) == (f"{csv}: line 9: column 'python: (Worldwide)' has non-numeric value '<1'; every data "
-                              f"column must be numeric; replace it with a number, or pass \"data.na_values=['<1']\" "
-                              f"to read it as missing")
+    bounded = read_panel(csv)  # a share under 1: half of it (tests/data/test_bounds.py)
+    assert bounded.series[0].frame["python: (Worldwide)"].iloc[5] == 0.5
     panel = read_panel(csv, dialect=Dialect(na_values=("<1",)))
     assert panel.timestamp_col == "Week" and panel.freq == "W-SUN" and len(panel.series[0].frame) == 30
+    assert panel.series[0].frame["python: (Worldwide)"].iloc[5] == 10.0  # between 9 and 11, declared missing
     assert panel.notes[0] == (f"{csv}: detected a table of its own above a blank line left out (Category: All "
                               f"categories), timestamps in the first column, 'Week'")
 
