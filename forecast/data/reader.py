@@ -1417,6 +1417,8 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     if not columns:
         besides = " and ".join(repr(c) for c in (timestamp_col, time_col, id_col) if c is not None)
         hint = _sep_hint([str(c) for c in raw.columns], hints)
+        if not hint and timestamp_col is not None and hints.resample:  # times alone: a log of events
+            hint = "a log of events (a row each) is counted into steps by data.resample=FREQ (e.g. h) data.agg=count"
         raise DataError(f"{path}: no numeric columns{' besides ' + besides if besides else ''}"
                         f"{'; ' + hint if hint else ''}")
     if len(raw) == 0:

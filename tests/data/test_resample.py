@@ -203,6 +203,13 @@ def test_a_log_of_events_is_counted_into_steps_with_none_counted_as_zero(tmp_pat
     assert frame["count"].tolist() == expected.astype(float).tolist() and frame["count"].iloc[7:9].tolist() == [0, 0]
     assert panel.notes == (f"{csv}: detected timestamps in column 'time', 112 reading(s) aggregated into 30 step(s) "
                            f"of 'h', each the count of its readings (data.resample); 2 step(s) with no reading",)
+    times = tmp_path / "times.csv"  # the times alone
+    log[["time"]].to_csv(times, index=False)
+    with pytest.raises(DataError) as err:
+        read_panel(times)
+    assert str(err.value) == (f"{times}: no numeric columns besides 'time'; a log of events (a row each) is counted "
+                              f"into steps by data.resample=FREQ (e.g. h) data.agg=count")
+    assert read_panel(times, resample="h", agg="count").series[0].frame["count"].tolist() == frame["count"].tolist()
     log.rename(columns={"rain": "count"}).to_csv(csv, index=False)
     with pytest.raises(DataError) as err:
         read_panel(csv, resample="h", agg="count")
