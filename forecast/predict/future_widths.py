@@ -48,11 +48,10 @@ def future_widths(trained: TrainedModel, panel: Panel, widths: dict[float, np.nd
         return out
     bt = run_backtest(trained, panel, spans, batch_size=batch_size)  # every series' windows, batched together
     errors = np.abs(bt.pred.astype(np.float64) - bt.actual)  # (W, P, C_out)
-    for k, series in enumerate(panel.series):
-        mask = bt.series == k
-        if mask.any():
+    for k, (series, at) in enumerate(zip(panel.series, bt.windows_of())):
+        if len(at):
             last = len(series.frame) - 1
-            out[k] = {a: tracked_width_at(errors[mask], bt.origins[mask], w, a, at=last, rate=rate)
+            out[k] = {a: tracked_width_at(errors[at], bt.origins[at], w, a, at=last, rate=rate)
                       for a, w in widths.items()}
     return out
 

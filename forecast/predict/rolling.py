@@ -63,12 +63,18 @@ class Backtest:
         """The forecasts held: ``METHODS`` less the floors it does not hold."""
         return [m for m in METHODS if m not in ("ridge_floor", "start_floor") or getattr(self, m) is not None]
 
-    def subset(self, mask: np.ndarray) -> "Backtest":
-        """The windows where ``mask`` (W,) is true."""
-        return Backtest(origins=self.origins[mask], series=self.series[mask], ids=self.ids, pred=self.pred[mask],
-                        actual=self.actual[mask], naive_last=self.naive_last[mask], naive_mean=self.naive_mean[mask],
-                        ridge_floor=None if self.ridge_floor is None else self.ridge_floor[mask],
-                        start_floor=None if self.start_floor is None else self.start_floor[mask])
+    def windows_of(self) -> list[np.ndarray]:
+        """Each series' windows, positions in this backtest in order: one array for each of ``ids``, (W_k,) each."""
+        order = np.argsort(self.series, kind="stable")  # (W,)
+        return np.split(order, np.searchsorted(self.series[order], np.arange(1, len(self.ids))))
+
+    def subset(self, which: np.ndarray) -> "Backtest":
+        """The windows where ``which`` (W,) bool is true, or at the positions ``which`` (K,) int lists."""
+        return Backtest(origins=self.origins[which], series=self.series[which], ids=self.ids, pred=self.pred[which],
+                        actual=self.actual[which], naive_last=self.naive_last[which],
+                        naive_mean=self.naive_mean[which],
+                        ridge_floor=None if self.ridge_floor is None else self.ridge_floor[which],
+                        start_floor=None if self.start_floor is None else self.start_floor[which])
 
 
 def run_backtest(trained: TrainedModel, panel: Panel, spans: Sequence[RowRange], *, every: int = 1,
@@ -135,12 +141,14 @@ def _forecast_windows(trained: TrainedModel, sets: Sequence[Any], batch_size: in
 
 def _unscale(trained: TrainedModel, bt: Backtest, values: np.ndarray) -> np.ndarray:
     """Scaled (W, P, C_out) -> original units, each window with its series' scaler."""
-    out = np.empty(values.shape, dtype=np.float64)
-    for k, name in enumerate(bt.ids):
-        mask = bt.series == k
-        if mask.any():
-            out[mask] = trained.unscale(values[mask], name)
-    return out
+    spec = trained.spec
+    present = np.unique(bt.series)  # (K,) the series with a window
+    stats = [spec.stats(bt.ids[k]) for k in present]
+    mean = np.zeros((len(bt.ids), len(spec.target_index)))  # (S, C_out)
+    scale = np.ones((len(bt.ids), len(spec.target_index)))  # (S, C_out)
+    mean[present] = [m[spec.target_index] for m, _ in stats]
+    scale[present] = [d[spec.target_index] for _, d in stats]
+    return values.astype(np.float64) * scale[bt.series][:, None, :] + mean[bt.series][:, None, :]  # (W, P, C_out)
 
 
 def score(trained: TrainedModel, bt: Backtest) -> dict[str, dict[str, Any]]:
@@ -180,13 +188,10 @@ def score_series(trained: TrainedModel, bt: Backtest) -> dict[str, dict[str, flo
         ``series`` in ``metrics.json``.
     """
     out = {}
-    for k, name in enumerate(bt.ids):
-        mask = bt.series == k
-        if not mask.any():
-            continue
-        part = bt.subset(mask)
-        model = score(trained, part)["model"]
-        out[str(name)] = {"windows": int(mask.sum()), **{key: model[key] for key in SERIES_KEYS[1:]}}
+    for name, at in zip(bt.ids, bt.windows_of()):
+        if len(at):
+            model = score(trained, bt.subset(at))["model"]
+            out[str(name)] = {"windows": len(at), **{key: model[key] for key in SERIES_KEYS[1:]}}
     return out
 
 
@@ -194,10 +199,9 @@ def actuals(trained: TrainedModel, panel: Panel, bt: Backtest) -> np.ndarray:
     """The input file's own values at every forecast step, original units, (W, P, C_out) (exact, not unscaled)."""
     out = np.empty(bt.pred.shape, dtype=np.float64)
     steps = bt.origins[:, None] + 1 + np.arange(bt.pred.shape[1])[None, :]  # (W, P) rows of the forecast steps
-    for k, series in enumerate(panel.series):
-        mask = bt.series == k
+    for series, at in zip(panel.series, bt.windows_of()):
         values = series.frame[list(trained.spec.target_columns)].to_numpy(dtype=np.float64)  # (N, C_out)
-        out[mask] = values[steps[mask]]
+        out[at] = values[steps[at]]
     return out
 
 
@@ -216,12 +220,12 @@ def tracked_widths(bt: Backtest, widths: dict[float, np.ndarray], *, values: np.
     from the errors of ``values`` (default: the model's forecasts)."""
     errors = np.abs((bt.pred if values is None else values).astype(np.float64) - bt.actual)  # (W, P, C_out)
     out = {}
+    windows = bt.windows_of()
     for a, start in widths.items():
         tracked = np.empty(errors.shape, dtype=np.float64)
-        for k in range(len(bt.ids)):
-            mask = bt.series == k
-            if mask.any():
-                tracked[mask] = track_half_widths(errors[mask], bt.origins[mask], start, a, rate=rate)
+        for at in windows:
+            if len(at):
+                tracked[at] = track_half_widths(errors[at], bt.origins[at], start, a, rate=rate)
         out[a] = tracked
     return out
 
@@ -341,11 +345,10 @@ def long_frame(trained: TrainedModel, panel: Panel, bt: Backtest, widths: dict[f
     spec = trained.spec
     limits = bounds(trained, bt, tracked_widths(bt, widths or {}, rate=rate))
     frames = []
-    for k, series in enumerate(panel.series):
-        mask = bt.series == k
-        if not mask.any():
+    for series, at in zip(panel.series, bt.windows_of()):
+        if not len(at):
             continue
-        part = bt.subset(mask)
+        part = bt.subset(at)
         n_win, n_step, n_col = part.pred.shape
         index = series.index
         steps = part.origins[:, None] + 1 + np.arange(n_step)[None, :]  # (W, P) rows of the forecast steps
@@ -359,7 +362,7 @@ def long_frame(trained: TrainedModel, panel: Panel, bt: Backtest, widths: dict[f
             "actual": series.frame[list(spec.target_columns)].to_numpy()[steps.reshape(-1)].reshape(-1),  # exact input
         })
         for a, (lo, hi) in limits.items():
-            frame[f"lo_{label(a)}"], frame[f"hi_{label(a)}"] = lo[mask].reshape(-1), hi[mask].reshape(-1)
+            frame[f"lo_{label(a)}"], frame[f"hi_{label(a)}"] = lo[at].reshape(-1), hi[at].reshape(-1)
         if panel.id_col is not None:
             frame.insert(0, panel.id_col, series.series_id)
         frames.append(frame)
