@@ -68,6 +68,8 @@ def read_future(path: str | Path | pd.DataFrame, spec: DataSpec, history: Series
 
 def known_columns(series: Series, spec: DataSpec) -> np.ndarray:
     """The series' known-future columns, scaled with the checkpoint's statistics, (N, K) float64."""
+    if not spec.future_columns:  # (N, 0): no selection of no columns (a pandas call a series)
+        return np.zeros((len(series.frame), 0))
     return spec.scale_future(series.frame[list(spec.future_columns)].to_numpy(dtype=np.float64))
 
 

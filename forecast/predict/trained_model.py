@@ -188,7 +188,9 @@ class TrainedModel:
 
     def scaled(self, series: Series) -> np.ndarray:
         """Inputs scaled with the checkpoint's scaler (the series' own, if scaled per series), float32, (N, C_in)."""
-        values = series.frame[list(self.spec.input_columns)].to_numpy(dtype=np.float64)
+        columns = list(self.spec.input_columns)
+        frame = series.frame if list(series.frame.columns) == columns else series.frame[columns]
+        values = frame.to_numpy(dtype=np.float64)  # (N, C_in)
         return np.ascontiguousarray(self.spec.scale_inputs(values, series.series_id).astype(np.float32))
 
     def marks(self, series: Series, future: np.ndarray | None = None, index: pd.Index | None = None) -> np.ndarray:
