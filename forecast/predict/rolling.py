@@ -146,8 +146,8 @@ def _unscale(trained: TrainedModel, bt: Backtest, values: np.ndarray) -> np.ndar
     stats = [spec.stats(bt.ids[k]) for k in present]
     mean = np.zeros((len(bt.ids), len(spec.target_index)))  # (S, C_out)
     scale = np.ones((len(bt.ids), len(spec.target_index)))  # (S, C_out)
-    mean[present] = [m[spec.target_index] for m, _ in stats]
-    scale[present] = [d[spec.target_index] for _, d in stats]
+    for k, (m, d) in zip(present, stats):
+        mean[k], scale[k] = m[spec.target_index], d[spec.target_index]
     return values.astype(np.float64) * scale[bt.series][:, None, :] + mean[bt.series][:, None, :]  # (W, P, C_out)
 
 
