@@ -137,14 +137,23 @@ def stride_under_cap(index: WindowIndex, cap: int | None, season: int | None = N
     """
     if cap is None or len(index) <= cap:
         return index.stride
-    lengths = index.ends - index.starts  # (S,)
-    span = lengths - index.seq_len - index.pred_len  # (S,) last origin of each series, from its first
+    span = _last_origins(index)
     span = span[span >= 0]
     one_each = int(span.max()) + 1
     stride = max(index.stride, -(-len(index) * index.stride // cap))
-    while stride < one_each and (int(np.sum(span // stride + 1)) > cap or math.gcd(stride, season or 1) > 1):
+    while stride < one_each and (_windows_at(span, stride) > cap or math.gcd(stride, season or 1) > 1):
         stride += 1
     return max(index.stride, min(stride, one_each))
+
+
+def _last_origins(index: WindowIndex) -> np.ndarray:
+    """Each series' last window origin, from its first, (S,); negative where the series holds no window."""
+    return index.ends - index.starts - index.seq_len - index.pred_len
+
+
+def _windows_at(spans: np.ndarray, stride: int) -> int:
+    """Windows of series whose last origins are ``spans`` (:func:`_last_origins`), origins every ``stride`` rows."""
+    return int(np.sum(spans[spans >= 0] // stride + 1))
 
 
 def one_each(index: WindowIndex, cap: int | None, stride: int) -> bool:
@@ -152,7 +161,7 @@ def one_each(index: WindowIndex, cap: int | None, stride: int) -> bool:
     panel has more series than ``cap``, or ``stride`` (:func:`stride_under_cap`) leaves one window of each."""
     if cap is None or len(index) <= cap:
         return False
-    return index.n_series > cap or len(index.with_stride(stride)) == index.n_series
+    return index.n_series > cap or _windows_at(_last_origins(index), stride) == index.n_series
 
 
 def sampled_series(index: WindowIndex, cap: int, seed: int, stream: int = 0) -> WindowIndex:
