@@ -1308,7 +1308,8 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         if isinstance(table, PeriodTable):
             table = timed_table(table, first, str(freq))
         else:
-            raw = timed_rows(raw, timestamp_col, id_col, first, str(freq))
+            has_ids = id_col is not None and id_col in raw.columns
+            raw = timed_rows(raw, timestamp_col, _series_codes(raw[id_col])[0] if has_ids else None, first, str(freq))
         detected.append(f"steps timed from {start} at {freq!r} (data.start)")
     listed = [str(c) for c in raw.columns]
     bounds = interval_columns(raw) if header and table is None and isinstance(timestamp_col, str) \

@@ -11,10 +11,9 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from forecast.data.cells import as_text
 from forecast.data.errors import DataError
 from forecast.data.hints import Hints
-from forecast.data.period_table import STEP, PeriodTable
+from forecast.data.period_table import PeriodTable
 from forecast.data.regular import offset
 from forecast.data.timestamps import find_timestamp_column
 from forecast.data.year_table import YearTable
@@ -42,7 +41,7 @@ def refuse_times(table: YearTable | PeriodTable | None, names: Sequence[str], ti
                  path: Path | str, hints: Hints) -> None:
     """Refuse ``data.start`` for a file that has times of its own: a table of years or periods, or a column of
     timestamps (``timestamp_col``, or one named like a date)."""
-    if table is not None and not (isinstance(table, PeriodTable) and table.unit == STEP):
+    if table is not None and not (isinstance(table, PeriodTable) and table.steps):
         has = table.describe()
     else:
         named = timestamp_col if isinstance(timestamp_col, str) and timestamp_col in names else None
@@ -58,12 +57,13 @@ def timed_table(table: PeriodTable, start: pd.Timestamp, freq: str) -> PeriodTab
     return replace(table, starts=tuple(pd.date_range(start, periods=len(table.periods), freq=offset(freq))))
 
 
-def timed_rows(raw: pd.DataFrame, name: str, id_col: str | None, start: pd.Timestamp, freq: str) -> pd.DataFrame:
-    """``raw`` with a column ``name`` of times: each series' rows (those of one ``id_col``, in file order) from
-    ``start`` at ``freq``."""
-    if id_col is None or id_col not in raw.columns:
+def timed_rows(raw: pd.DataFrame, name: str, series: np.ndarray | None, start: pd.Timestamp, freq: str
+               ) -> pd.DataFrame:
+    """``raw`` with a column ``name`` of times: each series' rows (``series``: each row's series, (N,) int; None:
+    one series), in file order, from ``start`` at ``freq``."""
+    if series is None:
         position = np.arange(len(raw))  # (N,)
     else:
-        position = raw.groupby(as_text(raw[id_col]).str.strip().to_numpy(), sort=False).cumcount().to_numpy()  # (N,)
+        position = pd.Series(series).groupby(series, sort=False).cumcount().to_numpy()  # (N,)
     times = pd.date_range(start, periods=int(position.max()) + 1 if len(raw) else 0, freq=offset(freq))
     return raw.assign(**{name: times[position]})
