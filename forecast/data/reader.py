@@ -35,6 +35,7 @@ from pandas.tseries.frequencies import to_offset
 
 from forecast.data.calendar_columns import calendar_columns, unix_time_columns
 from forecast.data.cells import ARROW_TEXT, as_text, boolean_cells, is_number, missing_cells, typed_number, typed_time
+from forecast.data.copies import copied_rows
 from forecast.data.compressed import READ_ERRORS, is_compressed, open_binary, open_text
 from forecast.data.date_time import (DATE_NAMES, TIME_NAMES, bare_name, check_pair, dates_and_times,
                                      find_date_time_pair, hours_ending, join_date_time, named_date_time_pair)
@@ -1460,6 +1461,15 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
             groups = [(name, rows[np.argsort(stamps.asi8[rows], kind="stable")]) for name, rows in groups]
             detected.append(f"rows out of time order read in time order (line {line[back[1]]}: {stamps[back[1]]} "
                             f"after {stamps[back[0]]})")
+        copies = copied_rows(raw, stamps, groups, (timestamp_col, time_col)) if table is None and steps is None \
+            else None
+        if copies is not None and copies.any():
+            first = int(np.flatnonzero(copies)[0])
+            detected.append(f"{int(copies.sum())} row(s) repeating the row before them, timestamp and every value, "
+                            f"left out (the first: line {line[first]}, {stamps[first]})")
+            kept = ~copies
+            raw, line, stamps, written = raw[kept].reset_index(drop=True), line[kept], stamps[kept], written[kept]
+            groups = _kept_groups(groups, kept)
         for name, rows in groups:
             _order(stamps[rows], path, line[rows], timestamp_col, "" if name is None else f" of series {name}",
                    order_hint=order_hint, hints=hints, repeats=steps is not None,

@@ -1,0 +1,44 @@
+"""Rows written twice: a row whose timestamp and every cell repeat the row before it in its series.
+
+Exports that join overlapping files (a logger's monthly downloads, a year asked for twice) repeat rows at the
+joins. A repeated row holds nothing new, so it is left out; a row that repeats a timestamp with other values is
+a conflict the reader refuses (:func:`forecast.data.reader._order`).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+
+def copied_rows(raw: pd.DataFrame, stamps: pd.DatetimeIndex, groups: Sequence[tuple[str | None, np.ndarray]],
+                skip: Sequence[str | None]) -> np.ndarray:
+    """The rows of ``raw`` that repeat the row before them in their series, (N,) bool.
+
+    Args:
+        raw: the file's rows, (N, columns) as read.
+        stamps: each row's timestamp, (N,).
+        groups: each series' rows, in time order.
+        skip: columns not compared (the timestamp's own columns: the parsed ``stamps`` are compared instead).
+
+    A row is a copy where its timestamp equals the one before it in its series and each compared cell equals
+    that row's (two missing cells are equal).
+    """
+    copies = np.zeros(len(raw), dtype=bool)
+    if not groups or len(raw) < 2:
+        return copies
+    order = np.concatenate([rows for _, rows in groups])  # (N,) rows series by series
+    series = np.repeat(np.arange(len(groups)), [len(rows) for _, rows in groups])  # (N,) each one's series
+    times = stamps.asi8[order]
+    same = (times[1:] == times[:-1]) & (series[1:] == series[:-1])  # (N - 1,) a timestamp repeated in its series
+    if not same.any():
+        return copies
+    later, earlier = order[1:][same], order[:-1][same]  # (P,) each pair's rows
+    compared = [c for c in raw.columns if c not in skip]
+    left = raw.iloc[later][compared].reset_index(drop=True)  # (P, C)
+    right = raw.iloc[earlier][compared].reset_index(drop=True)  # (P, C)
+    equal = ((left == right) | (left.isna() & right.isna())).all(axis=1).to_numpy()  # (P,)
+    copies[later[equal]] = True
+    return copies

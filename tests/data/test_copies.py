@@ -1,0 +1,66 @@
+"""Rows written twice (overlapping exports joined) are left out; a timestamp repeated with other values is refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from forecast.data.errors import DataError
+from forecast.data.reader import read_panel
+
+
+def logger(rows: int = 30) -> pd.DataFrame:
+    """A 10-minute logger's readings, a missing cell in row 6."""
+    times = pd.date_range("2009-01-01 00:10", periods=rows, freq="10min")
+    frame = pd.DataFrame({"Date Time": times.strftime("%d.%m.%Y %H:%M:%S"), "T (degC)": np.arange(rows) / 4,
+                          "wv (m/s)": np.arange(rows) % 7 + 0.5})
+    frame.loc[6, "wv (m/s)"] = np.nan
+    return frame
+
+
+def test_rows_repeating_the_row_before_them_are_left_out(tmp_path: Path) -> None:
+    frame = logger()
+    joined = pd.concat([frame.iloc[:8], frame.iloc[5:20], frame.iloc[20:], frame.iloc[[29]]])  # rows 5-7 twice
+    csv = tmp_path / "jena.csv"
+    joined.to_csv(csv, index=False)
+    panel = read_panel(csv, fill="interpolate")
+    series = panel.series[0].frame
+    assert len(series) == 30 and panel.freq == "10min"
+    np.testing.assert_array_equal(series["T (degC)"].to_numpy(), np.arange(30) / 4)
+    assert panel.notes[0].endswith("4 row(s) repeating the row before them, timestamp and every value, left out "
+                                   "(the first: line 10, 2009-01-01 01:00:00)")
+    assert "1 missing cell(s) filled by interpolate" in " ".join(panel.notes)
+
+
+def test_a_timestamp_repeated_with_another_value_is_refused(tmp_path: Path) -> None:
+    frame = logger()
+    other = frame.iloc[[12]].assign(**{"T (degC)": 99.0})
+    csv = tmp_path / "jena.csv"
+    pd.concat([frame.iloc[:13], other, frame.iloc[13:]]).to_csv(csv, index=False)
+    with pytest.raises(DataError) as err:
+        read_panel(csv, fill="interpolate")
+    assert str(err.value).startswith(f"{csv}: line 15: duplicate timestamp 2009-01-01 02:10:00 (also on line 14); "
+                                     f"remove or aggregate duplicates")
+
+
+def test_copies_are_found_within_a_series_only(tmp_path: Path) -> None:
+    dates = pd.date_range("2020-01-01", periods=20, freq="D").strftime("%Y-%m-%d")
+    frame = pd.DataFrame({"date": np.tile(dates, 2), "store": np.repeat(["a", "b"], 20), "sales": 5.0})
+    csv = tmp_path / "long.csv"
+    pd.concat([frame, frame.iloc[[25]]]).to_csv(csv, index=False)  # b's sixth day twice, at the end of the file
+    panel = read_panel(csv, id_col="store")
+    assert [len(s.frame) for s in panel.series] == [20, 20]
+    assert "1 row(s) repeating the row before them, timestamp and every value, left out (the first: line 42, " \
+           "2020-01-06 00:00:00)" in panel.notes[0]
+
+
+def test_readings_aggregated_into_steps_keep_their_repeats(tmp_path: Path) -> None:
+    """Two calls at one second are two calls: counted, not left out as a copy."""
+    csv = tmp_path / "calls.csv"
+    csv.write_text("time,agent\n2020-01-01 00:10:00,a\n2020-01-01 00:10:00,a\n2020-01-01 01:20:00,b\n"
+                   "2020-01-01 02:30:00,a\n")
+    frame = read_panel(csv, timestamp_col="time", resample="h", agg="count").series[0].frame
+    assert frame["count"].tolist() == [2.0, 1.0, 1.0]
