@@ -170,6 +170,7 @@ def calendar_months(indexes: Sequence[pd.DatetimeIndex]) -> str | None:
 
     Months are 28 to 31 days long, so the most common step in time would not be a monthly one.
     """
+    indexes = [index.tz_localize(None) for index in indexes]  # wall times: an hour repeated by DST rolls as any
     best, best_count = None, 0
     for anchor, roll in MONTH_ANCHORS.items():
         with warnings.catch_warnings():  # business offsets add element-wise, with a warning

@@ -427,6 +427,20 @@ def test_local_time_with_daylight_saving_needs_the_zone(tmp_path: Path) -> None:
         read_panel(csv, hints=PREDICT)
 
 
+def test_local_time_with_a_gap_and_the_repeated_hour_names_the_gap(tmp_path: Path) -> None:
+    """A gap leaves the frequency to be found by steps and calendars: the repeated hour is no month's start."""
+    index = berlin_hours("2021-10-20", "2021-11-05")
+    csv = tmp_path / "autumn.csv"
+    frame = hourly(index, list(index.strftime("%Y-%m-%d %H:%M:%S"))).drop(index=[100])
+    frame.to_csv(csv, index=False)
+    with pytest.raises(DataError) as err:
+        read_panel(csv, dialect=Dialect(tz="Europe/Berlin"))
+    assert str(err.value).startswith(f"{csv}: line 102: timestamp 2021-10-24 05:00:00+02:00 follows 2021-10-24 "
+                                     f"03:00:00+02:00, but the inferred frequency 'h' expects")
+    panel = read_panel(csv, dialect=Dialect(tz="Europe/Berlin"), fill="interpolate", fill_missing_dates=True)
+    assert panel.freq == "h" and panel.series[0].index.equals(index.rename("date"))
+
+
 def test_the_hour_skipped_in_spring_names_the_zone(tmp_path: Path) -> None:
     index = berlin_hours("2021-03-20", "2021-04-10")
     csv = tmp_path / "spring.csv"
