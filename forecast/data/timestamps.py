@@ -233,7 +233,8 @@ def century_months(text: pd.Series, groups: Sequence[np.ndarray]) -> tuple[pd.Se
 
 def _order_the_fields_say(text: pd.Series) -> bool | None:
     """True when a first date field exceeds 12 (day-first), False when a second one does, else None."""
-    fields = text.str.extract(_FIELDS).dropna().astype(int)
+    heads = pd.Series(text.str.slice(0, 6).unique())  # the two fields and their separators: at most 6 characters
+    fields = heads.str.extract(_FIELDS).dropna().astype(int)
     if fields.empty:
         return None
     if (fields[0] > 12).any():
