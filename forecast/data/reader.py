@@ -704,17 +704,23 @@ def _signs_left_out(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect)
     return raw, signs + flags
 
 
-def _not_numbers(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect) -> dict[str, pd.Series]:
-    """The stripped, non-missing cells of every column with a cell that is no plain number."""
-    out = {}
+def _not_numbers(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect
+                 ) -> tuple[dict[str, pd.Series], dict[str, np.ndarray]]:
+    """The stripped, non-missing cells of every column with a cell that is no plain number; and every other
+    column's numbers, (N,) float64, NaN where a cell is missing."""
+    out, numbers = {}, {}
     for col in columns:
         text = raw[col].str.strip()
-        text = text[~_missing(text, dialect)]
+        missing = _missing(text, dialect).to_numpy()
+        text = text[~missing]
         try:
-            pd.to_numeric(text)  # stops at the first cell that is no number (a column of decimal commas: at once)
+            read = pd.to_numeric(text)  # stops at the first cell that is no number (decimal commas: at once)
         except (ValueError, TypeError):
             out[col] = text
-    return out
+            continue
+        numbers[col] = np.full(len(missing), np.nan)
+        numbers[col][~missing] = np.asarray(read, dtype=np.float64)
+    return out, numbers
 
 
 def _marked_column(cells: pd.Series, dialect: Dialect) -> tuple[np.ndarray, int | None]:
@@ -776,7 +782,7 @@ def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndar
     factors = {**factors, **{c: f * factors[c] if c in factors else f for c, f in halves.items()}}
     if bound is not None:
         bounded[-1] += f" ({hints.set_list('na_values', bound)} reads such cells as missing)"
-    failing = _not_numbers(raw, [c for c in columns if c not in typed], dialect)
+    failing, plain_read = _not_numbers(raw, [c for c in columns if c not in typed], dialect)
     decimal, thousands, detected = number_marks(list(failing.values()), sep=sep, decimal=dialect.decimal,
                                                 thousands=dialect.thousands)
     detected = ", ".join(filter(None, [*signs, *lettered, *bounded, detected]))
@@ -805,7 +811,9 @@ def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndar
         if col in typed:
             out[:, c] = raw[col].to_numpy(dtype=np.float64)
             continue
-        if plain:
+        if plain and col in plain_read:  # raw is as _not_numbers read it
+            values, r = plain_read[col], None
+        elif plain:
             text = raw[col].str.strip()
             values = pd.to_numeric(text, errors="coerce").to_numpy(dtype=np.float64)
             nonnum = np.flatnonzero(np.isnan(values) & ~_missing(text, dialect).to_numpy())
