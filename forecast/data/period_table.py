@@ -80,7 +80,8 @@ def _period_columns(names: Sequence[str]) -> tuple[list[str], list[pd.Timestamp]
 def _step_columns(raw: pd.DataFrame, names: Sequence[str]) -> list[str] | None:
     """The run of columns at the end of the header named by one prefix and numbers rising by one (the M4
     competition's ``V1,V2,...,V1009``; ``1,2,3``), less the first of them that hold text (``V1``, the series' names);
-    None where fewer than :data:`MIN_PERIODS` are left."""
+    None where fewer than :data:`MIN_PERIODS` are left, or where the run is no more than the other columns (a table
+    of steps has more steps than labels)."""
     run: list[str] = []
     prefix, number = None, None
     for name in reversed(names):
@@ -90,15 +91,18 @@ def _step_columns(raw: pd.DataFrame, names: Sequence[str]) -> list[str] | None:
         prefix, number = m.group("prefix"), int(m.group("n"))
         run.append(str(name))
     run.reverse()  # header order
+    if len(run) < MIN_PERIODS or 2 * len(run) <= len(names):  # too few, or not more than the other columns
+        return None
     while run and not _numbers_or_empty(raw[run[0]]):
         run.pop(0)
     return run if len(run) >= MIN_PERIODS else None
 
 
 def _numbers_or_empty(col: pd.Series) -> bool:
-    """Every cell of the column is a number or empty."""
+    """Every cell of the column is a number or empty (its first cells are read first: most columns of text show
+    it there)."""
     text = as_text(col).str.strip()
-    return bool(((text == "") | pd.to_numeric(text, errors="coerce").notna()).all())
+    return all(bool(((part == "") | pd.to_numeric(part, errors="coerce").notna()).all()) for part in (text[:100], text))
 
 
 @dataclass(frozen=True)

@@ -193,9 +193,11 @@ def category_columns(raw: pd.DataFrame, columns: Sequence[str], na_values: Seque
             continue
         text = as_text(raw[col]).str.strip()
         labels = pd.unique(text[~missing_cells(text, na_values)])
-        words = [not _DIGIT.search(v) for v in labels]
-        few = 1 < len(labels) <= MOST_CATEGORIES and any(words)
-        if (few or (len(labels) and all(words))) and len(labels) <= len(text) // 2:
+        if len(labels) > len(text) // 2:  # most values once: measurements, not labels repeated
+            continue
+        words = ~pd.Series(labels, dtype=object).astype(str).str.contains(_DIGIT).to_numpy(dtype=bool)
+        few = 1 < len(labels) <= MOST_CATEGORIES and words.any()
+        if few or (len(labels) and words.all()):
             found[str(col)] = sorted(str(v) for v in labels)
     return found
 
