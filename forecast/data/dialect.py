@@ -35,7 +35,7 @@ WHITESPACE = r"\s+"  # runs of spaces or tabs between fields (``read_csv(sep=r"\
 SEP_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe", WHITESPACE: "whitespace"}
 EPOCH_UNITS = ("s", "ms", "us", "ns")
 _COMMA_DECIMAL = re.compile(r"^[+-]?\d*,\d+([eE][+-]?\d+)?$")
-_INTEGER = re.compile(r"^[+-]?\d+$")
+_INTEGER = re.compile(r"^[+-]?\d+([eE][+-]?\d+)?$")  # a whole number, or one with no decimals to mark: 1E-05
 _DOTTED = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 _COMMA_THOUSANDS = re.compile(r"^[+-]?[1-9]\d{0,2}(,\d{3})+(\.\d+)?$")  # a leading group of 0 is no thousands
 SPACES = " \u00a0\u202f"  # a space, a no-break space and a narrow one: how French and SI numbers group thousands
@@ -214,8 +214,8 @@ def number_marks(columns: Sequence[Sequence[str]], *, sep: str, decimal: str | N
                  thousands: str | None) -> tuple[str | None, str | None, str]:
     """The decimal and thousands marks the value cells make clear, and what was detected ("" when nothing).
 
-    Decimal commas: no mark is given, every cell is a whole number or one written ``1,5`` (or ``10.204,09``,
-    with thousands dots), and the file is not comma-separated, or it is and some cell's comma groups no
+    Decimal commas: no mark is given, every cell is a whole number (``1E-05`` too) or one written ``1,5`` (or
+    ``10.204,09``, with thousands dots), and the file is not comma-separated, or it is and some cell's comma groups no
     thousands (``"0,951"``, ``"1,5"``, quoted). Thousands commas: no thousands mark is given, the decimal mark
     is ``.`` and every cell is a plain number or one written ``30,531.0``. Thousands dots where the decimal
     mark is a comma: :func:`dot_thousands`.

@@ -47,6 +47,16 @@ def test_semicolons_and_decimal_commas_are_detected(tmp_path: Path) -> None:
     assert panel.notes == (f"{csv}: detected semicolon-separated columns, decimal commas",)
 
 
+def test_decimal_commas_are_detected_beside_numbers_written_with_an_exponent(tmp_path: Path) -> None:
+    """A spreadsheet writes 0.00001 as ``1E-05``: no decimals to mark, so no sign against the commas."""
+    csv = tmp_path / "LD.txt"
+    csv.write_text('"";"MT_001"\n' + "".join(f'"2011-01-01 {h:02d}:00:00";{"1E-05" if h % 5 else f"{h},5"}\n'
+                                               for h in range(24)))
+    panel = read_panel(csv)
+    assert panel.series[0].frame["MT_001"].tolist() == [1e-05 if h % 5 else h + 0.5 for h in range(24)]
+    assert "decimal commas" in panel.notes[0]
+
+
 def test_explicit_separator_and_decimal_read_the_same(tmp_path: Path) -> None:
     csv = tmp_path / "eu.csv"
     etth1().to_csv(csv, sep=";", decimal=",", index=False)
