@@ -42,6 +42,7 @@ SPACES = " \u00a0\u202f"  # a space, a no-break space and a narrow one: how Fren
 _SPACE_COMMA = re.compile(rf"^[+-]?[1-9]\d{{0,2}}([{SPACES}]\d{{3}})+(,\d+)?$")  # 1 234,56
 _SPACE_DOT = re.compile(rf"^[+-]?[1-9]\d{{0,2}}([{SPACES}]\d{{3}})+(\.\d+)?$")  # 1 234.56
 _DOT_THOUSANDS = re.compile(r"^[+-]?[1-9]\d{0,2}(\.\d{3})+(,\d+)?$")  # 10.204,09 and 1.037
+_DATE_TIME = re.compile(r"^\s*\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}\s+\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?\s*$")  # one timestamp
 _NOT_THOUSANDS = re.compile(r"^[+-]?(0,|\d*,(\d{1,2}|\d{4,})$)")  # 0,951 and 1,5: a comma that groups no thousands
 
 
@@ -175,7 +176,8 @@ def sniff_sep(first_line: str, below: Sequence[str] = ()) -> str:
     (a table aligned with tabs and spaces), three in four of the lines ``below`` it split into one number of
     fields, at least two (the others: a last row partly written, notes), and it into as many or one fewer (R's
     ``write.table`` names no column of its row names), not every line below a number with its thousands separated by
-    spaces (none, where the header is one fewer: a column of such numbers); else ``,``."""
+    spaces (none, where the header is one fewer: a column of such numbers), and not one name above dates with their
+    times (``2024-01-01 00:08:12``: one column of timestamps); else ``,``."""
     counts = {s: first_line.count(s) for s in SNIFFED}
     best = max(counts, key=lambda s: counts[s])
     named = counts[best] > first_line.count(",")
@@ -185,7 +187,8 @@ def sniff_sep(first_line: str, below: Sequence[str] = ()) -> str:
     width, lines = widths.most_common(1)[0] if widths else (0, 0)
     grouped = [bool(_SPACE_DOT.match(line.strip()) or _SPACE_COMMA.match(line.strip())) for line in below]
     more = width - len(whitespace_fields(first_line))  # fields a row has beyond the header's names
-    if first_line.count(",") == 0 and width >= 2 and 4 * lines >= 3 * len(below) \
+    stamps = len(whitespace_fields(first_line)) == 1 and bool(below) and all(_DATE_TIME.match(line) for line in below)
+    if first_line.count(",") == 0 and width >= 2 and 4 * lines >= 3 * len(below) and not stamps \
             and (more == 0 and not all(grouped) or more == 1 and not any(grouped)):
         return WHITESPACE
     return best if named else ","

@@ -209,7 +209,9 @@ def test_a_log_of_events_is_counted_into_steps_with_none_counted_as_zero(tmp_pat
         read_panel(times)
     assert str(err.value) == (f"{times}: no numeric columns besides 'time'; a log of events (a row each) is counted "
                               f"into steps by data.resample=FREQ (e.g. h) data.agg=count")
-    assert read_panel(times, resample="h", agg="count").series[0].frame["count"].tolist() == frame["count"].tolist()
+    counted = read_panel(times, resample="h", agg="count")
+    assert counted.series[0].frame["count"].tolist() == frame["count"].tolist()
+    assert counted.notes[0].startswith(f"{times}: detected timestamps in column 'time', 112 reading(s)")  # one column
     log.rename(columns={"rain": "count"}).to_csv(csv, index=False)
     with pytest.raises(DataError) as err:
         read_panel(csv, resample="h", agg="count")
