@@ -22,6 +22,26 @@ def missing_cells(text: pd.Series, na_values: Sequence[str] = ()) -> pd.Series:
     return text.str.lower().isin(MISSING_WORDS) | text.isin(na_values)
 
 
+#: a cell written with digits and number marks alone (a sign, decimal and thousands marks, an exponent), or empty;
+#: spaces and tabs written out, not ``\s`` (which pandas runs in Python), so that it runs in Arrow's kernels
+_NUMERIC_TEXT = "^[ \t]*([-+]?[\\d.,' \u00a0\u202f]*\\d[\\d.,' \u00a0\u202f]*([eE][-+]?\\d+)?)?[ \t]*$"
+
+
+def numeric_text(raw: pd.DataFrame, columns: Sequence[str]) -> set[str]:
+    """The text columns of ``columns`` whose every cell is written with digits and number marks alone, or empty:
+    nothing in them is a sign, unit, flag, bound, magnitude letter, boolean or word to look for (their marks are
+    still the dialect's to read)."""
+    found = set()
+    for col in columns:
+        cells = raw[col]
+        if typed_number(cells) or typed_time(cells) or not pd.api.types.is_string_dtype(cells) \
+                or isinstance(cells.dtype, pd.CategoricalDtype):
+            continue
+        if bool(cells.astype(ARROW_TEXT).fillna("").str.match(_NUMERIC_TEXT).all()):
+            found.add(str(col))
+    return found
+
+
 def is_number(text: str) -> bool:
     """``text`` is what ``float`` reads: ``1.5``, ``-2e3``, ``nan``, ``inf``."""
     try:

@@ -27,14 +27,15 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from itertools import islice
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Collection, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 from pandas.tseries.frequencies import to_offset
 
 from forecast.data.calendar_columns import calendar_columns, unix_time_columns
-from forecast.data.cells import ARROW_TEXT, as_text, boolean_cells, is_number, missing_cells, typed_number, typed_time
+from forecast.data.cells import (ARROW_TEXT, as_text, boolean_cells, is_number, missing_cells, numeric_text,
+                                 typed_number, typed_time)
 from forecast.data.copies import copied_rows
 from forecast.data.compressed import READ_ERRORS, is_compressed, open_binary, open_text
 from forecast.data.date_time import (DATE_NAMES, TIME_NAMES, bare_name, check_pair, dates_and_times,
@@ -756,7 +757,8 @@ def _without_marks(text: pd.Series, marks: Dialect) -> pd.Series:
 
 def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndarray, hints: Hints, *,
             sep: str = ",", dialect: Dialect = Dialect(), as_written: Callable[[], pd.DataFrame] | None = None,
-            column_of: Callable[[str, int], str] = lambda col, row: col) -> tuple[np.ndarray, str, np.ndarray]:
+            column_of: Callable[[str, int], str] = lambda col, row: col, numeric: Collection[str] = ()
+            ) -> tuple[np.ndarray, str, np.ndarray]:
     """The numeric cells, (N, C) float64, missing ones NaN, infinite ones as they are (:func:`_refuse_missing`
     refuses them where nothing fills them, except the cells written as one of the dialect's ``na_values``, which the
     user declared missing). A refusal names the file's column of a cell as ``column_of(column, row)`` gives it.
@@ -766,11 +768,13 @@ def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndar
     are taken as they are (a value equal to a numeric ``na_values`` code is missing). ``as_written`` gives the
     file's cells as text: a CSV's columns that parsed as plain numbers are read again from it when the marks
     are not plain or there are codes, since ``1.234`` means 1234 with a thousands dot. Also returns what was
-    detected ("" when nothing) and which cells, (N, C) bool, are written as a missing-value code.
+    detected ("" when nothing) and which cells, (N, C) bool, are written as a missing-value code. The ``numeric``
+    text columns (:func:`~forecast.data.cells.numeric_text`) are not searched for signs, flags, magnitudes or bounds.
     """
     typed = [c for c in columns if typed_number(raw[c])]
-    raw, signs = _signs_left_out(raw, columns, dialect)
-    raw, factors, lettered, odd = strip_magnitudes(raw, columns, lambda text: _missing(text, dialect))
+    marked = [c for c in columns if c not in numeric]  # the columns that may hold more than numbers and marks
+    raw, signs = _signs_left_out(raw, marked, dialect)
+    raw, factors, lettered, odd = strip_magnitudes(raw, marked, lambda text: _missing(text, dialect))
     if odd is not None:
         col, r = odd
         cell = raw[col].iloc[r]
@@ -778,7 +782,7 @@ def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndar
                         f"numbers with a K, M or B (34.91M); replace it with a number, or pass "
                         f"{hints.set_list('na_values', str(cell).strip())} to read it as missing"
                         f"{', ' + hints.columns if hints.columns else ''}")
-    raw, halves, bounded, bound = halve_bounds(raw, columns, lambda text: _missing(text, dialect))
+    raw, halves, bounded, bound = halve_bounds(raw, marked, lambda text: _missing(text, dialect))
     factors = {**factors, **{c: f * factors[c] if c in factors else f for c, f in halves.items()}}
     if bound is not None:
         bounded[-1] += f" ({hints.set_list('na_values', bound)} reads such cells as missing)"
@@ -789,9 +793,9 @@ def _values(raw: pd.DataFrame, columns: Sequence[str], path: Path, line: np.ndar
     marks = replace(dialect, decimal=decimal, thousands=thousands)
     plain = decimal in (None, ".") and thousands is None and not dialect.na_values
     if typed and as_written is not None and not plain:
-        raw = _signs_left_out(as_written(), columns, dialect)[0]
-        raw = strip_magnitudes(raw, columns, lambda text: _missing(text, dialect)).raw
-        raw = halve_bounds(raw, columns, lambda text: _missing(text, dialect)).raw
+        raw = _signs_left_out(as_written(), marked, dialect)[0]
+        raw = strip_magnitudes(raw, marked, lambda text: _missing(text, dialect)).raw
+        raw = halve_bounds(raw, marked, lambda text: _missing(text, dialect)).raw
         typed = [c for c in columns if typed_number(raw[c])]  # columns read as numbers before: booleans
     if decimal == "," and thousands is None:  # a dot can only group thousands
         text_columns = [c for c in columns if c not in typed]
@@ -1509,18 +1513,20 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
                                   dialect.na_values)
         shown = [f"{c!r}: {', '.join(v[:3])}{', ...' if len(v) > 3 else ''}" for c, v in labels_of.items()]
         columns = _leave_out(list(columns), list(labels_of), "labelling each series", detected, shown=shown)
+    numeric = numeric_text(raw, columns)  # no words, signs or flags to look for in them
+    worded = [c for c in columns if c not in numeric]
     if picked:
-        categories = category_columns(raw, columns, dialect.na_values)
+        categories = category_columns(raw, worded, dialect.na_values)
         columns = _leave_out(list(columns), [c for c in categories if c not in keep], "of categories", detected,
                              shown=[f"{c!r}: {', '.join(v[:4])}{', ...' if len(v) > 4 else ''}"
                                     for c, v in categories.items() if c not in keep])
-    raw, booleans = _booleans_read(raw, columns)
+    raw, booleans = _booleans_read(raw, worded)
     if booleans:
         written_text = as_written
         as_written = None if written_text is None else (lambda: _booleans_read(written_text(), booleans)[0])
         detected.append(f"column(s) of booleans read as 1 (true) and 0 (false) ({', '.join(map(repr, booleans))})")
     values, marks, coded_cells = _values(raw, columns, path, line, hints, sep=sep, dialect=dialect,
-                                         as_written=as_written, column_of=column_of)
+                                         as_written=as_written, column_of=column_of, numeric=numeric)
     detected += [marks] if marks else []
     if fill is None and steps is None:  # nothing fills a missing cell: refused, unless not yet reported
         unreported = _unreported_rows(values, groups)

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from forecast.data.cells import plain_numbers
+from forecast.data.cells import numeric_text, plain_numbers
 from forecast.data.dialect import Dialect
 from forecast.data.errors import DataError
 from forecast.data.reader import read_panel, read_table
@@ -164,3 +164,19 @@ def test_plain_numbers_are_read_by_arrow_and_the_rest_left_to_the_dialect(cells:
     else:
         np.testing.assert_array_equal(got, expected)
     np.testing.assert_array_equal(plain_numbers(pd.Series([1, 2])), [1.0, 2.0])  # stored numbers as they are
+
+
+def test_columns_written_with_digits_and_marks_alone_are_numeric_text() -> None:
+    """Such columns hold no sign, unit, flag, bound, magnitude letter, boolean or word for the reader to look for."""
+    raw = pd.DataFrame({
+        "comma": ["12,5", " 1\u00a0234,5 ", "", "1E-05", "-3", None],
+        "plain": ["1.5", "2", "3e4", "+4.", "\t5", ""],
+        "percent": ["1,2 %", "3", "4", "5", "6", "7"],
+        "bound": ["<1", "3", "4", "5", "6", "7"],
+        "flag": ["12.5 p", "3", "4", "5", "6", "7"],
+        "word": ["nan", "3", "4", "5", "6", "7"],
+        "bool": ["TRUE", "FALSE", "TRUE", "TRUE", "FALSE", "TRUE"],
+        "typed": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
+    })
+    raw[["comma", "plain"]] = raw[["comma", "plain"]].astype(pd.StringDtype("pyarrow"))
+    assert numeric_text(raw, list(raw.columns)) == {"comma", "plain"}
