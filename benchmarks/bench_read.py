@@ -6,8 +6,9 @@ given (two checkouts compare two commits) and the files, for ``--rounds`` rounds
     python benchmarks/bench_read.py --rows 1000000 --dir /tmp/read_bench                      # this tree
     git worktree add /tmp/base ec7df58
     python benchmarks/bench_read.py --rows 1000000 --dir /tmp/read_bench --trees /tmp/base .  # against a commit
+    python benchmarks/bench_read.py --rows 140256 --columns 370 --dir /tmp/read_bench --trees /tmp/base .  # wide
 
-The files (7 normal columns and minute timestamps, seed 0) are written once to ``--dir``.
+The files (``--columns`` normal columns, 7 by default, and minute timestamps, seed 0) are written once to ``--dir``.
 """
 
 from __future__ import annotations
@@ -24,12 +25,14 @@ TIMED = ("import sys, time; sys.path.insert(0, sys.argv[1]); from forecast.data.
          "t = time.perf_counter(); read_panel(sys.argv[2]); print(time.perf_counter() - t)")
 
 
-def write_files(rows: int, folder: Path) -> list[Path]:
+def write_files(rows: int, columns: int, folder: Path) -> list[Path]:
     """The same values written ``,``-separated with dots and ``;``-separated with decimal commas."""
     folder.mkdir(parents=True, exist_ok=True)
-    plain, european = folder / f"dots_{rows}.csv", folder / f"commas_{rows}.csv"
+    size = f"{rows}" if columns == 7 else f"{rows}x{columns}"
+    plain, european = folder / f"dots_{size}.csv", folder / f"commas_{size}.csv"
     if not (plain.exists() and european.exists()):
-        frame = pd.DataFrame(np.random.default_rng(0).normal(size=(rows, 7)), columns=list("abcdefg"))
+        names = list("abcdefg") if columns == 7 else [f"MT_{c:03d}" for c in range(1, columns + 1)]
+        frame = pd.DataFrame(np.random.default_rng(0).normal(size=(rows, columns)), columns=names)
         frame.insert(0, "date", pd.date_range("2020-01-01", periods=rows, freq="min").strftime("%Y-%m-%d %H:%M:%S"))
         frame.to_csv(plain, index=False)
         frame.to_csv(european, index=False, sep=";", decimal=",")
@@ -39,11 +42,12 @@ def write_files(rows: int, folder: Path) -> list[Path]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--columns", type=int, default=7, help="value columns (370: the electricity file's width)")
     parser.add_argument("--dir", type=Path, default=Path("read_bench"))
     parser.add_argument("--trees", nargs="+", default=["."], help="source trees (checkouts) to time, alternating")
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    files = write_files(args.rows, args.dir)
+    files = write_files(args.rows, args.columns, args.dir)
     for r in range(1, args.rounds + 1):
         for tree in args.trees:
             for path in files:
