@@ -1379,7 +1379,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
                         f"values are steps without a calendar): leave it out, or give the file timestamps")
     time_col = dialect.time_col
     if id_col is None and table is None and header and timestamp_col is not None and time_col is None:
-        found_id = long_format_id(raw, timestamp_col)
+        found_id = long_format_id(raw, timestamp_col, readings=resample is not None)
         if found_id is not None:
             id_col = found_id[0]
             detected.append(f"series named by column {id_col!r} ({found_id[1]})")

@@ -80,6 +80,19 @@ def _candidate(col: pd.Series) -> bool:
     return bool((text != "").all() and text.nunique() <= len(col) // 2)
 
 
+def _each_row_once(keys: pd.DataFrame, raw: pd.DataFrame | None) -> bool:
+    """Whether ``keys`` (N, K) are unique once rows of ``raw`` written twice (every cell the same) count once: a
+    row repeated by joined exports (:mod:`forecast.data.copies`) names no other series. ``raw`` None: every row
+    counts (readings aggregated into steps, where two alike are two)."""
+    repeated = keys.duplicated(keep=False).to_numpy()  # (N,) rows whose keys another row shares
+    if not repeated.any():
+        return True
+    if raw is None:
+        return False
+    distinct = ~raw[repeated].duplicated().to_numpy()  # the first of each set of identical rows among them
+    return not keys[repeated][distinct].duplicated().any()
+
+
 def series_columns(raw: pd.DataFrame, stamps: pd.DatetimeIndex, besides: Sequence[str | None],
                    given: str | None = None) -> list[str] | None:
     """The fewest columns (one or two, with ``given`` where a series id is already named) that, with the timestamps,
@@ -94,17 +107,18 @@ def series_columns(raw: pd.DataFrame, stamps: pd.DatetimeIndex, besides: Sequenc
     for size in (1, 2) if given is None else (1,):
         for cols in combinations(candidates, size):
             keys = pd.DataFrame({**{c: as_text(raw[c]).to_numpy() for c in (*base, *cols)}, "\0t": stamps.asi8})
-            if not keys.duplicated().any():
+            if _each_row_once(keys, raw):
                 return [*base, *cols]
     return None
 
 
-def long_format_id(raw: pd.DataFrame, timestamp_col: str) -> tuple[str, str] | None:
+def long_format_id(raw: pd.DataFrame, timestamp_col: str, *, readings: bool = False) -> tuple[str, str] | None:
     """The column that names a long file's series where its timestamps repeat, and why: one named as a series id
     by convention (:data:`CONVENTIONAL_IDS`, any case) that holds more than one value; else, where at least half
     the rows share their timestamp with another row (a panel, not a repeated hour), the first of the first
     :data:`MOST_CANDIDATES` text columns (not numbers: those may be measurements) that, with the timestamps, names
-    every row once (Kaggle's ``Name`` of a stock, Our World in Data's ``Entity``). None where none does."""
+    every row once, a row written twice counting once unless the rows are ``readings`` to aggregate (Kaggle's
+    ``Name`` of a stock, Our World in Data's ``Entity``). None where none does."""
     if timestamp_col not in raw.columns:
         return None
     stamps = as_text(raw[timestamp_col]).str.strip()
@@ -122,6 +136,6 @@ def long_format_id(raw: pd.DataFrame, timestamp_col: str) -> tuple[str, str] | N
         ids = as_text(raw[col]).str.strip()
         if pd.to_numeric(ids, errors="coerce").notna().all() or ids.nunique() < 2:
             continue
-        if not pd.DataFrame({"id": ids.to_numpy(), "t": stamps.to_numpy()}).duplicated().any():
+        if _each_row_once(pd.DataFrame({"id": ids.to_numpy(), "t": stamps.to_numpy()}), None if readings else raw):
             return str(col), "long format: its labels with the timestamps name each row once"
     return None
