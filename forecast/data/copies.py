@@ -1,8 +1,9 @@
-"""Rows written twice: a row whose timestamp and every cell repeat the row before it in its series.
+"""Rows written twice: a row whose timestamp and every value repeat the row before it in its series.
 
 Exports that join overlapping files (a logger's monthly downloads, a year asked for twice) repeat rows at the
-joins. A repeated row holds nothing new, so it is left out; a row that repeats a timestamp with other values is
-a conflict the reader refuses (:func:`forecast.data.reader._order`).
+joins, and some files repeat an hour for each of its labels (the Metro traffic file's weather conditions). A
+repeated row holds no new value, so it is left out; a row that repeats a timestamp with other values is a
+conflict the reader refuses (:func:`forecast.data.reader._order`).
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
+
+from forecast.data.cells import as_text, typed_number
 
 
 def copied_rows(raw: pd.DataFrame, stamps: pd.DatetimeIndex, groups: Sequence[tuple[str | None, np.ndarray]],
@@ -24,7 +27,8 @@ def copied_rows(raw: pd.DataFrame, stamps: pd.DatetimeIndex, groups: Sequence[tu
         skip: columns not compared (the timestamp's own columns: the parsed ``stamps`` are compared instead).
 
     A row is a copy where its timestamp equals the one before it in its series and each compared cell equals
-    that row's (two missing cells are equal).
+    that row's (two missing cells are equal). Columns of words without a digit in any cell are not compared: they
+    label a row (a weather condition) and are never read as values.
     """
     copies = np.zeros(len(raw), dtype=bool)
     if not groups or len(raw) < 2:
@@ -36,9 +40,14 @@ def copied_rows(raw: pd.DataFrame, stamps: pd.DatetimeIndex, groups: Sequence[tu
     if not same.any():
         return copies
     later, earlier = order[1:][same], order[:-1][same]  # (P,) each pair's rows
-    compared = [c for c in raw.columns if c not in skip]
+    compared = [c for c in raw.columns if c not in skip and not _words(raw[c])]
     left = raw.iloc[later][compared].reset_index(drop=True)  # (P, C)
     right = raw.iloc[earlier][compared].reset_index(drop=True)  # (P, C)
     equal = ((left == right) | (left.isna() & right.isna())).all(axis=1).to_numpy()  # (P,)
     copies[later[equal]] = True
     return copies
+
+
+def _words(col: pd.Series) -> bool:
+    """A column of text none of whose cells holds a digit."""
+    return not typed_number(col) and not bool(as_text(col).str.contains("[0-9]").any())

@@ -80,3 +80,20 @@ def test_a_long_file_with_rows_written_twice_still_names_its_series(tmp_path: Pa
     pd.concat([frame, other]).to_csv(csv, index=False)
     with pytest.raises(DataError, match=r"line 32: duplicate timestamp 2020-01-01 00:00:00 \(also on line 2\)"):
         read_panel(csv)
+
+
+def test_an_hour_repeated_for_each_of_its_labels_is_read_once(tmp_path: Path) -> None:
+    """The Metro traffic file writes an hour once for each weather condition: its values the same, its labels not."""
+    hours = pd.date_range("2012-10-02 09:00", periods=40, freq="h").strftime("%Y-%m-%d %H:%M:%S")
+    frame = pd.DataFrame({"temp": np.arange(40) / 2 + 270, "weather_main": "Clouds", "date_time": hours,
+                          "traffic_volume": np.arange(40) * 100})
+    repeated = frame.iloc[[3, 17]].assign(weather_main="Mist")
+    csv = tmp_path / "metro.csv"
+    pd.concat([frame, repeated]).sort_index(kind="stable").to_csv(csv, index=False)
+    panel = read_panel(csv, timestamp_col="date_time")
+    assert panel.series[0].frame["traffic_volume"].tolist() == [k * 100.0 for k in range(40)]
+    assert "2 row(s) repeating the row before them, timestamp and every value, left out (the first: line 6" \
+        in panel.notes[0]
+    pd.concat([frame, repeated.assign(temp=0.0)]).sort_index(kind="stable").to_csv(csv, index=False)
+    with pytest.raises(DataError, match=r"line 6: duplicate timestamp 2012-10-02 12:00:00 \(also on line 5\)"):
+        read_panel(csv, timestamp_col="date_time")
