@@ -26,9 +26,8 @@ def copied_rows(raw: pd.DataFrame, stamps: pd.DatetimeIndex, groups: Sequence[tu
         groups: each series' rows, in time order.
         skip: columns not compared (the timestamp's own columns: the parsed ``stamps`` are compared instead).
 
-    A row is a copy where its timestamp equals the one before it in its series and each compared cell equals
-    that row's (two missing cells are equal). Columns of words without a digit in any cell are not compared: they
-    label a row (a weather condition) and are never read as values.
+    A row is a copy where its timestamp equals the one before it in its series and each cell of
+    :func:`value_columns` equals that row's (two missing cells are equal).
     """
     copies = np.zeros(len(raw), dtype=bool)
     if not groups or len(raw) < 2:
@@ -40,7 +39,7 @@ def copied_rows(raw: pd.DataFrame, stamps: pd.DatetimeIndex, groups: Sequence[tu
     if not same.any():
         return copies
     later, earlier = order[1:][same], order[:-1][same]  # (P,) each pair's rows
-    compared = [c for c in raw.columns if c not in skip and not _words(raw[c])]
+    compared = value_columns(raw, skip)
     left = raw.iloc[later][compared].reset_index(drop=True)  # (P, C)
     right = raw.iloc[earlier][compared].reset_index(drop=True)  # (P, C)
     equal = ((left == right) | (left.isna() & right.isna())).all(axis=1).to_numpy()  # (P,)
@@ -48,6 +47,8 @@ def copied_rows(raw: pd.DataFrame, stamps: pd.DatetimeIndex, groups: Sequence[tu
     return copies
 
 
-def _words(col: pd.Series) -> bool:
-    """A column of text none of whose cells holds a digit."""
-    return not typed_number(col) and not bool(as_text(col).str.contains("[0-9]").any())
+def value_columns(raw: pd.DataFrame, skip: Sequence[str | None] = ()) -> list[str]:
+    """The columns of ``raw`` two rows are compared on, less ``skip``: not those of words without a digit in any cell,
+    which label a row (a weather condition) and are never read as values."""
+    return [str(c) for c in raw.columns if c not in skip and (typed_number(raw[c]) or
+                                                             bool(as_text(raw[c]).str.contains("[0-9]").any()))]

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from forecast.data.cells import as_text, typed_number
+from forecast.data.copies import value_columns
 
 ID_JOIN = " + "  # between the names of the columns that together name a series
 VALUE_JOIN = " / "  # between their values
@@ -81,15 +82,15 @@ def _candidate(col: pd.Series) -> bool:
 
 
 def _each_row_once(keys: pd.DataFrame, raw: pd.DataFrame | None) -> bool:
-    """Whether ``keys`` (N, K) are unique once rows of ``raw`` written twice (every cell the same) count once: a
-    row repeated by joined exports (:mod:`forecast.data.copies`) names no other series. ``raw`` None: every row
-    counts (readings aggregated into steps, where two alike are two)."""
+    """Whether ``keys`` (N, K) are unique once rows of ``raw`` alike in every value (:mod:`forecast.data.copies`,
+    rows written twice) count once: such a row names no other series. ``raw`` None: every row counts (readings
+    aggregated into steps, where two alike are two)."""
     repeated = keys.duplicated(keep=False).to_numpy()  # (N,) rows whose keys another row shares
     if not repeated.any():
         return True
     if raw is None:
         return False
-    distinct = ~raw[repeated].duplicated().to_numpy()  # the first of each set of identical rows among them
+    distinct = ~raw[repeated][value_columns(raw)].duplicated().to_numpy()  # the first of each set alike among them
     return not keys[repeated][distinct].duplicated().any()
 
 

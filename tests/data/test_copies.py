@@ -69,13 +69,17 @@ def test_readings_aggregated_into_steps_keep_their_repeats(tmp_path: Path) -> No
 def test_a_long_file_with_rows_written_twice_still_names_its_series(tmp_path: Path) -> None:
     dates = pd.date_range("2020-01-01", periods=30, freq="D").strftime("%Y-%m-%d")
     frame = pd.DataFrame({"date": np.tile(dates, 3), "store": np.repeat(["north", "south", "east"], 30),
-                          "sales": np.arange(90.0)})
+                          "sales": np.round(5 + np.sin(np.arange(90.0)), 3)})
     csv = tmp_path / "stores.csv"
     pd.concat([frame, frame.iloc[[10, 40]]]).to_csv(csv, index=False)  # two rows again at the end
     panel = read_panel(csv)
     assert panel.id_col == "store" and [len(s.frame) for s in panel.series] == [30, 30, 30]
     assert "series named by column 'store'" in panel.notes[0]
     assert "2 row(s) repeating the row before them, timestamp and every value, left out" in panel.notes[0]
+    labelled = frame.assign(weather="sun")
+    pd.concat([labelled, labelled.iloc[[10, 40]].assign(weather="rain")]).to_csv(csv, index=False)
+    panel = read_panel(csv)  # rows alike in every value, another label
+    assert panel.id_col == "store" and [len(s.frame) for s in panel.series] == [30, 30, 30]
     other = frame.iloc[[10]].assign(sales=-1.0)  # the same store and day with another value: no series named
     pd.concat([frame, other]).to_csv(csv, index=False)
     with pytest.raises(DataError, match=r"line 32: duplicate timestamp 2020-01-01 00:00:00 \(also on line 2\)"):
