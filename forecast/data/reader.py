@@ -53,7 +53,8 @@ from forecast.data.regular import (HOLIDAY_RUN, Gap, add_missing_rows, describe_
                                    holiday_note, infer_freq, inside_step, is_business, months_of_one_day, off_the_grid,
                                    offset, refuse_gap, refuse_other_step, resolve_frequency, snapped_to_step)
 from forecast.data.resample import COUNT, Steps, aggregate
-from forecast.data.series_ids import id_name, id_parts, long_format_id, series_columns, with_joined_id
+from forecast.data.series_ids import (id_name, id_parts, joined_parts, long_format_id, series_columns,
+                                     with_joined_id)
 from forecast.data.date_parts import PART_NAMES, DateParts, find_date_parts, leading_date_parts
 from forecast.data.surround import (category_columns, column_levels, counting_columns, flag_columns, label_rows,
                                     one_label_columns, rows_below, series_labels, timestamp_counters)
@@ -115,6 +116,8 @@ class Panel:
         timestamp_col: the timestamp column read (the one named, or the one detected), or None.
         dialect: the reading options, with the date order and epoch unit settled where they mattered.
         header: whether the file's first line named the columns (given, or detected where not given).
+        id_values: for series named by several columns together (``store + item``), each id's values of those
+            columns, in their order (empty otherwise).
     """
 
     series: tuple[Series, ...]
@@ -125,10 +128,20 @@ class Panel:
     timestamp_col: str | None = None
     dialect: Dialect = field(default_factory=Dialect)
     header: bool = True
+    id_values: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def ids(self) -> list[str | None]:
         return [s.series_id for s in self.series]
+
+    def id_cells(self, series_id: str | None) -> dict[str, str | None]:
+        """A series' id as the file writes it: ``{id_col: id}``, or the values of the columns that name it together
+        (``{"store": "1", "item": "7"}``); {} without an id column."""
+        if self.id_col is None:
+            return {}
+        if not self.id_values or series_id is None:
+            return {self.id_col: series_id}
+        return dict(zip(id_parts(self.id_col), self.id_values[series_id]))
 
 
 def looks_like_data(cells: Sequence[str]) -> bool:
@@ -1065,11 +1078,12 @@ def _join_date_parts(raw: pd.DataFrame, parts: DateParts, timestamp_col: str, pa
 
 
 def _joined(raw: pd.DataFrame, as_written: Callable[[], pd.DataFrame] | None, parts: Sequence[str], name: str
-            ) -> tuple[pd.DataFrame, Callable[[], pd.DataFrame] | None]:
+            ) -> tuple[pd.DataFrame, Callable[[], pd.DataFrame] | None, dict[str, tuple[str, ...]]]:
     """``raw`` and its cells as written with the columns ``parts`` joined into the id column ``name``
-    (:func:`~forecast.data.series_ids.with_joined_id`)."""
+    (:func:`~forecast.data.series_ids.with_joined_id`), and each joined id's values of ``parts``."""
     text = as_written
-    return with_joined_id(raw, parts, name), (None if text is None else lambda: with_joined_id(text(), parts, name))
+    return (with_joined_id(raw, parts, name), None if text is None else lambda: with_joined_id(text(), parts, name),
+            joined_parts(raw, parts))
 
 
 def _melt_table(raw: pd.DataFrame, table: YearTable | PeriodTable, timestamp_col: str, id_col: str | None,
@@ -1299,8 +1313,9 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     if counter is not None and counter not in (timestamp_col, id_col) and counter not in (columns or ()):
         raw = raw.drop(columns=[counter])
         detected.append(f"an unnamed column of row numbers left out ({counter!r}, the index pandas writes)")
+    id_values: dict[str, tuple[str, ...]] = {}  # a joined id's values of the columns it joins
     if id_columns and id_col not in raw.columns and all(c in raw.columns for c in id_columns):
-        raw, as_written = _joined(raw, as_written, id_columns, id_col)
+        raw, as_written, id_values = _joined(raw, as_written, id_columns, id_col)
         detected.append(f"series named by columns {' and '.join(repr(c) for c in id_columns)} together ({id_col!r})")
     table: YearTable | PeriodTable | None = None
     if header:
@@ -1313,7 +1328,7 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
                             f"names the series, or give each series one row")
         id_col = table.id_col
         if id_parts(id_col) and id_col not in raw.columns:
-            raw, as_written = _joined(raw, as_written, id_parts(id_col), id_col)
+            raw, as_written, id_values = _joined(raw, as_written, id_parts(id_col), id_col)
     if start is not None:  # steps timed from data.start
         first = first_time(start, freq, path=path, hints=hints)
         refuse_times(table, [str(c) for c in raw.columns], timestamp_col, path=path, hints=hints)
@@ -1618,4 +1633,5 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     if holidays:
         notes.append(holiday_note(holidays, freq, source=str(path), hints=hints))
     return Panel(series=tuple(series), id_col=id_col, freq=freq if stamps is not None else None,
-                 extra_columns=extra, notes=tuple(notes), timestamp_col=timestamp_col, dialect=dialect, header=header)
+                 extra_columns=extra, notes=tuple(notes), timestamp_col=timestamp_col, dialect=dialect, header=header,
+                 id_values=id_values)

@@ -51,6 +51,14 @@ def joined_ids(raw: pd.DataFrame, parts: Sequence[str]) -> pd.Series:
     return pd.Series(out, index=raw.index, dtype=object)
 
 
+def joined_parts(raw: pd.DataFrame, parts: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """Each joined id (:func:`joined_ids`) with the values of ``parts`` it joins, stripped: how to write it back as
+    the columns it came from."""
+    distinct = raw[list(parts)].drop_duplicates()  # (U, K) the combinations of values the rows hold
+    values = [as_text(distinct[c]).str.strip().to_numpy(dtype=object) for c in parts]
+    return dict(zip(joined_ids(distinct, parts), zip(*values)))
+
+
 def with_joined_id(raw: pd.DataFrame, parts: Sequence[str], name: str) -> pd.DataFrame:
     """``raw`` with ``parts`` replaced by one column ``name`` of their joined values, where the first of them was."""
     at = list(raw.columns).index(parts[0])

@@ -363,8 +363,8 @@ def long_frame(trained: TrainedModel, panel: Panel, bt: Backtest, widths: dict[f
         })
         for a, (lo, hi) in limits.items():
             frame[f"lo_{label(a)}"], frame[f"hi_{label(a)}"] = lo[at].reshape(-1), hi[at].reshape(-1)
-        if panel.id_col is not None:
-            frame.insert(0, panel.id_col, series.series_id)
+        for at, (name, cell) in enumerate(panel.id_cells(series.series_id).items()):  # as the file names the series
+            frame.insert(at, name, cell)
         frames.append(frame)
     return pd.concat(frames, ignore_index=True)
 

@@ -279,8 +279,9 @@ class TrainedModel:
         parts = [self._with_intervals(p.numpy().astype(np.float64), w, series.series_id)
                  for series, p, w in zip(panel.series, pred, widths)]  # p: (P, C_out)
         data: dict[str, Any] = {}
-        if panel.id_col is not None:
-            data[panel.id_col] = np.repeat(np.asarray([s.series_id for s in panel.series], dtype=object), spec.pred_len)
+        cells = [panel.id_cells(s.series_id) for s in panel.series]  # the id columns as the file names them
+        for name in cells[0] if cells else ():
+            data[name] = np.repeat(np.asarray([c[name] for c in cells], dtype=object), spec.pred_len)
         written = [spec.dialect.written(f) for f in futures]
         data[panel.series[0].frame.index.name or spec.timestamp_col or STEP] = written[0].append(written[1:])
         data.update({col: np.concatenate([part[col] for part in parts]) for col in parts[0]})

@@ -246,3 +246,26 @@ def test_the_future_tracks_only_the_latest_windows(run_dir: Path, tmp_path: Path
         np.testing.assert_array_equal(capped[level], by_total[level])
         np.testing.assert_array_equal(none[level], split[level])
         assert not np.array_equal(capped[level], split[level])
+
+
+def test_a_panel_named_by_two_columns_is_forecast_under_both(tmp_path_factory: pytest.TempPathFactory,
+                                                            tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """Series named by ``data.id_col=[region,store]`` are written back as those two columns, as the file has them."""
+    from tests.predict.tiny import panel
+
+    frame = panel(4, rows=200)
+    frame.insert(0, "region", np.where(frame["store"].isin(["s00", "s01"]), "north", "south"))
+    run = train_tiny(tmp_path_factory.mktemp("two_ids"), "two_ids", frame, target="sales",
+                     extra=["data.id_col=[region,store]"])
+    csv = tmp_path / "new.csv"
+    frame.to_csv(csv, index=False)
+    out = tmp_path / "fc.csv"
+    assert predict(capsys, run, csv, "-o", out)[0] == 0
+    forecast_rows = pd.read_csv(out)
+    assert list(forecast_rows.columns[:3]) == ["region", "store", "date"]
+    assert forecast_rows.groupby("store")["region"].first().to_dict() == {
+        "s00": "north", "s01": "north", "s02": "south", "s03": "south"}
+    assert predict(capsys, run, csv, "--rolling", "--span", "test", "-o", tmp_path / "bt.csv")[0] == 0
+    backtest = pd.read_csv(tmp_path / "bt.csv")
+    assert list(backtest.columns[:3]) == ["region", "store", "origin"] and set(backtest["store"]) == {
+        "s00", "s01", "s02", "s03"}
