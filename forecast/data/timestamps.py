@@ -278,6 +278,9 @@ def _refuse_unparsed(stamps: pd.DatetimeIndex, raw: pd.Series, *, col: str, sour
     bad = np.flatnonzero(np.asarray(stamps.isna()))
     if bad.size:
         r = int(bad[0])
+        if pd.isna(raw.iloc[r]) or not str(raw.iloc[r]).strip():
+            raise DataError(f"{source}: line {line[r]}: no timestamp in column {col!r}; write the row's time, or "
+                            f"remove the row")
         raise DataError(f"{source}: line {line[r]}: cannot parse timestamp {raw.iloc[r]!r} in column {col!r}{how}; "
                         f"use ISO format like 2016-07-01 00:00:00, or pass {hints.set('date_format', _FORMAT_EXAMPLE)}"
                         f" with the file's format")

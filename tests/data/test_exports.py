@@ -745,3 +745,15 @@ def test_periods_after_a_colon_in_a_column_named_dates(tmp_path: Path, per_year:
     assert frame.index[per_year] == pd.Timestamp("1951-01-01") and frame["cpi"].iloc[-1] == pytest.approx(30.9)
     what = "quarters" if per_year == 4 else "months"
     assert f"{what} after a colon ({cells[0]} .. {cells[-1]})" in panel.notes[0]
+
+
+@pytest.mark.parametrize("written", ["%Y-%m-%d", "%d.%m.%Y %H:%M"])
+def test_a_row_without_a_timestamp_is_named_as_such(tmp_path: Path, written: str) -> None:
+    dates = pd.date_range("2020-01-01", periods=30, freq="D")
+    frame = pd.DataFrame({"date": dates.strftime(written), "v": np.arange(30.0)})
+    frame.loc[12, "date"] = ""
+    csv = tmp_path / "gap.csv"
+    frame.to_csv(csv, index=False)
+    with pytest.raises(DataError) as err:
+        read_panel(csv)
+    assert str(err.value) == f"{csv}: line 14: no timestamp in column 'date'; write the row's time, or remove the row"
