@@ -52,3 +52,14 @@ def value_columns(raw: pd.DataFrame, skip: Sequence[str | None] = ()) -> list[st
     which label a row (a weather condition) and are never read as values."""
     return [str(c) for c in raw.columns if c not in skip and (typed_number(raw[c]) or
                                                              bool(as_text(raw[c]).str.contains("[0-9]").any()))]
+
+
+def differing_column(raw: pd.DataFrame, row: int, other: int, skip: Sequence[str | None] = ()) -> str | None:
+    """The first of :func:`value_columns` whose cells rows ``row`` and ``other`` of ``raw`` hold apart (two missing
+    cells are alike); else the first other column they do; None where none does."""
+    compared = value_columns(raw, skip)
+    for col in [*compared, *(c for c in raw.columns if c not in compared and c not in skip)]:
+        a, b = raw[col].iloc[row], raw[col].iloc[other]
+        if not (a == b or (pd.isna(a) and pd.isna(b))):
+            return str(col)
+    return None

@@ -36,7 +36,7 @@ from pandas.tseries.frequencies import to_offset
 from forecast.data.calendar_columns import calendar_columns, unix_time_columns
 from forecast.data.cells import (ARROW_TEXT, as_text, boolean_cells, is_number, missing_cells, numeric_text,
                                  typed_number, typed_time)
-from forecast.data.copies import copied_rows
+from forecast.data.copies import copied_rows, differing_column
 from forecast.data.compressed import READ_ERRORS, is_compressed, open_binary, open_text
 from forecast.data.date_time import (DATE_NAMES, TIME_NAMES, bare_name, check_pair, dates_and_times,
                                      find_date_time_pair, hours_ending, join_date_time, named_date_time_pair)
@@ -553,14 +553,16 @@ def _could_be_dst_repeat(stamp: pd.Timestamp) -> bool:
 
 
 def _order(stamps: pd.DatetimeIndex, path: Path, line: np.ndarray, col: str, who: str, *, order_hint: str = "",
-           hints: Hints = TRAIN, labels: Callable[[], list[str] | None] = lambda: None, repeats: bool = False) -> None:
+           hints: Hints = TRAIN, labels: Callable[[], list[str] | None] = lambda: None, repeats: bool = False,
+           differing: Callable[[int, int], str | None] = lambda later, earlier: None) -> None:
     """Refuse duplicate (unless ``repeats``) or decreasing timestamps of one series (``line`` maps its rows to file
     lines).
 
     ``order_hint`` (the date order read) ends an "unsorted" refusal; a duplicate naive timestamp at a night
     hour of a month in which clocks go back names the time zone setting, which places the repeated hour; where
     most rows share their timestamp, the ``labels`` that would name each row's series are named, else the
-    aggregation of readings into steps.
+    aggregation of readings into steps. ``differing`` names a column whose values two of the rows (their positions)
+    hold apart.
     """
     dup = np.flatnonzero(np.asarray(stamps.duplicated())) if not repeats else np.empty(0, dtype=np.int64)
     if dup.size:
@@ -575,7 +577,10 @@ def _order(stamps: pd.DatetimeIndex, path: Path, line: np.ndarray, col: str, who
             if len(named) == 1 else
             f"; if columns {' and '.join(repr(c) for c in named)} together name each row's series (long format), "
             f"pass {hints.set('id_col', '[' + ','.join(named) + ']')}")
-        raise DataError(f"{path}: line {line[r]}: duplicate timestamp {stamps[r]}{who} (also on line {line[first]}); "
+        other = differing(r, first)
+        apart = "" if other is None else f", with another {other!r}"
+        raise DataError(f"{path}: line {line[r]}: duplicate timestamp {stamps[r]}{who} (also on line {line[first]}"
+                        f"{apart}); "
                         f"remove or aggregate duplicates{series}{local}{'' if series or local else hints.resample}")
     back = np.flatnonzero(np.diff(stamps.asi8) < 0)
     if back.size:
@@ -1500,7 +1505,8 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         for name, rows in groups:
             _order(stamps[rows], path, line[rows], timestamp_col, "" if name is None else f" of series {name}",
                    order_hint=order_hint, hints=hints, repeats=steps is not None,
-                   labels=lambda: series_columns(raw, stamps, (timestamp_col, time_col), given=id_col))
+                   labels=lambda: series_columns(raw, stamps, (timestamp_col, time_col), given=id_col),
+                   differing=lambda a, b, rows=rows: differing_column(raw, rows[a], rows[b], (timestamp_col, time_col)))
         off_grid = _empty_off_the_grid(raw, columns, stamps, groups, freq, path=path, line=line, hints=hints) \
             if table is None and steps is None else None
         if off_grid is not None:

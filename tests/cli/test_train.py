@@ -81,8 +81,9 @@ def test_bad_csv_is_one_line_exit_2_and_no_run_dir(tmp_path: Path) -> None:
     proc = run_cli("data=csv", f"data.path={bad}", "data.target=OT", f"hydra.run.dir={run_dir}", cwd=tmp_path)
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [
-        f"error: {bad}: line 3: duplicate timestamp 2020-01-01 00:00:00 (also on line 2); remove or aggregate duplicates"
-        f"; or aggregate the readings into steps: data.resample=FREQ (e.g. h), data.agg=mean|sum|..."]
+        f"error: {bad}: line 3: duplicate timestamp 2020-01-01 00:00:00 (also on line 2, with another "
+        f"'a'); remove or aggregate duplicates; or aggregate the readings into steps: data.resample=FREQ (e.g. h), "
+        f"data.agg=mean|sum|..."]
     assert "Traceback" not in proc.stdout + proc.stderr
     assert not run_dir.exists()
 

@@ -42,8 +42,8 @@ def test_a_timestamp_repeated_with_another_value_is_refused(tmp_path: Path) -> N
     pd.concat([frame.iloc[:13], other, frame.iloc[13:]]).to_csv(csv, index=False)
     with pytest.raises(DataError) as err:
         read_panel(csv, fill="interpolate")
-    assert str(err.value).startswith(f"{csv}: line 15: duplicate timestamp 2009-01-01 02:10:00 (also on line 14); "
-                                     f"remove or aggregate duplicates")
+    assert str(err.value).startswith(f"{csv}: line 15: duplicate timestamp 2009-01-01 02:10:00 (also on line 14, "
+                                     f"with another 'T (degC)'); remove or aggregate duplicates")
 
 
 def test_copies_are_found_within_a_series_only(tmp_path: Path) -> None:
@@ -82,7 +82,8 @@ def test_a_long_file_with_rows_written_twice_still_names_its_series(tmp_path: Pa
     assert panel.id_col == "store" and [len(s.frame) for s in panel.series] == [30, 30, 30]
     other = frame.iloc[[10]].assign(sales=-1.0)  # the same store and day with another value: no series named
     pd.concat([frame, other]).to_csv(csv, index=False)
-    with pytest.raises(DataError, match=r"line 32: duplicate timestamp 2020-01-01 00:00:00 \(also on line 2\)"):
+    with pytest.raises(DataError, match=r"line 32: duplicate timestamp 2020-01-01 00:00:00 \(also on line 2, "
+                                        r"with another 'sales'\)"):
         read_panel(csv)
 
 
@@ -99,5 +100,6 @@ def test_an_hour_repeated_for_each_of_its_labels_is_read_once(tmp_path: Path) ->
     assert "2 row(s) repeating the row before them, timestamp and every value, left out (the first: line 6" \
         in panel.notes[0]
     pd.concat([frame, repeated.assign(temp=0.0)]).sort_index(kind="stable").to_csv(csv, index=False)
-    with pytest.raises(DataError, match=r"line 6: duplicate timestamp 2012-10-02 12:00:00 \(also on line 5\)"):
+    with pytest.raises(DataError, match=r"line 6: duplicate timestamp 2012-10-02 12:00:00 \(also on line 5, "
+                                        r"with another 'temp'\)"):
         read_panel(csv, timestamp_col="date_time")

@@ -429,7 +429,7 @@ def test_local_time_with_daylight_saving_needs_the_zone(tmp_path: Path) -> None:
     with pytest.raises(DataError) as err:
         read_panel(csv)
     assert str(err.value) == (f"{csv}: line {repeated}: duplicate timestamp 2021-10-31 02:00:00 (also on line "
-                              f"{repeated - 1}); remove or aggregate duplicates; if the file is in local time with "
+                              f"{repeated - 1}, with another 'load'); remove or aggregate duplicates; if the file is in local time with "
                               f"daylight saving, pass data.tz=Europe/Berlin (its zone)")
     panel = read_panel(csv, dialect=Dialect(tz="Europe/Berlin"))
     assert panel.freq == "h" and panel.series[0].index.equals(index.rename("date"))

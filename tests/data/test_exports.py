@@ -60,9 +60,9 @@ def test_a_long_file_read_without_its_id_column_names_the_column_of_series_numbe
     pd.DataFrame({"date": dates, "station": [101, 102] * 20, "value": np.arange(40.0)}).to_csv(csv, index=False)
     with pytest.raises(DataError) as err:
         read_panel(csv)
-    assert str(err.value) == (f"{csv}: line 3: duplicate timestamp 2020-01-01 00:00:00 (also on line 2); remove or "
-                              f"aggregate duplicates; if column 'station' names each row's series (long format), "
-                              f"pass data.id_col=station")
+    assert str(err.value) == (f"{csv}: line 3: duplicate timestamp 2020-01-01 00:00:00 (also on line 2, with another "
+                              f"'station'); remove or aggregate duplicates; if column 'station' names each row's "
+                              f"series (long format), pass data.id_col=station")
     assert [s.series_id for s in read_panel(csv, id_col="station").series] == ["101", "102"]
 
 

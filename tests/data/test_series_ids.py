@@ -60,8 +60,8 @@ def test_repeated_timestamps_name_the_columns_of_the_series(tmp_path: Path, id_c
     with pytest.raises(DataError) as caught:
         read_panel(csv, id_col=id_col)
     series = "" if id_col is None else " of series 1"
-    assert str(caught.value) == (f"{csv}: line 62: duplicate timestamp 2013-01-01 00:00:00{series} (also on line 2); "
-                                 f"remove or aggregate duplicates; {named}")
+    assert str(caught.value) == (f"{csv}: line 62: duplicate timestamp 2013-01-01 00:00:00{series} (also on line 2, "
+                                 f"with another 'item'); remove or aggregate duplicates; {named}")
 
 
 def test_one_column_of_labels_names_the_series_alone(tmp_path: Path) -> None:
@@ -82,9 +82,9 @@ def test_labels_name_no_series_where_few_timestamps_repeat(tmp_path: Path) -> No
                   "load": np.arange(40.0)}).to_csv(csv, index=False)
     with pytest.raises(DataError) as caught:
         read_panel(csv)
-    assert str(caught.value) == (f"{csv}: line 22: duplicate timestamp 2021-01-01 19:00:00 (also on line 21); remove "
-                                 f"or aggregate duplicates; or aggregate the readings into steps: data.resample=FREQ "
-                                 f"(e.g. h), data.agg=mean|sum|...")  # not 'sky' as the series' id
+    assert str(caught.value) == (f"{csv}: line 22: duplicate timestamp 2021-01-01 19:00:00 (also on line 21, with "
+                                 f"another 'load'); remove or aggregate duplicates; or aggregate the readings into "
+                                 f"steps: data.resample=FREQ (e.g. h), data.agg=mean|sum|...")  # not 'sky' as the id
 
 
 @pytest.mark.parametrize("given,parts,name", [(["a", "b"], ["a", "b"], "a + b"), ("a + b", ["a", "b"], "a + b"),
