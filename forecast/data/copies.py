@@ -60,6 +60,7 @@ def differing_column(raw: pd.DataFrame, row: int, other: int, skip: Sequence[str
     compared = value_columns(raw, skip)
     for col in [*compared, *(c for c in raw.columns if c not in compared and c not in skip)]:
         a, b = raw[col].iloc[row], raw[col].iloc[other]
-        if not (a == b or (pd.isna(a) and pd.isna(b))):
+        missing = pd.isna(a), pd.isna(b)
+        if missing[0] != missing[1] or (not any(missing) and not bool(a == b)):
             return str(col)
     return None

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from forecast.data.copies import differing_column
 from forecast.data.errors import DataError
 from forecast.data.reader import read_panel
 
@@ -103,3 +104,13 @@ def test_an_hour_repeated_for_each_of_its_labels_is_read_once(tmp_path: Path) ->
     with pytest.raises(DataError, match=r"line 6: duplicate timestamp 2012-10-02 12:00:00 \(also on line 5, "
                                         r"with another 'temp'\)"):
         read_panel(csv, timestamp_col="date_time")
+
+
+def test_the_column_two_rows_hold_apart_reads_missing_cells_of_any_kind() -> None:
+    """Nullable columns (a DataFrame's Int64, Arrow's strings) hold pd.NA, which has no truth value."""
+    raw = pd.DataFrame({"t": ["x"] * 3, "a": pd.array([1, None, 1], dtype="Int64"),
+                        "s": pd.array(["u1", None, "v1"], dtype="string[pyarrow]"), "note": ["ok", "ok", "late"]})
+    assert differing_column(raw, 0, 1, ("t",)) == "a"
+    assert differing_column(raw, 0, 2, ("t",)) == "s"
+    assert differing_column(raw, 1, 1, ("t",)) is None
+    assert differing_column(raw.drop(columns=["s"]), 0, 2, ("t",)) == "note"  # a label, where no value differs
