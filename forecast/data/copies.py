@@ -42,7 +42,9 @@ def copied_rows(raw: pd.DataFrame, stamps: pd.DatetimeIndex, groups: Sequence[tu
     compared = value_columns(raw, skip)
     left = raw.iloc[later][compared].reset_index(drop=True)  # (P, C)
     right = raw.iloc[earlier][compared].reset_index(drop=True)  # (P, C)
-    equal = ((left == right) | (left.isna() & right.isna())).all(axis=1).to_numpy()  # (P,)
+    gone = left.isna().to_numpy(), right.isna().to_numpy()  # (P, C) each: missing cells (NaN, None, pd.NA)
+    alike = (left == right).to_numpy(dtype=object, na_value=False)  # (P, C) two present cells equal
+    equal = np.where(gone[0] | gone[1], gone[0] & gone[1], alike).astype(bool).all(axis=1)  # (P,)
     copies[later[equal]] = True
     return copies
 

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from forecast.data.copies import differing_column
+from forecast.data.copies import copied_rows, differing_column
 from forecast.data.errors import DataError
 from forecast.data.reader import read_panel
 
@@ -106,7 +106,7 @@ def test_an_hour_repeated_for_each_of_its_labels_is_read_once(tmp_path: Path) ->
         read_panel(csv, timestamp_col="date_time")
 
 
-def test_the_column_two_rows_hold_apart_reads_missing_cells_of_any_kind() -> None:
+def test_missing_cells_of_any_kind_are_alike_only_beside_each_other() -> None:
     """Nullable columns (a DataFrame's Int64, Arrow's strings) hold pd.NA, which has no truth value."""
     raw = pd.DataFrame({"t": ["x"] * 3, "a": pd.array([1, None, 1], dtype="Int64"),
                         "s": pd.array(["u1", None, "v1"], dtype="string[pyarrow]"), "note": ["ok", "ok", "late"]})
@@ -114,3 +114,7 @@ def test_the_column_two_rows_hold_apart_reads_missing_cells_of_any_kind() -> Non
     assert differing_column(raw, 0, 2, ("t",)) == "s"
     assert differing_column(raw, 1, 1, ("t",)) is None
     assert differing_column(raw.drop(columns=["s"]), 0, 2, ("t",)) == "note"  # a label, where no value differs
+    two = pd.DataFrame({"t": ["x"] * 3, "a": pd.array([None, 1, 1], dtype="Int64"),
+                        "s": pd.array(["1", None, None], dtype="string[pyarrow]")})
+    stamps = pd.DatetimeIndex(["2020-01-01"] * 3)
+    assert copied_rows(two, stamps, [(None, np.arange(3))], ("t",)).tolist() == [False, False, True]
