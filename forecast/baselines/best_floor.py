@@ -18,6 +18,7 @@ from forecast.baselines.naive import Naive
 from forecast.baselines.seasonal_naive import SeasonalNaive
 from forecast.core.errors import ConfigError
 from forecast.core.forecaster import DataDims, ForecasterFactory
+from forecast.core.standing import score
 from forecast.data.batch import WindowRange, window_count
 from forecast.data.season import PROFILE_PERIODS
 from forecast.training.evidence import Verdict, degrees_of_freedom, hac_lag, lines, weigh, window_losses
@@ -282,7 +283,7 @@ class BestFloor(Baseline):
         self.choice.fill_(self.names.index(chosen))
         self._chosen = self.names.index(chosen)
         log.info("floor on validation: %s (%s)", chosen,
-                 ", ".join(f"{name} {float(loss.mean()):.4f}" for name, loss in losses.items()))
+                 ", ".join(f"{name} {score(float(loss.mean()))}" for name, loss in losses.items()))
         estimated = by_estimate(self.verdicts)
         if estimated is not None:
             most = max(v.windows for v in self.verdicts)

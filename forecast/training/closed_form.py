@@ -16,6 +16,7 @@ from torch import Tensor
 
 from forecast.baselines.best_floor import by_estimate
 from forecast.core.parameters import module_device, trains
+from forecast.core.standing import score
 from forecast.training.evidence import Verdict, hac_lag, weigh, window_losses
 
 log = logging.getLogger("forecast")
@@ -96,7 +97,7 @@ class ClosedFormStart(L.Callback):
             self._start_losses = validation_losses(pl_module, datamodule)
             self.start_loss = float(self._start_losses.mean())
             self._start_state = copy.deepcopy(pl_module.state_dict())
-            log.info("closed-form start: val/loss %.4f", self.start_loss)
+            log.info("closed-form start: val/loss %s", score(self.start_loss))
 
     def on_train_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         stopping = trainer.early_stopping_callback
@@ -114,9 +115,9 @@ class ClosedFormStart(L.Callback):
         unbeaten = float(stopping.best_score) == float(torch.tensor(self.start_loss))
         if unbeaten and trainer.global_step >= self.start_patience_steps:
             trainer.should_stop = True
-            log.info("training stops after round %d: no round beat the closed-form start on val/loss (%.4f; this "
-                     "round %.4f)", trainer.current_epoch + 1, self.start_loss,
-                     float(trainer.callback_metrics["val/loss"]))
+            log.info("training stops after round %d: no round beat the closed-form start on val/loss (%s; this "
+                     "round %s)", trainer.current_epoch + 1, score(self.start_loss),
+                     score(float(trainer.callback_metrics["val/loss"])))
 
     def on_fit_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         if self._start_state is None:
@@ -135,7 +136,8 @@ class ClosedFormStart(L.Callback):
             if self.verdict.replace:
                 return
         else:
-            log.info("no round beat the closed-form start on val/loss (%.4f); keeping the start", self.start_loss)
+            log.info("no round beat the closed-form start on val/loss (%s); keeping the start",
+                     score(self.start_loss))
         pl_module.load_state_dict(self._start_state)
         self.best_path = str(self.checkpoint_dir / "start.ckpt")
         trainer.save_checkpoint(self.best_path)

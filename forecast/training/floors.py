@@ -25,7 +25,7 @@ from forecast.baselines.best_floor import RIDGE, FittedFloor, candidate_floors, 
 from forecast.baselines.ridge import RidgeFloor
 from forecast.data.season import period_for, profiles_for
 from forecast.core.forecaster import DataDims
-from forecast.core.standing import LEVEL, relative_change
+from forecast.core.standing import LEVEL, relative_change, score
 from forecast.runtime import CONF_DIR
 from forecast.wrappers.calendar_residual import CalendarResidual
 
@@ -125,7 +125,7 @@ def standing(test_mse: float, floors: Mapping[str, float], *, level: float = LEV
         return ""
     best = min(floors, key=lambda name: floors[name])
     shown = [n for n in (RIDGE, "naive") if n in floors] + ([best] if best not in (RIDGE, "naive") else [])
-    named = ", ".join(f"{'ridge floor' if n == RIDGE else n} {floors[n]:.4f}" for n in shown)
+    named = ", ".join(f"{'ridge floor' if n == RIDGE else n} {score(floors[n])}" for n in shown)
     floor = floors[best]
     which = "the ridge floor" if best == RIDGE else f"the best floor, {best}"
     change = relative_change(test_mse, floor)

@@ -13,6 +13,7 @@ import torch
 from lightning.pytorch.callbacks import Timer
 from lightning.pytorch.trainer.states import TrainerFn
 
+from forecast.core.standing import score
 from forecast.training.budget import round_name
 
 EPOCHS_KEY = "forecast_epoch_seconds"
@@ -99,8 +100,8 @@ class RunMonitor(L.Callback):
             return
         self.round_losses.append(float(loss))
         if trainer.is_global_zero:  # every process holds the same synced val/loss; one line
-            log.info("%s, step %d: val/loss %.4f (%.0f s)", round_name(trainer, len(self.round_losses)),
-                     trainer.global_step, self.round_losses[-1], time.perf_counter() - self._epoch_t0)
+            log.info("%s, step %d: val/loss %s (%.0f s)", round_name(trainer, len(self.round_losses)),
+                     trainer.global_step, score(self.round_losses[-1]), time.perf_counter() - self._epoch_t0)
 
     def on_train_epoch_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         self.epoch_seconds.append(time.perf_counter() - self._epoch_t0)

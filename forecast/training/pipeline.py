@@ -31,6 +31,7 @@ from forecast.baselines.best_floor import BestFloor
 from forecast.core.errors import ConfigError
 from forecast.core.parameters import count_parameters, trains
 from forecast.core.forecaster import build_forecaster, check_types, describe_composition
+from forecast.core.standing import score
 from forecast.data.errors import DataError
 from forecast.data.windowed import WindowedData
 from forecast.io import atomic_path, write_json
@@ -376,8 +377,8 @@ def write(run: ComposedRun, evaluation: Evaluation, metrics: dict[str, Any], sta
     merge_log(run_dir)
     last_checkpoint(run_dir).unlink(missing_ok=True)  # finished: nothing left to resume
     vs_floors = standing(metrics["test/mse"], run.floors.test_mse())
-    print(f"test/mse {metrics['test/mse']:.4f} ({vs_floors})  test/mae {metrics['test/mae']:.4f}  "
-          f"test/mae_orig {metrics['test/mae_orig']:.4f}  ({windows_line(metrics)}, "
+    print(f"test/mse {score(metrics['test/mse'])} ({vs_floors})  test/mae {score(metrics['test/mae'])}  "
+          f"test/mae_orig {score(metrics['test/mae_orig'])}  ({windows_line(metrics)}, "
           f"{metrics['epochs']} round{'' if metrics['epochs'] == 1 else 's'}, {metrics['steps']} steps, "
           f"{metrics['wall_seconds']:.0f} s, {metrics['precision']})")
     print(f"run dir:    {run_dir}")

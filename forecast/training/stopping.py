@@ -12,6 +12,7 @@ from lightning.pytorch.callbacks.early_stopping import EarlyStoppingReason
 import torch
 
 from forecast.core.errors import ConfigError
+from forecast.core.standing import score
 
 log = logging.getLogger("forecast")
 
@@ -66,9 +67,9 @@ class RelativeEarlyStopping(EarlyStopping):
             share = f" by {self.min_gain * 100:g}% of it" if self.min_gain > 0 else ""
             # every round so far without a new best: the best is the score held before round 1, the start's
             start = ", the closed-form start" if self.wait_count == trainer.current_epoch + 1 else ""
-            log.info("training stops after round %d: %s without beating the best %s so far (%.4f%s)%s "
+            log.info("training stops after round %d: %s without beating the best %s so far (%s%s)%s "
                      "(callbacks.early_stopping.patience=%d)", trainer.current_epoch + 1, rounds, self.monitor,
-                     float(self.best_score), start, share, self.patience)
+                     score(float(self.best_score)), start, share, self.patience)
 
     def on_validation_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         self._set_threshold()

@@ -10,6 +10,7 @@ import torch
 
 from forecast.training.pipeline import train
 from forecast.data.datamodule import ForecastDataModule
+from forecast.core.standing import score
 from forecast.training.floors import build_floors, evaluate_floors, ridge_from_state, standing
 from forecast.training.recipe import RECIPE_KEY, load_checkpoint, load_model
 from tests.conftest import compose_train, etth1_slice
@@ -132,6 +133,13 @@ def test_a_best_floor_other_than_ridge_is_named() -> None:
     assert standing(0.22, floors) == (
         "ridge floor 0.2500, naive 0.4000, seasonal_naive 0.2000: 10% worse than the best floor, seasonal_naive")
     assert standing(0.2002, floors).endswith(": 0.1% worse than the best floor, seasonal_naive")
+
+
+def test_scores_under_a_thousandth_keep_their_digits() -> None:
+    """Cumulative counts scale to tiny errors: four decimals would print them all as 0.0000."""
+    assert standing(3.1e-05, {"naive": 0.0039, "ridge": 5.2e-05}) == (
+        "ridge floor 5.2e-05, naive 0.0039: 40% better than the best floor, ridge")
+    assert [score(v) for v in (0.3045, 0.000999, 0.0, 12.5)] == ["0.3045", "0.000999", "0.0000", "12.5000"]
 
 
 def test_a_run_of_the_floor_itself_is_level_with_it() -> None:
