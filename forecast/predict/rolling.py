@@ -363,8 +363,8 @@ def long_frame(trained: TrainedModel, panel: Panel, bt: Backtest, widths: dict[f
         })
         for a, (lo, hi) in limits.items():
             frame[f"lo_{label(a)}"], frame[f"hi_{label(a)}"] = lo[at].reshape(-1), hi[at].reshape(-1)
-        for at, (name, cell) in enumerate(panel.id_cells(series.series_id).items()):  # as the file names the series
-            frame.insert(at, name, cell)
+        for position, (name, cell) in enumerate(panel.id_cells(series.series_id).items()):  # as the file names it
+            frame.insert(position, name, cell)
         frames.append(frame)
     return pd.concat(frames, ignore_index=True)
 
