@@ -42,6 +42,11 @@ def numeric_text(raw: pd.DataFrame, columns: Sequence[str]) -> set[str]:
     return found
 
 
+def digitless(col: pd.Series) -> bool:
+    """A column of text none of whose cells holds a digit: words or labels, never read as numbers."""
+    return not typed_number(col) and not bool(as_text(col).str.contains(r"\d", regex=True).any())
+
+
 def is_number(text: str) -> bool:
     """``text`` is what ``float`` reads: ``1.5``, ``-2e3``, ``nan``, ``inf``."""
     try:

@@ -13,7 +13,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from forecast.data.cells import as_text, typed_number
+from forecast.data.cells import digitless
 
 
 def copied_rows(raw: pd.DataFrame, stamps: pd.DatetimeIndex, groups: Sequence[tuple[str | None, np.ndarray]],
@@ -52,8 +52,7 @@ def copied_rows(raw: pd.DataFrame, stamps: pd.DatetimeIndex, groups: Sequence[tu
 def value_columns(raw: pd.DataFrame, skip: Sequence[str | None] = ()) -> list[str]:
     """The columns of ``raw`` two rows are compared on, less ``skip``: not those of words without a digit in any cell,
     which label a row (a weather condition) and are never read as values."""
-    return [str(c) for c in raw.columns if c not in skip and (typed_number(raw[c]) or
-                                                             bool(as_text(raw[c]).str.contains("[0-9]").any()))]
+    return [str(c) for c in raw.columns if c not in skip and not digitless(raw[c])]
 
 
 def differing_column(raw: pd.DataFrame, row: int, other: int, skip: Sequence[str | None] = ()) -> str | None:

@@ -11,7 +11,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from forecast.data.cells import as_text, boolean_cells, is_number, missing_cells, typed_number, typed_time
+from forecast.data.cells import (as_text, boolean_cells, digitless, is_number, missing_cells, typed_number,
+                                 typed_time)
 from forecast.data.date_time import bare_name
 from forecast.data.timestamps import named_like_timestamp
 
@@ -174,7 +175,7 @@ def flag_columns(raw: pd.DataFrame, columns: Sequence[str], na_values: Sequence[
             continue
         text = as_text(raw[col]).str.strip()
         marked = text[~missing_cells(text, na_values)]
-        if 0 < len(marked) <= len(text) / 2 and not text.str.contains(r"\d", regex=True).any():
+        if 0 < len(marked) <= len(text) / 2 and digitless(text):
             found.append(str(col))
     return found
 
