@@ -4,8 +4,9 @@ the columns that name each row's series in a file where timestamps repeat."""
 
 from __future__ import annotations
 
+from functools import cache
 from itertools import combinations
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -89,17 +90,22 @@ def _candidate(col: pd.Series) -> bool:
     return bool((text != "").all() and text.nunique() <= len(col) // 2)
 
 
-def _each_row_once(keys: pd.DataFrame, raw: pd.DataFrame | None) -> bool:
-    """Whether ``keys`` (N, K) are unique once rows of ``raw`` alike in every value (:mod:`forecast.data.copies`,
-    rows written twice) count once: such a row names no other series. ``raw`` None: every row counts (readings
-    aggregated into steps, where two alike are two)."""
+def _each_row_once(keys: pd.DataFrame, values: Callable[[], pd.DataFrame] | None) -> bool:
+    """Whether ``keys`` (N, K) are unique once rows alike in every one of ``values()`` (the file's value columns,
+    :func:`~forecast.data.copies.value_columns`: rows written twice) count once: such a row names no other series.
+    ``values`` None: every row counts (readings aggregated into steps, where two alike are two)."""
     repeated = keys.duplicated(keep=False).to_numpy()  # (N,) rows whose keys another row shares
     if not repeated.any():
         return True
-    if raw is None:
+    if values is None:
         return False
-    distinct = ~raw[repeated][value_columns(raw)].duplicated().to_numpy()  # the first of each set alike among them
+    distinct = ~values()[repeated].duplicated().to_numpy()  # the first of each set alike among them
     return not keys[repeated][distinct].duplicated().any()
+
+
+def _value_cells(raw: pd.DataFrame) -> Callable[[], pd.DataFrame]:
+    """``raw``'s value columns (:func:`~forecast.data.copies.value_columns`), found once, when first asked for."""
+    return cache(lambda: raw[value_columns(raw)])
 
 
 def series_columns(raw: pd.DataFrame, stamps: pd.DatetimeIndex, besides: Sequence[str | None],
@@ -113,10 +119,11 @@ def series_columns(raw: pd.DataFrame, stamps: pd.DatetimeIndex, besides: Sequenc
     candidates = [c for c in kept if not typed_number(raw[c]) and _candidate(raw[c])]  # labels first, then numbers
     candidates = (candidates + [c for c in kept if typed_number(raw[c]) and _candidate(raw[c])])[:MOST_CANDIDATES]
     base = [] if given is None else [given]
+    values = _value_cells(raw)
     for size in (1, 2) if given is None else (1,):
         for cols in combinations(candidates, size):
             keys = pd.DataFrame({**{c: as_text(raw[c]).to_numpy() for c in (*base, *cols)}, "\0t": stamps.asi8})
-            if _each_row_once(keys, raw):
+            if _each_row_once(keys, values):
                 return [*base, *cols]
     return None
 
@@ -139,12 +146,13 @@ def long_format_id(raw: pd.DataFrame, timestamp_col: str, *, readings: bool = Fa
         return (str(named[0]), "long format") if as_text(raw[named[0]]).str.strip().nunique() > 1 else None
     if named or repeated.mean() < 0.5:
         return None
+    values = None if readings else _value_cells(raw)
     for col in [c for c in raw.columns if c != timestamp_col][:MOST_CANDIDATES]:
         if typed_number(raw[col]) or not _candidate(raw[col]):
             continue
         ids = as_text(raw[col]).str.strip()
         if pd.to_numeric(ids, errors="coerce").notna().all() or ids.nunique() < 2:
             continue
-        if _each_row_once(pd.DataFrame({"id": ids.to_numpy(), "t": stamps.to_numpy()}), None if readings else raw):
+        if _each_row_once(pd.DataFrame({"id": ids.to_numpy(), "t": stamps.to_numpy()}), values):
             return str(col), "long format: its labels with the timestamps name each row once"
     return None
