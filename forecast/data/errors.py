@@ -13,6 +13,17 @@ class DataError(ValueError):
     """A user-supplied file, column, row or setting is unusable. ``str(err)`` is one line."""
 
 
+# a cell's place in a message: "line N" of a text file (its header on line 1), which a table without lines (a Parquet
+# file, a DataFrame) numbers as its "row N - 2", the position pandas gives it (from 0)
+_LINE = re.compile(r"\bline (\d+)\b")
+FIRST_ROW_LINE = 2
+
+
+def by_row(message: str) -> str:
+    """``message`` with its places ("line 52") as the rows of a table without lines ("row 50")."""
+    return _LINE.sub(lambda m: f"row {int(m.group(1)) - FIRST_ROW_LINE}", message)
+
+
 # the first bytes of a spreadsheet workbook: .xlsx (a zip archive) and .xls (an OLE2 compound file)
 _ZIP, _OLE2 = b"PK\x03\x04", b"\xd0\xcf\x11\xe0"
 # the start of JSON records or arrays (``[{``, ``[[``, ``{"``), which no table of columns begins with

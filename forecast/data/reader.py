@@ -45,7 +45,7 @@ from forecast.data.dialect import (SEP_NAMES, SPACES, WHITESPACE, Dialect, dot_t
 from forecast.data.layout import ENCODING_NOTES, Layout, file_layout, table_lines
 from forecast.data.magnitudes import strip_magnitudes
 from forecast.data.bounds import halve_bounds
-from forecast.data.errors import DataError, require_file
+from forecast.data.errors import DataError, by_row, require_file
 from forecast.data.fill import FillMethod, filled
 from forecast.data.files import FILE_ID, check_names, many_files, series_name
 from forecast.data.hints import TRAIN, Hints
@@ -1221,7 +1221,9 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
 
     Raises:
         DataError: missing/unreadable file, missing columns, unparsable, duplicate, unsorted or
-            unevenly spaced timestamps, gaps, non-numeric, missing or infinite values.
+            unevenly spaced timestamps, gaps, non-numeric, missing or infinite values. Its message (and a note)
+            names a text file's line, the header's line 1, and a Parquet file's or DataFrame's row, from 0 as
+            pandas numbers them.
     """
     options = dict(timestamp_col=timestamp_col, columns=columns, header=header, fill=fill, freq=freq,
                    model_freq=model_freq, fill_missing_dates=fill_missing_dates, keep=keep, resample=resample, agg=agg,
@@ -1229,6 +1231,28 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     files = None if isinstance(path, (pd.DataFrame, pd.Series)) else many_files(path)
     if files is not None:
         return _read_files(files, str(path), id_col, options)
+    if not lineless(path):
+        return _read_one(path, id_col=id_col, options=options, **options)
+    try:
+        panel = _read_one(path, id_col=id_col, options=options, **options)
+    except DataError as exc:
+        raise DataError(by_row(str(exc))) from exc
+    return replace(panel, notes=tuple(by_row(note) for note in panel.notes))
+
+
+def lineless(path: str | Path | pd.DataFrame | pd.Series) -> bool:
+    """Whether ``path`` is a table without lines (a DataFrame or a Parquet file): messages name its rows."""
+    return isinstance(path, (pd.DataFrame, pd.Series)) or Path(path).suffix.lower() in PARQUET
+
+
+def _read_one(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: str | Sequence[str] | None,
+              columns: Sequence[str] | None, id_col: str | Sequence[str] | None, header: bool | None,
+              fill: FillMethod | None, freq: str | None, model_freq: bool, fill_missing_dates: bool,
+              keep: Sequence[str], resample: str | None, agg: str | Mapping[str, str] | None, hints: Hints,
+              dialect: Dialect, steps_without_timestamps: bool, start: str | None,
+              options: dict[str, Any]) -> Panel:
+    """:func:`read_panel` of one file or DataFrame, its places named by line; ``options`` are the settings but
+    ``id_col`` as one mapping (a file read as a folder of one)."""
     layout, indexed, headerless = Layout(), [], False
     if isinstance(path, pd.Series):
         path = path.to_frame()

@@ -15,7 +15,7 @@ import pandas as pd
 
 from forecast.data.dialect import Dialect
 from forecast.data.errors import DataError
-from forecast.data.reader import DATAFRAME, FillMethod, Series, read_panel
+from forecast.data.reader import DATAFRAME, FillMethod, Series, lineless, read_panel
 from forecast.data.spec import DataSpec
 from forecast.data.time_features import future_index
 from forecast.spelling import CLI, Spelling
@@ -49,8 +49,8 @@ def read_future(path: str | Path | pd.DataFrame, spec: DataSpec, history: Series
                        model_freq=spec.freq is not None, hints=spelling.hints,
                        dialect=spec.dialect_for(timestamp_col) if dialect is None else dialect)
     frame = panel.series[0].frame
-    first_line = 2 if header or isinstance(path, pd.DataFrame) else 1
-    path = DATAFRAME if isinstance(path, pd.DataFrame) else path
+    first_line = 2 if header else 1
+    source, path = path, DATAFRAME if isinstance(path, pd.DataFrame) else path
     if len(frame) < spec.pred_len:
         raise DataError(f"{path}: {len(frame)} data rows, but the horizon needs pred_len {spec.pred_len} rows of "
                         f"{', '.join(columns)}; give one row per forecast step")
@@ -60,7 +60,8 @@ def read_future(path: str | Path | pd.DataFrame, spec: DataSpec, history: Series
         off = np.flatnonzero(given != expected)
         if off.size:
             r = int(off[0])
-            raise DataError(f"{path}: line {r + first_line}: timestamp {given[r]} does not continue the history (its "
+            at = f"row {r}" if lineless(source) else f"line {r + first_line}"
+            raise DataError(f"{path}: {at}: timestamp {given[r]} does not continue the history (its "
                             f"last row is {history.index[-1]}, so forecast step {r + 1} is {expected[r]} at frequency "
                             f"{spec.freq!r}); give the {spec.pred_len} timestamps after the history's last one")
     return frame[columns].to_numpy(dtype=np.float64)[: spec.pred_len]

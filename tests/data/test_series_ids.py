@@ -257,7 +257,7 @@ def test_categories_name_the_series_as_their_text_does() -> None:
     as_text = read_panel(frame.assign(store=frame["store"].astype(str)), id_col="store")
     assert got == [(s.series_id, s.frame["sales"].tolist()) for s in as_text.series]
     frame["store"] = frame["store"].cat.set_categories(["a", "b"])  # "b " no category: missing
-    with pytest.raises(DataError, match=r"line 8: empty series id in column 'store'; give every row its series"):
+    with pytest.raises(DataError, match=r"<DataFrame>: row 6: empty series id in column 'store'; give every row its series"):
         read_panel(frame, id_col="store")
 
 

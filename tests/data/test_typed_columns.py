@@ -90,7 +90,7 @@ def test_naive_parquet_timestamps_are_local_in_the_zone_given(tmp_path: Path) ->
     assert index.equals(local)
     skipped = pd.DataFrame({"date": pd.date_range("2021-03-28 00:00", periods=4, freq="h"), "OT": np.arange(4.0)})
     skipped.to_parquet(tmp_path / "s.parquet", index=False)
-    with pytest.raises(DataError, match=r"line 4: timestamp 2021-03-28 02:00:00 does not exist in Europe/Berlin"):
+    with pytest.raises(DataError, match=r"s.parquet: row 2: timestamp 2021-03-28 02:00:00 does not exist in Europe/Berlin"):
         read_panel(tmp_path / "s.parquet", dialect=Dialect(tz="Europe/Berlin"))
 
 
@@ -122,20 +122,20 @@ def test_a_non_finite_number_is_refused_at_its_line(tmp_path: Path, cell: str, m
         read_panel(tmp_path / "f.csv")
 
 
-def test_an_empty_stored_number_is_refused_at_its_line(tmp_path: Path) -> None:
+def test_an_empty_stored_number_is_refused_at_its_row(tmp_path: Path) -> None:
     pd.DataFrame({"date": pd.date_range("2021-01-01", periods=4, freq="D"),
                   "OT": [1.0, 2.0, np.nan, 4.0]}).to_parquet(tmp_path / "e.parquet", index=False)
-    with pytest.raises(DataError, match=r"e.parquet: line 4: column 'OT' is empty or NaN; fill the gap or pass"):
+    with pytest.raises(DataError, match=r"e.parquet: row 2: column 'OT' is empty or NaN; fill the gap or pass"):
         read_panel(tmp_path / "e.parquet")
     filled = read_panel(tmp_path / "e.parquet", fill="interpolate").series[0].frame["OT"]
     assert filled.tolist() == [1.0, 2.0, 3.0, 4.0]
 
 
-def test_a_missing_stored_timestamp_is_refused_at_its_line(tmp_path: Path) -> None:
+def test_a_missing_stored_timestamp_is_refused_at_its_row(tmp_path: Path) -> None:
     stamps = pd.Series(pd.date_range("2021-01-01", periods=4, freq="D"))
     stamps.iloc[2] = pd.NaT
     pd.DataFrame({"date": stamps, "OT": np.arange(4.0)}).to_parquet(tmp_path / "t.parquet", index=False)
-    with pytest.raises(DataError, match=r"t.parquet: line 4: empty timestamp in column 'date'"):
+    with pytest.raises(DataError, match=r"t.parquet: row 2: empty timestamp in column 'date'"):
         read_panel(tmp_path / "t.parquet")
 
 
@@ -147,7 +147,7 @@ def test_a_dataframes_text_column_with_missing_cells_reads_as_a_csv_with_empty_o
     frame.to_csv(csv, index=False)
     from_frame = read_panel(frame, fill="ffill").series[0].frame
     pd.testing.assert_frame_equal(from_frame, read_panel(csv, fill="ffill").series[0].frame)
-    with pytest.raises(DataError, match=r"<DataFrame>: line 3: column 'v' is empty or NaN; fill the gap"):
+    with pytest.raises(DataError, match=r"<DataFrame>: row 1: column 'v' is empty or NaN; fill the gap"):
         read_panel(frame)
 
 

@@ -106,7 +106,7 @@ def test_reading_remedies_name_the_keywords(model: Model, frame: pd.DataFrame) -
     holed = frame.copy()
     holed.loc[ROWS - 3, "OT"] = float("nan")
     assert refused(lambda: model.predict(holed)) == (
-        f"<DataFrame>: line {ROWS - 1}: column 'OT' is empty or NaN; fill the gap or pass "
+        f"<DataFrame>: row {ROWS - 3}: column 'OT' is empty or NaN; fill the gap or pass "
         f"fill='ffill'|'interpolate'")
 
 

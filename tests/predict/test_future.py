@@ -228,5 +228,10 @@ def test_python_api_names_future(run_dir: Path, plain_run: Path, files: tuple[Pa
     bad = future.assign(HUFL=future["HUFL"].where(future.index != 1))
     with pytest.raises(DataError) as caught:
         forecast.load(run_dir).predict(history, future=bad)
-    assert str(caught.value) == ("<DataFrame>: line 3: column 'HUFL' is empty or NaN; fill the gap or pass "
+    assert str(caught.value) == ("<DataFrame>: row 1: column 'HUFL' is empty or NaN; fill the gap or pass "
                                  "fill='ffill'|'interpolate'")
+    late = future.assign(date=(pd.to_datetime(future["date"]) + pd.Timedelta(hours=1)).astype(str))
+    with pytest.raises(DataError) as caught:
+        forecast.load(run_dir).predict(history, future=late)
+    assert str(caught.value).startswith("<DataFrame>: row 0: timestamp 2016-07-21 21:00:00 does not continue the "
+                                        "history (its last row is 2016-07-21 19:00:00")
