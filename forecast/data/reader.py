@@ -547,9 +547,11 @@ def _sep_hint(names: Sequence[str], hints: Hints) -> str:
 DST_MONTHS = (3, 4, 9, 10, 11)  # the months in which clocks go back, north and south of the equator
 
 
-def _could_be_dst_repeat(stamp: pd.Timestamp) -> bool:
-    """Whether a repeated naive timestamp falls where clocks go back: a night hour of a DST month."""
-    return stamp.month in DST_MONTHS and stamp.hour <= 3
+def _could_be_dst_repeat(stamps: pd.DatetimeIndex, r: int) -> bool:
+    """Whether the repeated naive timestamp ``stamps[r]`` falls where clocks go back: a night hour of a DST month,
+    in timestamps that hold times of day (dates alone repeat no hour)."""
+    stamp = stamps[r]
+    return stamp.month in DST_MONTHS and stamp.hour <= 3 and bool((stamps != stamps.normalize()).any())
 
 
 def _order(stamps: pd.DatetimeIndex, path: Path, line: np.ndarray, col: str, who: str, *, order_hint: str = "",
@@ -568,7 +570,7 @@ def _order(stamps: pd.DatetimeIndex, path: Path, line: np.ndarray, col: str, who
     if dup.size:
         r = int(dup[0])
         first = int(np.flatnonzero(stamps == stamps[r])[0])
-        local = "" if stamps.tz is not None or not _could_be_dst_repeat(stamps[r]) else (
+        local = "" if stamps.tz is not None or not _could_be_dst_repeat(stamps, r) else (
             f"; if the file is in local time with daylight saving, pass {hints.set('tz', 'Europe/Berlin')} (its zone)")
         panel = float(np.asarray(stamps.duplicated(keep=False)).mean()) >= 0.5  # most rows share their timestamp
         named = labels() if panel else None

@@ -437,6 +437,18 @@ def test_local_time_with_daylight_saving_needs_the_zone(tmp_path: Path) -> None:
         read_panel(csv, hints=PREDICT)
 
 
+
+def test_a_date_repeated_in_october_names_no_time_zone(tmp_path: Path) -> None:
+    """Dates without times of day repeat no hour when clocks go back."""
+    days = pd.date_range("2021-10-01", periods=60, freq="D").strftime("%Y-%m-%d")
+    csv = tmp_path / "days.csv"
+    pd.DataFrame({"date": [*days[:31], days[30], *days[31:]], "load": np.arange(61.0)}).to_csv(csv, index=False)
+    with pytest.raises(DataError) as err:
+        read_panel(csv)
+    assert str(err.value).startswith(f"{csv}: line 33: duplicate timestamp 2021-10-31 00:00:00 (also on line 32, "
+                                     f"with another 'load'); remove or aggregate duplicates")
+    assert "data.tz" not in str(err.value)
+
 def test_local_time_with_a_gap_and_the_repeated_hour_names_the_gap(tmp_path: Path) -> None:
     """A gap leaves the frequency to be found by steps and calendars: the repeated hour is no month's start."""
     index = berlin_hours("2021-10-20", "2021-11-05")
