@@ -285,10 +285,11 @@ _MORE_FIELDS = re.compile(r"Expected \d+ fields in line (\d+), saw \d+")  # the 
 _FOOTER_LINES = 5  # lines below the data, after a blank line, left out where they have more fields than its rows
 
 
-def _footer(path: Path, layout: Layout, error: str) -> tuple[str, ...] | None:
-    """The lines from the one the C parser found longer than the header (``error``) to the file's end, where they
-    are at most :data:`_FOOTER_LINES` lines after a blank one (a title repeated below the data,
-    ``Daily minimum temperatures in Melbourne, Australia, 1981-1990``); None otherwise."""
+def _footer(path: Path, layout: Layout, error: str) -> tuple[tuple[str, ...], int] | None:
+    """The lines but blank ones from the one the C parser found longer than the header (``error``) to the file's
+    end, where they are at most :data:`_FOOTER_LINES` lines after a blank one (a title repeated below the data,
+    ``Daily minimum temperatures in Melbourne, Australia, 1981-1990``), and how many lines, blank ones too, they
+    end the file with; None otherwise."""
     found = _MORE_FIELDS.search(error)
     if found is None:
         return None
@@ -298,7 +299,7 @@ def _footer(path: Path, layout: Layout, error: str) -> tuple[str, ...] | None:
     tail = [line for line in lines[start:] if line.strip()]
     if not 0 < len(tail) <= _FOOTER_LINES or start < 1 or lines[start - 1].strip():
         return None
-    return tuple(tail)
+    return tuple(tail), len(lines) - start
 
 
 def read_table(path: Path, header: bool, sep: str = ",", *, typed: bool = True,
@@ -335,8 +336,8 @@ def read_table(path: Path, header: bool, sep: str = ",", *, typed: bool = True,
         footer = _footer(path, layout, str(exc))
         if footer is None:
             raise
-        frame = pd.read_csv(path, engine="python", skipfooter=len(footer), **options)
-        frame.attrs[FOOTER] = footer
+        frame = pd.read_csv(path, engine="python", skipfooter=footer[1], **options)
+        frame.attrs[FOOTER] = footer[0]
     if header and not isinstance(frame.index, pd.RangeIndex) and len(frame.columns) \
             and (frame.iloc[:, -1].str.strip() == "").all():  # every row ends in a field the header lacks, empty
         # pandas read the first fields as the index and shifted the names: the fields in order, as many as named

@@ -538,6 +538,10 @@ def test_a_title_below_the_data_with_more_fields_is_left_out(tmp_path: Path) -> 
     assert panel.series[0].frame[title].tolist() == [10 + i % 7 + 0.5 for i in range(30)]
     assert panel.notes == (f"{csv}: detected 1 line(s) of more fields below the data left out "
                            f"({title[:60]!r}), timestamps in column 'Date'",)
+    csv.write_text(f'"Date","{title}"\n{rows}\n{title}\n\n\n')  # blank lines after the title
+    again = read_panel(csv)
+    pd.testing.assert_frame_equal(again.series[0].frame, panel.series[0].frame)
+    assert again.notes == panel.notes
     lines = rows.splitlines(keepends=True)
     csv.write_text(f'"Date","{title}"\n' + "".join(lines[:8]) + "1981-01-09,1,2\n" + "".join(lines[9:]))
     with pytest.raises(DataError, match=r"cannot read as CSV \(Error tokenizing data. C error: Expected 2 fields in "
