@@ -718,12 +718,39 @@ def _strip_flags(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect) ->
     return (raw.assign(**stripped) if stripped else raw), notes
 
 
+# a number marked doubtful by a question mark before it, as DataMarket's exports write some readings (``?0.2``)
+_DOUBTED = r"^\?[-+]?[\d.,' ]*\d(?:[eE][-+]?\d+)?$"
+
+
+def _strip_doubts(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect) -> tuple[pd.DataFrame, list[str]]:
+    """``raw`` with the question mark left out of the cells of the text columns among ``columns`` whose non-missing
+    cells are each a number, some written after a ``?`` (a doubtful reading, ``?0.2``); also the notes naming
+    them."""
+    stripped, notes = {}, []
+    for col in columns:
+        if typed_number(raw[col]):
+            continue
+        text = raw[col].str.strip()
+        marked = text.str.startswith("?") & text.str.match(_DOUBTED)
+        if not marked.any():
+            continue
+        rest = text[~marked & ~_missing(text, dialect)]
+        if not rest.str.fullmatch(r"[-+]?[\d.,' ]*\d(?:[eE][-+]?\d+)?").all():
+            continue
+        stripped[col] = text.where(~marked, text.str[1:])
+        notes.append(f"{int(marked.sum())} reading(s) marked doubtful by a '?' before them ({text[marked].iloc[0]}) "
+                     f"read as their numbers in column {col!r}")
+    return (raw.assign(**stripped) if stripped else raw), notes
+
+
 def _signs_left_out(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect) -> tuple[pd.DataFrame, list[str]]:
-    """``raw`` with the currency and percent signs (:func:`_strip_units`) and Eurostat's flags (:func:`_strip_flags`)
-    left out of ``columns``, and the notes naming them."""
+    """``raw`` with the currency and percent signs (:func:`_strip_units`), Eurostat's flags (:func:`_strip_flags`)
+    and the question marks of doubtful readings (:func:`_strip_doubts`) left out of ``columns``, and the notes
+    naming them."""
     raw, signs = _strip_units(raw, columns, dialect)
     raw, flags = _strip_flags(raw, columns, dialect)
-    return raw, signs + flags
+    raw, doubts = _strip_doubts(raw, columns, dialect)
+    return raw, signs + flags + doubts
 
 
 def _not_numbers(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect

@@ -549,6 +549,28 @@ def test_a_title_below_the_data_with_more_fields_is_left_out(tmp_path: Path) -> 
         read_panel(csv)
 
 
+def test_readings_marked_doubtful_by_a_question_mark_are_read_as_their_numbers(tmp_path: Path) -> None:
+    """DataMarket's Melbourne temperatures write three winter readings ``?0.2``; a ``?`` alone is UCI's missing
+    cell, and a ``?`` before a word is no number."""
+    days = pd.date_range("1982-07-01", periods=30, freq="D")
+    cells = [f"{5 + i % 4}.5" for i in range(30)]
+    cells[19:21] = ["?0.2", "?-0.8"]
+    csv = tmp_path / "temps.csv"
+    csv.write_text('"Date","Temp"\n' + "".join(f'"{d:%Y-%m-%d}",{c}\n' for d, c in zip(days, cells)))
+    panel = read_panel(csv)
+    expected = [5 + i % 4 + 0.5 for i in range(30)]
+    expected[19:21] = [0.2, -0.8]
+    assert panel.series[0].frame["Temp"].tolist() == expected
+    assert panel.notes[0].endswith("2 reading(s) marked doubtful by a '?' before them (?0.2) read as their numbers "
+                                   "in column 'Temp'")
+    cells[5] = "?"
+    csv.write_text('"Date","Temp"\n' + "".join(f'"{d:%Y-%m-%d}",{c}\n' for d, c in zip(days, cells)))
+    assert read_panel(csv, fill="interpolate").series[0].frame["Temp"].iloc[[5, 19]].tolist() == [6.5, 0.2]
+    cells[5] = "?high"
+    csv.write_text('"Date","Temp"\n' + "".join(f'"{d:%Y-%m-%d}",{c}\n' for d, c in zip(days, cells)))
+    with pytest.raises(DataError, match=r"line 7: column 'Temp' has non-numeric value '\?high'"):
+        read_panel(csv)
+
 def test_months_written_with_a_year_of_the_century(tmp_path: Path) -> None:
     """The shampoo sales as tutorials ship them (``"1-01",266.0`` .. ``"3-12",646.9``: months of years 1 to 3) and
     two-digit years across a century (``98-11`` .. ``99-02``); month-year cells (``01-05`` .. ``12-05``, ``01-06``),
