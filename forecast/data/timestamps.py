@@ -59,7 +59,7 @@ _SHAPED = {"%Y%m%d": (re.compile(r"^[12]\d{3}(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01]
            "%m.%Y": (re.compile(r"^(0[1-9]|1[0-2])\.[12]\d{3}$"), "MM.YYYY"),
            "%Y.%m": (re.compile(r"^[12]\d{3}\.(0[1-9]|1[0-2])$"), "YYYY.MM")}
 # quarters as statistics offices write them: 1990 Q1 (ONS), Q1 1990, 1990-Q1, Q1-1990
-_QUARTER = re.compile(r"^(?:(?P<y1>\d{4})\s*-?\s*[Qq](?P<q1>[1-4])|[Qq](?P<q2>[1-4])\s*-?\s*(?P<y2>\d{4}))$")
+_QUARTER = re.compile(r"^(?:(?P<y1>\d{4})\s*[-:]?\s*[Qq](?P<q1>[1-4])|[Qq](?P<q2>[1-4])\s*-?\s*(?P<y2>\d{4}))$")
 # months as Stata (1960m1) and IMF tables (1960M1) write them, the month with or without its leading zero
 _MONTH = re.compile(r"^(?P<year>\d{4})[Mm](?P<month>0?[1-9]|1[0-2])$")
 # ISO weeks as Eurostat and ISO 8601 write them: 2020W02, 2020-W02, 2020-W02-3 (the week's day, 1 Monday .. 7)
@@ -209,6 +209,17 @@ def iso_weeks(text: pd.Series) -> pd.Series | None:
     weeks = dates.dt.isocalendar().week.astype("float64").to_numpy()  # 2021-W53 rolls over into 2022-W01
     return dates.dt.strftime("%Y-%m-%d").where(weeks == parts["week"].astype(int).to_numpy())
 
+
+def quarter_starts(text: pd.Series) -> pd.Series | None:
+    """Quarters (``1990Q1``, ``1990-Q1``, ``1990 Q1``, ``1990:Q1``, ``Q1 1990``) as their first days, ``YYYY-MM-01``
+    text; None unless every cell is written so."""
+    if not len(text) or not _QUARTER.match(str(text.iloc[0]).strip()):
+        return None
+    parts = text.astype(str).str.strip().str.extract(_QUARTER)
+    if not parts.notna().sum(axis=1).eq(2).all():
+        return None
+    year, quarter = parts["y1"].fillna(parts["y2"]).astype(int), parts["q1"].fillna(parts["q2"]).astype(int)
+    return year.astype(str) + "-" + (3 * quarter - 2).map("{:02d}".format) + "-01"
 
 def century_months(text: pd.Series, groups: Sequence[np.ndarray]) -> tuple[pd.Series, str] | None:
     """Cells written ``YY-MM`` or ``MM-YY``, one digit where the other field has two (``98-12``, ``1-01``,
@@ -538,12 +549,10 @@ def parse_timestamps(text: pd.Series, groups: Sequence[np.ndarray], *, col: str,
                 written = (f"dates written {_SHAPED[shaped][1]} ({text.iloc[0]} .. {text.iloc[-1]})",)
                 dialect = replace(dialect, date_format=shaped)
             text = text.str.replace(r"\.0*$", "", regex=True)  # 20180131.0 -> 20180131
-    if dialect.date_format is None and dialect.epoch_unit is None and len(text) and _QUARTER.match(text.iloc[0]):
-        parts = text.str.extract(_QUARTER)
-        if parts.notna().sum(axis=1).eq(2).all():  # every cell a quarter: its first day, ISO
-            year, quarter = parts["y1"].fillna(parts["y2"]).astype(int), parts["q1"].fillna(parts["q2"]).astype(int)
-            written += (f"quarters ({text.iloc[0]} .. {text.iloc[-1]})",)
-            text = year.astype(str) + "-" + (3 * quarter - 2).map("{:02d}".format) + "-01"
+    starts = quarter_starts(text) if dialect.date_format is None and dialect.epoch_unit is None else None
+    if starts is not None:
+        written += (f"quarters ({text.iloc[0]} .. {text.iloc[-1]})",)
+        text = starts
     if dialect.date_format is None and dialect.epoch_unit is None and len(text) and _COLON_PERIOD.match(text.iloc[0]):
         parts = text.str.extract(_COLON_PERIOD)
         if parts.notna().all(axis=None):  # quarters where no period is above 4, else months

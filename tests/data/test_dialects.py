@@ -712,9 +712,10 @@ def test_midnight_written_24_00_ends_its_day(write: str, tmp_path: Path) -> None
     assert panel.series[0].index.equals(pd.DatetimeIndex(minutes, name="date", freq=None)) and panel.notes == ()
 
 
-@pytest.mark.parametrize("form", ["{y} Q{q}", "Q{q} {y}", "{y}-Q{q}", "Q{q}-{y}", "{y}Q{q}"])
+@pytest.mark.parametrize("form", ["{y} Q{q}", "Q{q} {y}", "{y}-Q{q}", "Q{q}-{y}", "{y}Q{q}", "{y}:Q{q}"])
 def test_quarters_as_statistics_offices_write_them_are_quarters(form: str, tmp_path: Path) -> None:
-    """1990 Q1 (the ONS), Q1 1990, 1990-Q1 ...: each quarter its first day."""
+    """1990 Q1 (the ONS), Q1 1990, 1990-Q1 ...: each quarter its first day, in a column named for dates or in the
+    first column whatever its name."""
     stamps = pd.date_range("1990-01-01", periods=40, freq="QS")
     cells = [form.format(y=t.year, q=(t.month + 2) // 3) for t in stamps]
     csv = tmp_path / "quarterly.csv"
@@ -723,6 +724,11 @@ def test_quarters_as_statistics_offices_write_them_are_quarters(form: str, tmp_p
     assert panel.series[0].index.equals(pd.DatetimeIndex(stamps, name="date", freq=None))
     assert panel.freq == "QS-JAN"
     assert panel.notes == (f"{csv}: detected quarters ({cells[0]} .. {cells[-1]})",)
+    pd.DataFrame({"period": cells, "gdp": np.linspace(5.0, 2.0, 40)}).to_csv(csv, index=False)
+    panel = read_panel(csv)
+    assert panel.series[0].index.equals(pd.DatetimeIndex(stamps, name="period", freq=None))
+    assert panel.notes == (f"{csv}: detected timestamps in the first column, 'period', quarters ({cells[0]} .. "
+                           f"{cells[-1]})",)
 
 
 def test_a_file_written_newest_first_is_read_oldest_first(tmp_path: Path) -> None:
