@@ -68,6 +68,8 @@ class Dialect:
         time_col: the column of the times of day whose cells are joined to the timestamp column's dates
             (``Date;Time`` / ``10/03/2004;18.00.00``: :mod:`forecast.data.date_time`); set by
             ``data.timestamp_col=[Date,Time]`` or detected, None when the timestamp is one column.
+        encoding: the text's encoding, a Python codec name (``cp932``, ``cp1251``, ``big5``); None detects UTF-8,
+            UTF-16, GB18030 and Windows-1252 (:func:`~forecast.data.layout.file_encoding`).
     """
 
     sep: str | None = None
@@ -79,6 +81,7 @@ class Dialect:
     epoch_unit: str | None = None
     tz: str | None = None
     time_col: str | None = None
+    encoding: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain Python containers (``na_values`` a list)."""
@@ -114,7 +117,7 @@ def _mark(key: str, value: Any) -> str | None:
 
 def dialect_from_settings(*, sep: Any = None, decimal: Any = None, thousands: Any = None, na_values: Any = None,
                           dayfirst: Any = None, date_format: Any = None, epoch_unit: Any = None,
-                          tz: Any = None) -> Dialect:
+                          tz: Any = None, encoding: Any = None) -> Dialect:
     """The dialect of the ``data.*`` settings, checked: one DataError line naming the bad key.
 
     ``sep``, ``decimal`` and ``thousands`` take the character or a word (``comma``, ``semicolon``, ``tab``,
@@ -145,9 +148,12 @@ def dialect_from_settings(*, sep: Any = None, decimal: Any = None, thousands: An
         raise DataError(f"data.epoch_unit must be one of {', '.join(EPOCH_UNITS)} or null, got {epoch_unit!r}")
     if tz is not None:
         check_zone(str(tz))
+    if encoding is not None:
+        check_encoding(str(encoding))
     return Dialect(sep=sep, decimal=decimal, thousands=thousands, na_values=codes, dayfirst=dayfirst,
                    date_format=None if date_format is None else str(date_format),
-                   epoch_unit=None if epoch_unit is None else str(epoch_unit), tz=None if tz is None else str(tz))
+                   epoch_unit=None if epoch_unit is None else str(epoch_unit), tz=None if tz is None else str(tz),
+                   encoding=None if encoding is None else str(encoding))
 
 
 def check_zone(tz: str) -> None:
@@ -159,6 +165,15 @@ def check_zone(tz: str) -> None:
     except Exception as exc:  # noqa: BLE001 - pandas raises several kinds for an unknown zone
         raise DataError(f"data.tz: unknown time zone {tz!r}; use an IANA name such as Europe/Berlin, "
                         f"America/New_York or UTC") from exc
+
+
+def check_encoding(encoding: str) -> None:
+    """Refuse an encoding Python has no codec of, or one that is no text encoding, with one line."""
+    try:
+        "".encode(encoding)  # a LookupError for an unknown codec and for one of bytes to bytes (base64)
+    except LookupError:
+        raise DataError(f"data.encoding: unknown text encoding {encoding!r}; use a Python codec name such as cp932 "
+                        f"(Japanese Windows), cp1251 (Cyrillic), big5 or latin-1") from None
 
 
 def whitespace_fields(line: str) -> list[str]:

@@ -1,9 +1,10 @@
 """How a CSV file's text is laid out before its cells are read: its encoding (UTF-8, a byte-order mark allowed;
-UTF-16 with its mark; else Windows-1252: a Western European spreadsheet's export on Windows, of which Latin-1 is
-nearly all), the comment lines above its header (``# Station: De Bilt``, as NOAA's and KNMI's files begin), a small
-table of its own above a blank line (``latitude,longitude,...``, as Open-Meteo's files begin) and lines of another
-number of fields right above the header (a title; a station's number and name, as TMY3 and loggers' TOA5 files
-begin)."""
+UTF-16 with its mark; GB18030 where the bytes outside ASCII are pairs of common Chinese characters, as a Chinese
+spreadsheet's export on Windows writes them; else Windows-1252: a Western European spreadsheet's export on Windows,
+of which Latin-1 is nearly all; or the encoding given), the comment lines above its header (``# Station: De
+Bilt``, as NOAA's and KNMI's files begin), a small table of its own above a blank line (``latitude,longitude,...``,
+as Open-Meteo's files begin) and lines of another number of fields right above the header (a title; a station's
+number and name, as TMY3 and loggers' TOA5 files begin)."""
 
 from __future__ import annotations
 
@@ -19,12 +20,17 @@ import numpy as np
 
 from forecast.data.compressed import READ_ERRORS, open_binary, open_text
 from forecast.data.dialect import whitespace_fields
+from forecast.data.errors import DataError
 from forecast.data.period_table import period_start
 
 UTF8 = "utf-8-sig"  # UTF-8, with the byte-order mark spreadsheets write left out
 LEGACY = "cp1252"
 UTF16 = "utf-16"  # with its byte-order mark, which says the byte order
-ENCODING_NOTES = {LEGACY: "Windows-1252 text (not UTF-8)", UTF16: "UTF-16 text"}  # what a note says of each
+CHINESE = "gb18030"  # GBK's superset: what Excel on a Chinese Windows writes
+ENCODING_NOTES = {LEGACY: "Windows-1252 text (not UTF-8; data.encoding names another, such as cp932 or cp1251)",
+                  UTF16: "UTF-16 text", CHINESE: "GB18030 text (Chinese, not UTF-8)"}  # what a note says of each
+_HIGH_RUNS = re.compile(rb"[\x80-\xff]+")  # the runs of bytes outside ASCII
+_HANZI_PAIRS = 2  # pairs of bytes outside ASCII a file needs to be read as Chinese
 _CHUNK = 1 << 24  # bytes decoded at a time
 _COUNT_BUFFER = 1 << 20  # bytes read at a time to count line ends
 _MAX_PREAMBLE = 1000  # lines looked at for comments above the header
@@ -68,16 +74,27 @@ def _chunks(path: Path) -> Iterator[bytes]:
             yield chunk
 
 
-def _decodes(path: Path, encoding: str) -> bool:
-    """Every byte of ``path`` decodes in ``encoding``."""
+def _undecodable(path: Path, encoding: str) -> tuple[int, int] | None:
+    """The line (from 1) and value of the first byte of ``path`` that does not decode in ``encoding``; None when
+    every one does."""
     decoder = codecs.getincrementaldecoder(encoding)()
-    try:
-        for chunk in _chunks(path):
+    line = 1
+    for chunk in _chunks(path):
+        try:
             decoder.decode(chunk)
+        except UnicodeDecodeError as exc:
+            return line + chunk[: exc.start].count(b"\n"), chunk[exc.start] if exc.start < len(chunk) else 0
+        line += chunk.count(b"\n")
+    try:
         decoder.decode(b"", final=True)
     except UnicodeDecodeError:
-        return False
-    return True
+        return line, 0
+    return None
+
+
+def _decodes(path: Path, encoding: str) -> bool:
+    """Every byte of ``path`` decodes in ``encoding``."""
+    return _undecodable(path, encoding) is None
 
 
 def _utf8_or_legacy(path: Path) -> str:
@@ -109,16 +126,31 @@ def _lines_of_text(path: Path) -> bool:
     return "\n" in text and "\x00" not in text
 
 
+def _chinese(path: Path) -> bool:
+    """The first ``_CHUNK`` bytes of ``path`` outside ASCII come in pairs of GB2312's zone (each byte 0xA1 .. 0xFE),
+    at least ``_HANZI_PAIRS`` of them, nine in ten led by a byte of its common characters (0xB0 .. 0xD7) or its
+    punctuation (0xA1 .. 0xA9). A Western European text's accented letters stand alone between ASCII letters (an
+    odd run), and a Cyrillic one's lower-case letters (0xE0 .. 0xFF) lead most pairs."""
+    runs = _HIGH_RUNS.findall(next(_chunks(path), b""))
+    if not runs or any(len(run) % 2 or min(run) < 0xA1 or max(run) > 0xFE for run in runs):
+        return False
+    leads = np.frombuffer(b"".join(run[::2] for run in runs), dtype=np.uint8)
+    common = ((leads >= 0xB0) & (leads <= 0xD7)) | (leads <= 0xA9)
+    return len(leads) >= _HANZI_PAIRS and common.mean() >= 0.9
+
+
 def file_encoding(path: Path) -> str:
     """``UTF8`` when ``path`` decodes as UTF-8; ``UTF16`` when it starts with UTF-16's byte-order mark and decodes
-    so (Excel's "Unicode Text"); else ``LEGACY``. ``UTF8`` too for a file that holds NUL bytes outside UTF-16 (no
-    text: the reader refuses it) or cannot be opened (the reader names it)."""
+    so (Excel's "Unicode Text"); else ``CHINESE`` where its bytes outside ASCII read as Chinese (:func:`_chinese`)
+    and decode so, and ``LEGACY`` where not. ``UTF8`` too for a file that holds NUL bytes outside UTF-16 (no text:
+    the reader refuses it) or cannot be opened (the reader names it)."""
     try:
         with open_binary(path) as f:
             start = f.read(2)
         if start in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
             return UTF16 if _decodes(path, UTF16) and _lines_of_text(path) else UTF8
-        return _utf8_or_legacy(path)
+        found = _utf8_or_legacy(path)
+        return CHINESE if found == LEGACY and _chinese(path) and _decodes(path, CHINESE) else found
     except READ_ERRORS:
         return UTF8
 
@@ -246,9 +278,21 @@ def table_lines(path: Path, layout: Layout, first: int, rows: int) -> np.ndarray
     return lines
 
 
-def file_layout(path: Path) -> Layout:
-    """The layout of the CSV file ``path``."""
-    encoding = file_encoding(path)
+def file_layout(path: Path, encoding: str | None = None) -> Layout:
+    """The layout of the CSV file ``path``, its text in ``encoding`` (None: :func:`file_encoding`)."""
+    if encoding is None:
+        encoding = file_encoding(path)
+        wrong = _undecodable(path, encoding) if encoding == LEGACY else None
+        if wrong is not None:
+            raise DataError(f"{path}: line {wrong[0]}: byte 0x{wrong[1]:02X} is neither UTF-8 nor Windows-1252 text; "
+                            f"pass data.encoding=NAME, the file's encoding, such as cp932 (Japanese Windows), "
+                            f"cp1251 (Cyrillic) or big5")
+    else:
+        wrong = _undecodable(path, encoding)
+        if wrong is not None:
+            raise DataError(f"{path}: line {wrong[0]}: byte 0x{wrong[1]:02X} is no {encoding} text; pass "
+                            f"data.encoding=NAME, the file's encoding, or leave it out to detect UTF-8, UTF-16, "
+                            f"GB18030 or Windows-1252")
     lines = _top_lines(path, encoding)
     named = _EXCEL_SEP.match(lines[0]) if lines else None
     start = 1 if named else 0

@@ -1293,7 +1293,7 @@ def _read_one(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: str
         path, indexed = _time_index_as_column(path, timestamp_col)
     else:
         path = Path(path)
-        layout = Layout() if path.suffix.lower() in PARQUET else file_layout(path)
+        layout = Layout() if path.suffix.lower() in PARQUET else file_layout(path, dialect.encoding)
         sep = _separator(path, dialect, layout)
         if header is None and path.suffix.lower() not in PARQUET:
             require_file(path)

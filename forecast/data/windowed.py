@@ -84,7 +84,8 @@ TimestampColumn = Annotated[str | int | Sequence[str] | None, "a column name or 
 SET_UP = ("spec", "slices", "index", "datasets", "every_train_window", "fit_ids", "round_val", "round_val_ids",
           "eval_strides", "eval_drawn", "ranges", "read_seconds")
 # how the file is written: checked by forecast.data.dialect, in its own words
-DIALECT_KEYS = ("sep", "decimal", "thousands", "na_values", "dayfirst", "date_format", "epoch_unit", "tz")
+DIALECT_KEYS = ("sep", "decimal", "thousands", "na_values", "dayfirst", "date_format", "epoch_unit", "tz",
+                "encoding")
 
 
 class WindowedData:
@@ -136,7 +137,7 @@ class WindowedData:
             horizon are known when forecasting. They leave the input and target channels and enter the
             time marks, scaled with their training rows; a single name counts as a list of one. Not with
             ``id_col``.
-        sep, decimal, thousands, na_values, dayfirst, date_format, epoch_unit, tz: how the file is written
+        sep, decimal, thousands, na_values, dayfirst, date_format, epoch_unit, tz, encoding: how the file is written
             (:class:`~forecast.data.dialect.Dialect`; None detects where the file makes it clear).
         resample: aggregate readings at irregular or repeated times into steps of this frequency
             (:mod:`forecast.data.resample`); None: each row is one step.
@@ -181,7 +182,7 @@ class WindowedData:
                  sep: str | None = None, decimal: str | None = None,
                  thousands: str | None = None, na_values: Sequence[str] | str | None = None,
                  dayfirst: bool | None = None, date_format: str | None = None, epoch_unit: str | None = None,
-                 tz: str | None = None,
+                 tz: str | None = None, encoding: str | None = None,
                  resample: Annotated[str | None, "a pandas frequency such as h, 15min, D"] = None,
                  start: Annotated[str | None, "a time such as 2011-01-29"] = None,
                  agg: Annotated[str | Mapping[str, str] | None, "mean, sum, median, min, max, first, last or "
@@ -190,7 +191,8 @@ class WindowedData:
         check_settings(WindowedData.__init__, {k: v for k, v in locals().items()
                                                      if k not in ("self", "__class__", *DIALECT_KEYS)})
         self.dialect = dialect_from_settings(sep=sep, decimal=decimal, thousands=thousands, na_values=na_values,
-                                             dayfirst=dayfirst, date_format=date_format, epoch_unit=epoch_unit, tz=tz)
+                                             dayfirst=dayfirst, date_format=date_format, epoch_unit=epoch_unit, tz=tz,
+                                             encoding=encoding)
         if min(seq_len, pred_len) < 1 or not 0 <= label_len <= seq_len:
             raise DataError(f"need seq_len >= 1, pred_len >= 1 and 0 <= label_len <= seq_len; got seq_len={seq_len}, "
                             f"label_len={label_len}, pred_len={pred_len}")

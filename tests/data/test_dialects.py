@@ -768,10 +768,59 @@ def test_a_windows_1252_export_is_read_with_its_names(sep: str, tmp_path: Path) 
     assert list(got.columns)[0] == "Verbrauch €" and list(got.columns)[-1] == "Température (°C)"
     np.testing.assert_array_equal(got.to_numpy(), reference(60).to_numpy())
     separated = [] if sep == "," else ["semicolon-separated columns"]
-    assert panel.notes == (f"{csv}: detected {', '.join(separated + ['Windows-1252 text (not UTF-8)'])}",)
+    legacy = "Windows-1252 text (not UTF-8; data.encoding names another, such as cp932 or cp1251)"
+    assert panel.notes == (f"{csv}: detected {', '.join(separated + [legacy])}",)
     frame.to_csv(csv, index=False, sep=sep, encoding="utf-8-sig")  # a byte-order mark: UTF-8, nothing to say
     assert read_panel(csv).notes == ((f"{csv}: detected semicolon-separated columns",) if separated else ())
 
+
+
+def test_a_chinese_export_is_read_as_gb18030(tmp_path: Path) -> None:
+    """Excel on a Chinese Windows writes GBK: names and labels read as written, said in the note."""
+    frame = etth1(60).rename(columns={"date": "日期", "OT": "销量（件）", "HUFL": "气温"})
+    csv = tmp_path / "销量.csv"
+    frame.to_csv(csv, index=False, encoding="gbk")
+    panel = read_panel(csv)
+    assert list(panel.series[0].frame.columns)[0] == "气温" and list(panel.series[0].frame.columns)[-1] == "销量（件）"
+    np.testing.assert_array_equal(panel.series[0].frame.to_numpy(), reference(60).to_numpy())
+    assert panel.notes == (f"{csv}: detected GB18030 text (Chinese, not UTF-8), timestamps in the first column, "
+                           f"'日期'",)
+
+
+@pytest.mark.parametrize("names, encoding", [(["Дата", "Значение"], "cp1251"), (["Datum", "Größe"], "cp1252"),
+                                             (["Date", "Temp ÀÉ"], "cp1252")])
+def test_cyrillic_and_western_exports_are_not_read_as_chinese(names: list[str], encoding: str,
+                                                              tmp_path: Path) -> None:
+    csv = tmp_path / "export.csv"
+    pd.DataFrame({names[0]: ["2021-01-01", "2021-01-02", "2021-01-03"], names[1]: [1.0, 2.0, 3.0]}).to_csv(
+        csv, index=False, encoding=encoding)
+    panel = read_panel(csv)
+    assert "Windows-1252 text" in panel.notes[0]
+    read = read_panel(csv, dialect=Dialect(encoding=encoding))
+    assert read.timestamp_col == names[0] and list(read.series[0].frame.columns) == [names[1]]
+
+
+def test_another_encoding_is_named_by_data_encoding(tmp_path: Path) -> None:
+    """A Japanese export (cp932) has bytes Windows-1252 lacks: refused naming the setting, which reads it."""
+    csv = tmp_path / "uriage.csv"
+    pd.DataFrame({"日付": ["2021-01-01", "2021-01-02", "2021-01-03"], "売上高": [1.0, 2.0, 3.0]}).to_csv(
+        csv, index=False, encoding="cp932")
+    with pytest.raises(DataError) as err:
+        read_panel(csv)
+    assert str(err.value) == (f"{csv}: line 1: byte 0x8F is neither UTF-8 nor Windows-1252 text; pass "
+                              f"data.encoding=NAME, the file's encoding, such as cp932 (Japanese Windows), cp1251 "
+                              f"(Cyrillic) or big5")
+    panel = read_panel(csv, dialect=dialect_from_settings(encoding="cp932"))
+    assert panel.timestamp_col == "日付" and panel.series[0].frame["売上高"].tolist() == [1.0, 2.0, 3.0]
+    assert panel.notes == (f"{csv}: detected timestamps in the first column, '日付'",)
+    with pytest.raises(DataError) as err:
+        read_panel(csv, dialect=Dialect(encoding="utf-8"))
+    assert str(err.value).startswith(f"{csv}: line 1: byte 0x93 is no utf-8 text; pass data.encoding=NAME")
+    for bad in ("klingon", "base64"):
+        with pytest.raises(DataError) as err:
+            dialect_from_settings(encoding=bad)
+        assert str(err.value) == (f"data.encoding: unknown text encoding {bad!r}; use a Python codec name such as "
+                                  f"cp932 (Japanese Windows), cp1251 (Cyrillic), big5 or latin-1")
 
 @pytest.mark.parametrize("written,sep", [(lambda v: f"${v:.2f}", ","), (lambda v: f"{'-' if v < 0 else ''}${abs(v):.2f}", ","),
                                          (lambda v: f"{v:.2f} %", ","), (lambda v: f"{v:.2f}€".replace(".", ","), ";")])
