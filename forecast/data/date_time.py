@@ -9,14 +9,18 @@ Times written with dots (``18.00.00``, ``18.00``) are rewritten with colons befo
 explicit ``data.date_format`` reads the joined text as it is; whole hours (``18``) become ``18:00``.
 Hours 1 .. 24 (``7``, ``07:00``, ``24:00``) in a column named for them (``HE``, ``Hour Ending``) or
 holding 24 and never 0 are hours ending, as grid operators write them: hour 1 is the hour from 00:00
-to 01:00, stamped with its start (``00:00``).
+to 01:00, stamped with its start (``00:00``). A day's numbered periods (``SETTLEMENT_PERIOD`` 1 .. 48, as
+electricity markets settle half-hours) are stamped with their starts alike; on a day the clocks change (46 or 50
+half-hours) they are placed in the time zone given (:func:`period_times`).
 """
 
 from __future__ import annotations
 
 import re
+import warnings
 from typing import Sequence
 
+import numpy as np
 import pandas as pd
 
 from forecast.data.cells import as_text
@@ -27,6 +31,10 @@ HOUR_ENDING_NAMES = ("he", "hour ending", "hour_ending", "hourending", "hour end
 TIME_NAMES = ("time", "hour", "zeit", "uhrzeit", "stunde", "hora", "heure", "ora",
               *HOUR_ENDING_NAMES)  # any case
 HOUR_NAMES = ("hr", "hh")  # short names of an hour column, taken where a date column's dates repeat
+PERIOD_NAMES = ("period", "settlement period", "settlement_period", "settlementperiod", "sp", "trading period",
+                "trading_period", "tradingperiod", "tp", "opr_hr")  # any case: a column of a day's numbered periods
+_PER_DAY = (24, 48, 96)  # a day's periods: hours, half-hours, quarter-hours
+_PERIOD = re.compile(r"^\d{1,3}$")
 _DATE_ONLY = re.compile(r"^(\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4})$")
 _TIME_OF_DAY = re.compile(r"^\d{1,2}([:.]\d{2}){1,2}([.,]\d+)?$")
 _DOTTED_TIME = re.compile(r"^\d{1,2}\.\d{2}(\.\d{2})?$")
@@ -74,6 +82,70 @@ def hours_ending(cells: pd.Series) -> bool:
     return bare_name(cells.name) in HOUR_ENDING_NAMES or bool((hours == 24).any())
 
 
+def day_periods(cells: pd.Series) -> int | None:
+    """How many periods a day has (24, 48 or 96) where the column is named for a day's numbered periods
+    (``SETTLEMENT_PERIOD``) and holds whole numbers from 1 up to about that many (50 half-hours on the day the
+    clocks go back); None otherwise."""
+    if bare_name(cells.name) not in PERIOD_NAMES:
+        return None
+    numbers = _whole_hours(cells, _PERIOD)
+    if numbers is None or int(numbers.min()) < 1:
+        return None
+    top = int(numbers.max())
+    return next((n for n in _PER_DAY if n - n // 12 <= top <= n + n // 12), None)
+
+
+def period_times(dates: pd.Series, periods: pd.Series, per_day: int, tz: str | None) -> pd.Series:
+    """The start of every period (``HH:MM``) of ``per_day`` in a day; with ``tz``, on a day the clocks change
+    there (as many periods as the day's length holds, or fewer on the file's first or last day), the local time
+    the period starts at, counted from the day's midnight in real time: the hour repeated or skipped as the zone
+    has it. ``dates`` are the cells as text, each read month- or day-first as the periods fit it."""
+    step = 1440 // per_day
+    numbers = _whole_hours(periods, _PERIOD)
+    assert numbers is not None
+    minutes = ((numbers - 1) * step).to_numpy(dtype=np.int64, copy=True)
+    if tz is not None:
+        longest = numbers.groupby(dates.to_numpy(), sort=False).max()
+        ends = {longest.index[0], longest.index[-1]}  # days a file may hold in part
+        for day, top in longest.items():
+            start = _midnight(str(day), tz, int(top) * step, part=day in ends)
+            if start is None:
+                continue
+            rows = (dates == day).to_numpy()
+            wall = (start + pd.to_timedelta(minutes[rows], unit="min")).tz_convert(tz).tz_localize(None)
+            minutes[rows] = (wall - start.tz_localize(None)).total_seconds().to_numpy() // 60
+    return pd.Series([f"{m // 60:02d}:{m % 60:02d}" for m in minutes.astype(int)], index=periods.index)
+
+
+def changed_days(dates: pd.Series, periods: pd.Series, per_day: int) -> pd.Series:
+    """The largest period of each day (text of ``dates``, in the file's order) that holds more than ``per_day``, or
+    fewer where it is neither the file's first day nor its last (which it may hold in part)."""
+    numbers = _whole_hours(periods, _PERIOD)
+    assert numbers is not None
+    longest = numbers.groupby(dates.to_numpy(), sort=False).max()
+    inner = np.ones(len(longest), dtype=bool)
+    inner[[0, -1]] = False
+    return longest[(longest > per_day) | ((longest < per_day) & inner)]
+
+
+def _midnight(day: str, tz: str, length: int, *, part: bool) -> pd.Timestamp | None:
+    """The local midnight beginning ``day`` (read month-first, else day-first) in ``tz`` where the clocks change
+    that day and it lasts ``length`` minutes there, or, where the file holds the day in ``part``, at least that;
+    None where neither reading's day does."""
+    for dayfirst in (False, True):
+        with warnings.catch_warnings():  # a date pandas reads only one way warns of the other: it is tried too
+            warnings.simplefilter("ignore")
+            date = pd.to_datetime(day, dayfirst=dayfirst, errors="coerce")
+        if pd.isna(date):
+            continue
+        start = date.normalize().tz_localize(tz, nonexistent="shift_forward")
+        end = (date.normalize() + pd.Timedelta(days=1)).tz_localize(tz, nonexistent="shift_forward")
+        lasts = (end - start) // pd.Timedelta(minutes=1)
+        if lasts != 1440 and (lasts == length or (part and length < lasts)):
+            return start
+    return None
+
+
 def is_time_of_day(cells: pd.Series) -> bool:
     """Every cell is a time of day: ``18:00``, ``18:00:00``, ``18.00.00``, a whole hour ``0 .. 23`` or an hour
     ending ``1 .. 24``."""
@@ -114,6 +186,8 @@ def find_date_time_pair(raw: pd.DataFrame, date_col: str | None = None) -> tuple
     pairs = [(a, b) for a, b in zip(names, names[1:])
              if (a == date_col and bare_name(b) in TIME_NAMES if date_col is not None else _named(a, b))
              and is_time_of_day(raw[b]) and _all(raw[a], _DATE_ONLY)]
+    pairs += [(a, b) for a, b in zip(names, names[1:]) if a == date_col and day_periods(raw[b]) is not None
+              and _dates_alone(raw[a])] if date_col is not None and not pairs else []
     named = [b for b in names if b != date_col and bare_name(b) in (*TIME_NAMES, *HOUR_NAMES)]
     if not pairs and named and date_col in names and bool(raw[date_col].duplicated().any()) \
             and _all(raw[date_col], _DATE_ONLY):
@@ -121,10 +195,25 @@ def find_date_time_pair(raw: pd.DataFrame, date_col: str | None = None) -> tuple
     return pairs[0] if len(pairs) == 1 else None
 
 
-def join_date_time(dates: pd.Series, times: pd.Series, *, keep_text: bool = False) -> pd.Series:
+def _dates_alone(cells: pd.Series) -> bool:
+    """Every cell is a date without a time of day, as written (``2021-01-31``, ``31-JAN-2021``)."""
+    text = cell_text(cells).str.strip()
+    if not len(text) or text.str.contains(":", regex=False).any():
+        return False
+    parsed = pd.to_datetime(text.drop_duplicates().head(50), errors="coerce", format="mixed")
+    return bool(parsed.notna().all()) and bool((parsed == parsed.dt.normalize()).all())
+
+
+def join_date_time(dates: pd.Series, times: pd.Series, *, keep_text: bool = False, tz: str | None = None
+                   ) -> pd.Series:
     """``date time`` per row, cells stripped; times with dots (``18.00.00``) get colons, whole hours
-    ``:00`` and hours ending (:func:`hours_ending`) the start of their hour, unless ``keep_text`` (an
-    explicit format reads the text as it is); typed cells as :func:`cell_text`."""
+    ``:00``, hours ending (:func:`hours_ending`) the start of their hour and a day's numbered periods
+    (:func:`day_periods`) theirs (:func:`period_times`, in ``tz``), unless ``keep_text`` (an explicit format
+    reads the text as it is); typed cells as :func:`cell_text`."""
+    per_day = None if keep_text else day_periods(times)
+    if per_day is not None:
+        days = cell_text(dates).str.strip()
+        return days + " " + period_times(days, times, per_day, tz)
     if not keep_text and hours_ending(times):
         starts = (_whole_hours(times, _ENDING) - 1).astype(str).str.zfill(2)  # hour 1 starts at 00:00
         return cell_text(dates).str.strip() + " " + starts + ":00"

@@ -38,8 +38,9 @@ from forecast.data.cells import (ARROW_TEXT, as_text, boolean_cells, is_number, 
                                  typed_number, typed_time)
 from forecast.data.copies import copied_rows, differing_column
 from forecast.data.compressed import READ_ERRORS, is_compressed, open_binary, open_text
-from forecast.data.date_time import (DATE_NAMES, TIME_NAMES, bare_name, check_pair, dates_and_times,
-                                     find_date_time_pair, hours_ending, join_date_time, named_date_time_pair)
+from forecast.data.date_time import (DATE_NAMES, TIME_NAMES, bare_name, changed_days, check_pair, dates_and_times,
+                                     day_periods, find_date_time_pair, hours_ending, join_date_time,
+                                     named_date_time_pair)
 from forecast.data.dialect import (SEP_NAMES, SPACES, WHITESPACE, Dialect, dot_thousands, number_marks,
                                    sniff_sep)
 from forecast.data.layout import ENCODING_NOTES, Layout, file_layout, table_lines
@@ -431,16 +432,45 @@ def _settle_timestamp(raw: pd.DataFrame, wanted: str | None, dialect: Dialect, p
                                f"consecutive steps without calendar features ({hints.set('timestamp_col', 'NAME')} "
                                f"names a column of times)"]
     found = _timestamp_column(names, wanted, path, hints)
+    pair = find_date_time_pair(raw, found)
+    if pair is not None:
+        combined = f"timestamps from columns {pair[0]!r} and {pair[1]!r} combined"
+        return pair[0], replace(dialect, time_col=pair[1]), [combined, *_ending_note(raw[pair[1]], dialect)]
     return found, dialect, [f"timestamps in column {found!r}"]
 
 
 def _ending_note(times: pd.Series, dialect: Dialect) -> list[str]:
-    """The note for hours ending in a time column (:func:`~forecast.data.date_time.hours_ending`), read so
-    unless ``data.date_format`` reads the text as it is."""
-    if dialect.date_format is not None or not hours_ending(times):
+    """The note for a day's numbered periods (:func:`~forecast.data.date_time.day_periods`) or hours ending
+    (:func:`~forecast.data.date_time.hours_ending`) in a time column, read so unless ``data.date_format`` reads the
+    text as it is."""
+    if dialect.date_format is not None:
+        return []
+    per_day = day_periods(times)
+    if per_day is not None:
+        return [f"periods 1 .. {per_day} of a day in column {times.name!r} read as {_PERIOD_WORDS[per_day]}: period 1 "
+                f"is stamped 00:00, its start"]
+    if not hours_ending(times):
         return []
     return [f"hours 1 .. 24 in column {times.name!r} read as hours ending: hour 1 is stamped 00:00, "
             f"its start"]
+
+
+_PERIOD_WORDS = {24: "hours", 48: "half-hours", 96: "quarter-hours"}
+
+
+def _refuse_changed_days(dates: pd.Series, periods: pd.Series, path: Path, line: np.ndarray, hints: Hints) -> None:
+    """Refuse a day of more or fewer numbered periods than the others (the clocks changed:
+    :func:`~forecast.data.date_time.changed_days`) where no time zone places them, naming its last line."""
+    per_day = day_periods(periods)
+    assert per_day is not None
+    changed = changed_days(as_text(dates).str.strip(), periods, per_day)
+    if changed.empty:
+        return
+    day, top = str(changed.index[0]), int(changed.iloc[0])
+    r = int(np.flatnonzero((as_text(dates).str.strip() == day).to_numpy())[-1])
+    raise DataError(f"{path}: line {line[r]}: {day} has {top} periods in column {periods.name!r}, not a day's "
+                    f"{per_day}: the clocks changed that day; pass {hints.set('tz', 'Europe/London')} (the file's "
+                    f"zone) to place them")
 
 
 def _no_value(col: pd.Series) -> bool:
@@ -1449,6 +1479,8 @@ def _read_one(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: str
         dialect = replace(dialect, time_col=time_col)
     timestamp_col, dialect, found_ts = _settle_timestamp(raw, timestamp_col, dialect, path, hints,
                                                          steps=steps_without_timestamps, id_col=id_col)
+    if dated is not None and dialect.time_col is not None:  # the dates joined to their times: said so instead
+        detected = [d for d in detected if not (d.startswith("timestamps in ") and d.endswith(f", {dated!r}"))]
     detected += found_ts
     if timestamp_col is None and freq is not None and not model_freq:
         raise DataError(f"{path}: {hints.set('freq', freq)} is the step of timestamps, and the file has none (its "
@@ -1533,8 +1565,11 @@ def _read_one(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: str
             parsed = typed_timestamps(raw[timestamp_col], rows_of, col=timestamp_col, dialect=dialect,
                                       source=str(path), line=line)
         else:
+            if time_col is not None and dialect.tz is None and dialect.date_format is None \
+                    and day_periods(raw[time_col]) is not None:
+                _refuse_changed_days(raw[timestamp_col], raw[time_col], path, line, hints)
             text = as_text(raw[timestamp_col]).str.strip() if time_col is None else join_date_time(
-                raw[timestamp_col], raw[time_col], keep_text=dialect.date_format is not None)
+                raw[timestamp_col], raw[time_col], keep_text=dialect.date_format is not None, tz=dialect.tz)
             parsed = parse_timestamps(text, rows_of, col=timestamp_col, dialect=dialect, source=str(path),
                                       line=line, hints=hints)
         stamps, dialect, order_hint = parsed.stamps, parsed.dialect, parsed.order_hint

@@ -275,9 +275,8 @@ def test_a_date_column_after_row_numbers_and_its_hour_apart_read_as_one_timestam
     assert panel.freq == "h" and list(frame.index) == list(stamps)
     assert list(frame.columns) == ["instant", "temp", "cnt"]  # the counter is left out by the data module
     assert frame["cnt"].tolist() == list(np.arange(72) % 24 * 10.0)
-    assert panel.notes[0] == (f"{csv}: detected timestamps in the one column of dates, 'dteday', timestamps from "
-                              f"columns 'dteday' and 'hr' combined, column(s) repeating the timestamps' parts left "
-                              f"out ('mnth', 'weekday')")
+    assert panel.notes[0] == (f"{csv}: detected timestamps from columns 'dteday' and 'hr' combined, column(s) "
+                              f"repeating the timestamps' parts left out ('mnth', 'weekday')")
 
 
 def test_a_column_of_hours_apart_from_dates_that_never_repeat_is_a_column(tmp_path: Path) -> None:
@@ -295,3 +294,74 @@ def test_two_columns_of_dates_name_no_timestamp_column(tmp_path: Path) -> None:
     pd.DataFrame({"n": np.arange(30), "opened": days, "closed": days, "v": np.arange(30.0)}).to_csv(csv, index=False)
     with pytest.raises(DataError, match=r"two.csv: no timestamp column 'date' \(columns: n, opened, closed, v\)"):
         read_panel(csv)
+
+
+EPOCH = pd.Timestamp("1970-01-01", tz="UTC")
+
+
+def _settlement(days: pd.DatetimeIndex, per_day: dict[str, int], written: str = "%d-%b-%Y") -> pd.DataFrame:
+    """Half-hourly settlement periods as Elexon and National Grid ESO write them: a date, then periods 1 .. 48 (46
+    or 50 on the days in ``per_day``), the demand a function of the period's start in real time."""
+    rows = []
+    for day in days:
+        start = day.tz_localize("Europe/London")
+        for period in range(1, per_day.get(f"{day:%Y-%m-%d}", 48) + 1):
+            instant = start + pd.Timedelta(minutes=30 * (period - 1))
+            rows.append((day.strftime(written).upper(), period, float((instant - EPOCH) // pd.Timedelta(minutes=1))))
+    return pd.DataFrame(rows, columns=["SETTLEMENT_DATE", "SETTLEMENT_PERIOD", "ND"])
+
+
+def test_a_days_numbered_half_hours_are_stamped_with_their_starts(tmp_path: Path) -> None:
+    csv = tmp_path / "demanddata.csv"
+    _settlement(pd.date_range("2021-01-01", periods=5, freq="D"), {}).to_csv(csv, index=False)
+    panel = read_panel(csv)
+    frame = panel.series[0].frame
+    assert panel.freq == "30min" and frame.index.equals(
+        pd.DatetimeIndex(pd.date_range("2021-01-01", periods=240, freq="30min"), name="SETTLEMENT_DATE", freq=None))
+    assert panel.notes[0] == (f"{csv}: detected timestamps from columns 'SETTLEMENT_DATE' and 'SETTLEMENT_PERIOD' "
+                              f"combined, periods 1 .. 48 of a day in column 'SETTLEMENT_PERIOD' read as half-hours: "
+                              f"period 1 is stamped 00:00, its start")
+
+
+def test_the_days_the_clocks_change_need_the_zone_and_are_placed_in_it(tmp_path: Path) -> None:
+    """46 half-hours on the last Sunday of March, 50 on October's: in real time every period 30 minutes on."""
+    csv = tmp_path / "demanddata.csv"
+    days = pd.date_range("2021-03-26", "2021-11-02", freq="D")
+    frame = _settlement(days, {"2021-03-28": 46, "2021-10-31": 50})
+    frame.to_csv(csv, index=False)
+    line = int(np.flatnonzero(frame["SETTLEMENT_DATE"] == "28-MAR-2021")[-1]) + 2
+    with pytest.raises(DataError) as err:
+        read_panel(csv)
+    assert str(err.value) == (f"{csv}: line {line}: 28-MAR-2021 has 46 periods in column 'SETTLEMENT_PERIOD', not a "
+                              f"day's 48: the clocks changed that day; pass data.tz=Europe/London (the file's zone) "
+                              f"to place them")
+    got = read_panel(csv, dialect=Dialect(tz="Europe/London")).series[0].frame
+    instants = pd.date_range(days[0].tz_localize("Europe/London"), periods=len(frame), freq="30min")
+    assert got.index.equals(pd.DatetimeIndex(instants.tz_convert("Europe/London"), name="SETTLEMENT_DATE", freq=None))
+    np.testing.assert_array_equal(got["ND"].to_numpy(), ((instants - EPOCH) // pd.Timedelta(minutes=1)).to_numpy(float))
+    cut = frame.iloc[: int(np.flatnonzero(frame["SETTLEMENT_DATE"] == "31-OCT-2021")[0]) + 10]  # 10 of its 50
+    cut.to_csv(csv, index=False)
+    got = read_panel(csv, dialect=Dialect(tz="Europe/London")).series[0].frame
+    assert got.index.equals(pd.DatetimeIndex(instants[: len(cut)].tz_convert("Europe/London"), name="SETTLEMENT_DATE",
+                                             freq=None))
+    _settlement(pd.date_range("2021-01-01", periods=5, freq="D"), {}).iloc[10:-7].to_csv(csv, index=False)
+    got = read_panel(csv).series[0].frame  # the first and last days in part, no clock change: no zone needed
+    assert got.index.equals(pd.DatetimeIndex(pd.date_range("2021-01-01 05:00", periods=5 * 48 - 17, freq="30min"),
+                                             name="SETTLEMENT_DATE", freq=None))
+
+
+@pytest.mark.parametrize("names, cells", [(("Delivery Date", "Hour Ending"), lambda h: f"{h:02d}:00"),
+                                          (("OPR_DT", "OPR_HR"), str)])
+def test_a_date_column_named_for_timestamps_joins_its_hours(names: tuple[str, str], cells, tmp_path: Path) -> None:
+    """ERCOT's ``Delivery Date,Hour Ending`` (01:00 .. 24:00) and CAISO's ``OPR_DT,OPR_HR`` (1 .. 24): one hourly
+    series, not a series for each hour."""
+    days = pd.date_range("2021-01-01", periods=4, freq="D")
+    csv = tmp_path / "load.csv"
+    pd.DataFrame({names[0]: np.repeat(days.strftime("%Y-%m-%d"), 24), names[1]: [cells(h) for h in range(1, 25)] * 4,
+                  "load": np.arange(96.0)}).to_csv(csv, index=False)
+    panel = read_panel(csv)
+    assert len(panel.series) == 1 and panel.freq == "h"
+    assert panel.series[0].frame.index.equals(
+        pd.DatetimeIndex(pd.date_range("2021-01-01", periods=96, freq="h"), name=names[0], freq=None))
+    assert panel.series[0].frame["load"].tolist() == list(np.arange(96.0))
+    assert panel.notes[0].startswith(f"{csv}: detected timestamps from columns {names[0]!r} and {names[1]!r} combined")
