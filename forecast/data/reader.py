@@ -65,7 +65,7 @@ from forecast.data.timed_steps import TIMES, first_time, refuse_times, timed_row
 from forecast.data.year_table import VALUE, YearTable, digit_cells, find_year_table, table_cells, text_cells
 from forecast.data.timestamps import (TIMESTAMP_NAMES, find_timestamp_column, interval_starts, is_timestamp_name,
                                      interval_columns, iso_weeks, leading_epoch, may_hold_times, named_like_timestamp,
-                                     parse_timestamps, quarter_starts, typed_timestamps)
+                                     parse_timestamps, quarter_starts, typed_timestamps, zone_offsets)
 
 DATAFRAME = "<DataFrame>"  # how messages (and a run's config.yaml) name data given as a DataFrame
 STEP = "step"  # the index name of a series without timestamps
@@ -524,7 +524,8 @@ def _whole_dates(col: pd.Series) -> bool:
 
 
 def _reads_as_dates(col: pd.Series) -> bool:
-    """The column's first cells are text that reads as dates, or intervals, ISO weeks or quarters of them."""
+    """The column's first cells are text that reads as dates, or intervals, ISO weeks or quarters of them, or
+    times followed by a zone's abbreviation."""
     if typed_number(col):
         return False
     sample = as_text(col.head(_DATE_SAMPLE)).str.strip()
@@ -536,10 +537,12 @@ def _reads_as_dates(col: pd.Series) -> bool:
     sample = sample if weeks is None else weeks
     quarters = quarter_starts(sample)
     sample = sample if quarters is None else quarters
+    zoned = zone_offsets(sample)
+    sample = sample if zoned is None else zoned
     with warnings.catch_warnings():  # pandas warns that it guesses each cell's format: only a yes or no is asked
         warnings.simplefilter("ignore")
         try:
-            parsed = pd.to_datetime(sample, errors="coerce", format="mixed")
+            parsed = pd.to_datetime(sample, errors="coerce", format="mixed", utc=zoned is not None)
         except ValueError:  # offsets on some cells only: no column of dates to take on trust
             return False
     return bool(parsed.notna().all())

@@ -46,6 +46,15 @@ TIMESTAMP_WORDS = ("date", "dates", "datetime", "timestamp", "datum", "fecha", "
 # a UTC offset at a cell's end; one that follows a time of day (not the year of 02-Jan-2024 or 01-02-2024)
 _OFFSET = re.compile(r"(?:Z|[+-]\d{2}:?\d{2})$")
 _OFFSET_AFTER_TIME = re.compile(r"\d:\d{2}(?::\d{2}(?:[.,]\d+)?)?\s*(?:Z|[+-]\d{2}:?\d{2})$")
+# zone abbreviations each of one UTC offset, as exports write them after the time (``2021-03-28 03:00 CEST``;
+# MEZ and MESZ are CET and CEST in German); CST (US Central or China) and IST (India, Ireland or Israel) are not
+ZONE_OFFSETS = {"WET": "+00:00", "WEST": "+01:00", "BST": "+01:00", "CET": "+01:00", "CEST": "+02:00", "MEZ": "+01:00",
+                "MESZ": "+02:00", "EET": "+02:00", "EEST": "+03:00", "MSK": "+03:00", "EST": "-05:00",
+                "EDT": "-04:00", "CDT": "-05:00", "MST": "-07:00", "MDT": "-06:00", "PST": "-08:00", "PDT": "-07:00",
+                "AKST": "-09:00", "AKDT": "-08:00", "HST": "-10:00", "JST": "+09:00", "KST": "+09:00",
+                "AWST": "+08:00", "ACST": "+09:30", "ACDT": "+10:30", "AEST": "+10:00", "AEDT": "+11:00",
+                "NZST": "+12:00", "NZDT": "+13:00"}
+_ZONE_AFTER_TIME = re.compile(r"^(?P<stamp>.*\d:\d{2}(?::\d{2}(?:[.,]\d+)?)?)\s*(?P<zone>[A-Za-z]{3,4})$")
 _YEAR_FIRST = re.compile(r"^\d{4}[-/.]\d")
 _YEAR = re.compile(r"^[12]\d{3}(\.0*)?$")  # a year alone: 1000 .. 2999, maybe written as a float (1700.0)
 # dates told by their shape, each format with how the note names it: one number, year first, 8 digits (20180131)
@@ -505,6 +514,17 @@ def _offset_after_time(text: pd.Series) -> np.ndarray:
     return has
 
 
+def zone_offsets(text: pd.Series) -> pd.Series | None:
+    """Timestamps each ending in a zone abbreviation of one UTC offset after its time of day (``CET``, ``CEST``:
+    :data:`ZONE_OFFSETS`) with that offset written instead (``+01:00``); None unless every cell is written so."""
+    if not len(text) or _ZONE_AFTER_TIME.match(str(text.iloc[0])) is None:
+        return None
+    parts = text.str.extract(_ZONE_AFTER_TIME)
+    offsets = parts["zone"].str.upper().map(ZONE_OFFSETS)
+    if not bool(offsets.notna().all()):
+        return None
+    return parts["stamp"].str.strip() + offsets
+
 def interval_starts(text: pd.Series) -> pd.Series | None:
     """The starts of cells written as intervals, ``start - end`` (stripped), when every cell is one; else None."""
     if not len(text) or not _INTERVAL.match(str(text.iloc[0])):
@@ -587,9 +607,15 @@ def parse_timestamps(text: pd.Series, groups: Sequence[np.ndarray], *, col: str,
     epoch = _epoch(text, col=col, dialect=dialect, source=source, line=line, hints=hints)
     if epoch is not None:
         return epoch
+    zoned = zone_offsets(text) if dialect.date_format is None else None
+    if zoned is not None:
+        shown = ", ".join(pd.unique(text.str.extract(_ZONE_AFTER_TIME)["zone"].str.upper())[:4])
+        written += (f"time zone abbreviations read as their UTC offsets ({shown})",)
+        text = zoned
     has = _offset_after_time(text)
     if has.any():
-        return _with_offsets(text, has, col=col, dialect=dialect, source=source, line=line, hints=hints)
+        parsed = _with_offsets(text, has, col=col, dialect=dialect, source=source, line=line, hints=hints)
+        return replace(parsed, detected=interval + written + parsed.detected)
     parsed = _naive(text, groups, col=col, dialect=dialect, source=source, line=line, hints=hints)
     parsed = replace(parsed, detected=interval + written + parsed.detected)
     return parsed if dialect.tz is None else _localize(parsed, groups, col=col, source=source, line=line)

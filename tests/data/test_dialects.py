@@ -463,6 +463,27 @@ def test_local_time_with_a_gap_and_the_repeated_hour_names_the_gap(tmp_path: Pat
     assert panel.freq == "h" and panel.series[0].index.equals(index.rename("date"))
 
 
+
+@pytest.mark.parametrize("winter, summer", [("CET", "CEST"), ("MEZ", "MESZ")])
+def test_zone_abbreviations_after_the_time_are_their_offsets(winter: str, summer: str, tmp_path: Path) -> None:
+    """``27.03.2021 00:00 MEZ`` .. ``28.03.2021 03:00 MESZ``: each abbreviation its offset, so the skipped hour is
+    no gap; ``CST`` (US Central or China) is no one offset and stays unread."""
+    local = pd.date_range("2021-03-27", periods=60, freq="h", tz="Europe/Berlin")
+    cells = [t.strftime("%d.%m.%Y %H:%M ") + (summer if t.dst() else winter) for t in local]
+    csv = tmp_path / "zeit.csv"
+    pd.DataFrame({"Zeit": cells, "Last": np.arange(60.0)}).to_csv(csv, index=False, sep=";")
+    panel = read_panel(csv)
+    assert panel.freq == "h" and panel.series[0].index.equals(local.tz_convert("UTC").rename("Zeit"))
+    assert panel.notes == (f"{csv}: detected semicolon-separated columns, timestamps in the first column, 'Zeit', "
+                           f"time zone abbreviations read as their UTC offsets ({winter}, {summer}), timestamps with "
+                           f"UTC offsets (+01:00, +02:00), read as UTC",)
+    kept = read_panel(csv, dialect=Dialect(tz="Europe/Berlin")).series[0].index
+    assert kept.equals(local.rename("Zeit"))
+    pd.DataFrame({"date": [c.replace(winter, "CST") for c in cells[:20]], "Last": np.arange(20.0)}).to_csv(
+        csv, index=False)
+    with pytest.raises(DataError, match=r"line 2: cannot parse timestamp '27.03.2021 00:00 CST'"):
+        read_panel(csv)
+
 def test_the_hour_skipped_in_spring_names_the_zone(tmp_path: Path) -> None:
     index = berlin_hours("2021-03-20", "2021-04-10")
     csv = tmp_path / "spring.csv"
