@@ -1694,7 +1694,8 @@ def _read_one(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: str
                 gaps = [g for g in gaps if g.missing > HOLIDAY_RUN]
             if gaps and not fill_missing_dates:
                 refuse_other_step(gaps, index, freq, source=str(path), whose=whose,
-                                  series="" if name is None else f" of series {name}")
+                                  series="" if name is None else f" of series {name}",
+                                  hints=hints if len(groups) > 1 and whose == "the inferred frequency" else None)
                 refuse_gap(gaps, index, freq, source=str(path), whose=whose, hints=hints,
                            series="" if name is None else f" in series {name}")
             found += [(name, g) for g in gaps]

@@ -285,14 +285,19 @@ def refuse_gap(gaps: Sequence[Gap], index: pd.DatetimeIndex, freq: str, *, sourc
 
 
 def refuse_other_step(gaps: Sequence[Gap], index: pd.DatetimeIndex, freq: str, *, source: str, whose: str,
-                      series: str = "") -> None:
+                      series: str = "", hints: Hints | None = None) -> None:
     """Raise the DataError for timestamps at a regular frequency of their own where no two neighbouring rows
-    are ``freq`` apart (a daily file under ``data.freq=h``): every interval a gap is another step, not gaps."""
+    are ``freq`` apart (a daily file under ``data.freq=h``): every interval a gap is another step, not gaps. With
+    ``hints``, the series is one of a panel whose others step by ``freq``: the remedy adds its missing steps."""
     if len(index) < 3 or len(gaps) < len(index) - 1:
         return
     own = infer_freq(index)
     if own is None:
         return
+    if hints is not None:
+        raise DataError(f"{source}: the timestamps{series} step by {own!r}, not by {freq!r} as the other series do "
+                        f"(no two of its rows are {freq!r} apart): pass {hints.fill_missing_dates} with {hints.fill} "
+                        f"to add its missing steps, or leave the series out of the file")
     raise DataError(f"{source}: the timestamps{series} step by {own!r}, not by {whose} {freq!r} (no two rows are "
                     f"{freq!r} apart): leave data.freq out to use the file's frequency, set data.freq={own}, or "
                     f"resample the file to {freq!r}")

@@ -265,3 +265,21 @@ def test_a_melted_tables_categories_number_the_series_by_their_labels() -> None:
     ids = pd.Series(pd.Categorical.from_codes([1, 1, 0, 2, -1, 0], categories=["x", "y", "y "]))
     codes, names = _series_codes(ids)
     assert codes.tolist() == [0, 0, 1, 0, 2, 1] and names.tolist() == ["y", "x", ""]
+
+
+def test_a_series_stepping_by_a_multiple_of_the_others_step_names_the_fill(tmp_path: Path) -> None:
+    """Walmart's sales by store and department: one department sold every seventh week only."""
+    weeks = pd.date_range("2010-02-05", periods=70, freq="W-FRI")
+    rows = [("1", dept, week, 100.0 + k) for dept in ("1", "2") for k, week in enumerate(weeks)]
+    rows += [("1", "99", week, 5.0) for week in weeks[::7]]
+    csv = tmp_path / "walmart.csv"
+    pd.DataFrame(rows, columns=["Store", "Dept", "Date", "Weekly_Sales"]).to_csv(csv, index=False)
+    with pytest.raises(DataError) as err:
+        read_panel(csv, id_col=["Store", "Dept"])
+    assert str(err.value) == (f"{csv}: the timestamps of series 1 / 99 step by '7W-FRI', not by 'W-FRI' as the other "
+                              f"series do (no two of its rows are 'W-FRI' apart): pass data.fill_missing_dates=true "
+                              f"with data.fill=ffill|interpolate to add its missing steps, or leave the series out of "
+                              f"the file")
+    panel = read_panel(csv, id_col=["Store", "Dept"], fill="ffill", fill_missing_dates=True)
+    assert panel.freq == "W-FRI" and [len(s.frame) for s in panel.series] == [70, 70, 64]
+
