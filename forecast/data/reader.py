@@ -597,8 +597,8 @@ def _order(stamps: pd.DatetimeIndex, path: Path, line: np.ndarray, col: str, who
     lines).
 
     ``order_hint`` (the date order read) ends an "unsorted" refusal; a duplicate naive timestamp at a night
-    hour of a month in which clocks go back names the time zone setting, which places the repeated hour; where
-    most rows share their timestamp, the ``labels`` that would name each row's series are named, else the
+    hour of a month in which clocks go back names the time zone setting, which places the repeated hour, unless
+    most rows share their timestamp: then the ``labels`` that would name each row's series are named, else the
     aggregation of readings into steps. ``differing`` names a column whose values two of the rows (their positions)
     hold apart.
     """
@@ -606,9 +606,9 @@ def _order(stamps: pd.DatetimeIndex, path: Path, line: np.ndarray, col: str, who
     if dup.size:
         r = int(dup[0])
         first = int(np.flatnonzero(stamps == stamps[r])[0])
-        local = "" if stamps.tz is not None or not _could_be_dst_repeat(stamps, r) else (
-            f"; if the file is in local time with daylight saving, pass {hints.set('tz', 'Europe/Berlin')} (its zone)")
         panel = float(np.asarray(stamps.duplicated(keep=False)).mean()) >= 0.5  # most rows share their timestamp
+        local = "" if stamps.tz is not None or panel or not _could_be_dst_repeat(stamps, r) else (
+            f"; if the file is in local time with daylight saving, pass {hints.set('tz', 'Europe/Berlin')} (its zone)")
         named = labels() if panel else None
         series = "" if named is None else (
             f"; if column {named[0]!r} names each row's series (long format), pass {hints.set('id_col', named[0])}"

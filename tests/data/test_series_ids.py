@@ -283,3 +283,15 @@ def test_a_series_stepping_by_a_multiple_of_the_others_step_names_the_fill(tmp_p
     panel = read_panel(csv, id_col=["Store", "Dept"], fill="ffill", fill_missing_dates=True)
     assert panel.freq == "W-FRI" and [len(s.frame) for s in panel.series] == [70, 70, 64]
 
+
+def test_a_long_file_starting_on_an_autumn_night_names_its_series_not_a_zone(tmp_path: Path) -> None:
+    """Every hour written once per junction from 2015-11-01 00:00: the repeats are series, not a clock going back."""
+    hours = pd.date_range("2015-11-01", periods=48, freq="h")
+    csv = tmp_path / "traffic.csv"
+    pd.DataFrame({"DateTime": np.tile(hours, 3), "Junction": np.repeat([1, 2, 3], 48),
+                  "Vehicles": np.arange(144.0)}).to_csv(csv, index=False)
+    with pytest.raises(DataError) as err:
+        read_panel(csv)
+    assert str(err.value) == (f"{csv}: line 50: duplicate timestamp 2015-11-01 00:00:00 (also on line 2, with "
+                              f"another 'Junction'); remove or aggregate duplicates; if column 'Junction' names each "
+                              f"row's series (long format), pass data.id_col=Junction")
