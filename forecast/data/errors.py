@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Sequence
 
 
 class DataError(ValueError):
@@ -22,6 +23,12 @@ FIRST_ROW_LINE = 2
 def by_row(message: str) -> str:
     """``message`` with its places ("line 52") as the rows of a table without lines ("row 50")."""
     return _LINE.sub(lambda m: f"row {int(m.group(1)) - FIRST_ROW_LINE}", message)
+
+
+def at_lines(message: str, frame: str, source: str, lines: Sequence[int]) -> str:
+    """``message`` about a DataFrame named ``frame`` in messages, read from the file ``source``: the file named, and
+    its places as the file's ``lines`` of the frame's rows."""
+    return _LINE.sub(lambda m: f"line {lines[int(m.group(1)) - FIRST_ROW_LINE]}", message.replace(frame, source))
 
 
 # the first bytes of a spreadsheet workbook: .xlsx (a zip archive) and .xls (an OLE2 compound file)

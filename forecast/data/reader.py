@@ -46,7 +46,7 @@ from forecast.data.dialect import (SEP_NAMES, SPACES, WHITESPACE, Dialect, dot_t
 from forecast.data.layout import ENCODING_NOTES, Layout, file_layout, table_lines
 from forecast.data.magnitudes import strip_magnitudes
 from forecast.data.bounds import halve_bounds
-from forecast.data.errors import DataError, by_row, require_file
+from forecast.data.errors import DataError, at_lines, by_row, require_file
 from forecast.data.fill import FillMethod, filled
 from forecast.data.files import FILE_ID, check_names, many_files, series_name
 from forecast.data.hints import TRAIN, Hints
@@ -61,6 +61,7 @@ from forecast.data.surround import (category_columns, column_levels, counting_co
                                     one_label_columns, rows_below, series_labels, timestamp_counters)
 from forecast.data.period_table import PeriodTable, find_period_table
 from forecast.data.stacked_periods import find_stacked_periods
+from forecast.data.tsf import is_tsf, read_tsf
 from forecast.data.timed_steps import TIMES, first_time, refuse_times, timed_rows, timed_table
 from forecast.data.year_table import VALUE, YearTable, digit_cells, find_year_table, table_cells, text_cells
 from forecast.data.timestamps import (TIMESTAMP_NAMES, find_timestamp_column, interval_starts, is_timestamp_name,
@@ -1250,7 +1251,8 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     """Read ``path`` and validate it.
 
     Args:
-        path: CSV file, a folder or pattern of files of one series each (:mod:`forecast.data.files`), or a
+        path: CSV file, a Parquet file, a ``.tsf`` file of the Monash forecasting archive (:mod:`forecast.data.tsf`),
+            a folder or pattern of files of one series each (:mod:`forecast.data.files`), or a
             DataFrame of the same columns (named ``<DataFrame>`` in messages; a named index is a
             column, an unnamed one of timestamps the timestamp column), or a Series (a DataFrame of one column).
         timestamp_col: the timestamp column; None reads rows as consecutive steps (no calendar). A file
@@ -1296,6 +1298,8 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     files = None if isinstance(path, (pd.DataFrame, pd.Series)) else many_files(path)
     if files is not None:
         return _read_files(files, str(path), id_col, options)
+    if is_tsf(path):
+        return _read_tsf(Path(path), id_col, options)
     if not lineless(path):
         return _read_one(path, id_col=id_col, options=options, **options)
     try:
@@ -1303,6 +1307,19 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
     except DataError as exc:
         raise DataError(by_row(str(exc))) from exc
     return replace(panel, notes=tuple(by_row(note) for note in panel.notes))
+
+
+def _read_tsf(path: Path, id_col: str | Sequence[str] | None, options: dict[str, Any]) -> Panel:
+    """A ``.tsf`` file read as its long table (:mod:`forecast.data.tsf`): its series named by its first string
+    attribute unless ``id_col`` names another, its steps timed by its date attribute (none without one);
+    messages and notes name the file and the line of the series."""
+    table = read_tsf(path, options["dialect"].encoding or "utf-8")
+    settings = {**options, "timestamp_col": table.timestamp_col}
+    try:
+        panel = _read_one(table.cells, id_col=id_col or table.id_col, options=settings, **settings)
+    except DataError as exc:
+        raise DataError(at_lines(str(exc), DATAFRAME, str(path), table.lines)) from exc
+    return replace(panel, notes=tuple(at_lines(n, DATAFRAME, str(path), table.lines) for n in panel.notes))
 
 
 def lineless(path: str | Path | pd.DataFrame | pd.Series) -> bool:
