@@ -813,16 +813,24 @@ def _marked_column(cells: pd.Series, dialect: Dialect) -> tuple[np.ndarray, int 
     of any source: a CSV, a Parquet file or a DataFrame): the numbers, (N,) float64, NaN for a missing word or code
     (a cell equal to a numeric code too); and the first row whose cell reads as no number (None when none).
 
-    The marks are taken out and the cells cast to float64 by Arrow's kernels.
+    The marks are taken out and the cells cast to float64 by Arrow's kernels; only where a cell does not cast are
+    the cells matched one by one against what a float cast reads.
     """
     import pyarrow as pa
 
     cells = cells.str.strip()
     text = _without_marks(pd.Series(cells, dtype=ARROW_TEXT), dialect)
     missing = _missing(cells, dialect).to_numpy()
-    readable = text.str.match(_FLOAT).to_numpy(dtype=bool) & ~missing
     values = np.full(len(cells), np.nan)
-    values[readable] = pa.array(text[readable]).cast(pa.float64()).to_numpy(zero_copy_only=False)
+    try:  # every cell a number; of the NaNs Arrow reads, those _FLOAT does not (nan(1)) are none
+        values[~missing] = pa.array(text[~missing]).cast(pa.float64()).to_numpy(zero_copy_only=False)
+        readable = ~missing
+        nans = np.flatnonzero(np.isnan(values) & readable)
+        readable[nans] = text.iloc[nans].str.match(_FLOAT).to_numpy(dtype=bool)
+        values[nans[~readable[nans]]] = np.nan
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        readable = text.str.match(_FLOAT).to_numpy(dtype=bool) & ~missing
+        values[readable] = pa.array(text[readable]).cast(pa.float64()).to_numpy(zero_copy_only=False)
     values[np.isin(values, _code_numbers(dialect.na_values))] = np.nan
     unread = np.flatnonzero(~readable & ~missing)
     return values, (int(unread[0]) if unread.size else None)

@@ -112,6 +112,10 @@ def test_decimal_commas_keep_missing_words_and_codes(tmp_path: Path) -> None:
     frame.to_csv(csv, sep=";", decimal=",", index=False)
     with pytest.raises(DataError, match=r"line 11: column 'OT' has non-numeric value 'warm'"):
         read_panel(csv, fill="ffill")
+    frame.loc[9, "OT"] = "nan(1)"  # a NaN Arrow's cast reads and a float cast does not
+    frame.to_csv(csv, sep=";", decimal=",", index=False)
+    with pytest.raises(DataError, match=r"line 11: column 'OT' has non-numeric value 'nan\(1\)'"):
+        read_panel(csv, fill="ffill", dialect=Dialect(sep=";", decimal=","))
 
 
 @pytest.mark.parametrize("space,decimal,sep", [("\u202f", ",", ";"), (" ", ",", ";"), ("\u00a0", ".", ",")])
