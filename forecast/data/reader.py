@@ -767,7 +767,10 @@ def _strip_doubts(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect) -
         if typed_number(raw[col]):
             continue
         text = raw[col].str.strip()
-        marked = text.str.startswith("?") & text.str.match(_DOUBTED)
+        marked = text.str.startswith("?").fillna(False).astype(bool)  # a cheap look before the regular expression
+        if not marked.any():
+            continue
+        marked[marked] = text[marked].str.match(_DOUBTED).to_numpy(dtype=bool)
         if not marked.any():
             continue
         rest = text[~marked & ~_missing(text, dialect)]
