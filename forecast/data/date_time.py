@@ -107,7 +107,8 @@ def period_times(dates: pd.Series, periods: pd.Series, per_day: int, tz: str | N
     if tz is not None:
         longest = numbers.groupby(dates.to_numpy(), sort=False).max()
         ends = {longest.index[0], longest.index[-1]}  # days a file may hold in part
-        for day, top in longest.items():
+        odd = (longest != per_day) | longest.index.isin(list(ends))  # a day of per_day periods is no change
+        for day, top in longest[odd].items():
             start = _midnight(str(day), tz, int(top) * step, part=day in ends)
             if start is None:
                 continue
