@@ -28,7 +28,11 @@ def by_row(message: str) -> str:
 def at_lines(message: str, frame: str, source: str, lines: Sequence[int]) -> str:
     """``message`` about a DataFrame named ``frame`` in messages, read from the file ``source``: the file named, and
     its places as the file's ``lines`` of the frame's rows."""
-    return _LINE.sub(lambda m: f"line {lines[int(m.group(1)) - FIRST_ROW_LINE]}", message.replace(frame, source))
+    def line(found: re.Match[str]) -> str:
+        row = int(found.group(1)) - FIRST_ROW_LINE
+        return f"line {lines[row]}" if 0 <= row < len(lines) else found.group(0)
+
+    return _LINE.sub(line, message.replace(frame, source))
 
 
 # the first bytes of a spreadsheet workbook: .xlsx (a zip archive) and .xls (an OLE2 compound file)

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from forecast.data.errors import DataError, by_row
+from forecast.data.errors import DataError, at_lines, by_row
 from forecast.data.reader import read_panel
 
 
@@ -53,3 +53,8 @@ def test_a_note_names_rows_too() -> None:
 def test_by_row_counts_from_the_line_under_the_header() -> None:
     assert by_row("f: line 2: x (also on line 12); before line 7, inline 9") == \
         "f: row 0: x (also on row 10); before row 5, inline 9"
+
+
+def test_at_lines_names_the_file_and_the_lines_of_the_rows() -> None:
+    assert at_lines("<DataFrame>: line 3: x (also on line 2); line 9", "<DataFrame>", "m.tsf", [14, 15]) == \
+        "m.tsf: line 15: x (also on line 14); line 9"
