@@ -464,11 +464,12 @@ def _refuse_changed_days(dates: pd.Series, periods: pd.Series, path: Path, line:
     :func:`~forecast.data.date_time.changed_days`) where no time zone places them, naming its last line."""
     per_day = day_periods(periods)
     assert per_day is not None
-    changed = changed_days(as_text(dates).str.strip(), periods, per_day)
+    days = as_text(dates).str.strip()
+    changed = changed_days(days, periods, per_day)
     if changed.empty:
         return
     day, top = str(changed.index[0]), int(changed.iloc[0])
-    r = int(np.flatnonzero((as_text(dates).str.strip() == day).to_numpy())[-1])
+    r = int(np.flatnonzero((days == day).to_numpy())[-1])
     raise DataError(f"{path}: line {line[r]}: {day} has {top} periods in column {periods.name!r}, not a day's "
                     f"{per_day}: the clocks changed that day; pass {hints.set('tz', 'Europe/London')} (the file's "
                     f"zone) to place them")
@@ -825,12 +826,11 @@ def _marked_column(cells: pd.Series, dialect: Dialect) -> tuple[np.ndarray, int 
     text = _without_marks(pd.Series(cells, dtype=ARROW_TEXT), dialect)
     missing = _missing(cells, dialect).to_numpy()
     values = np.full(len(cells), np.nan)
-    try:  # every cell a number; of the NaNs Arrow reads, those _FLOAT does not (nan(1)) are none
+    try:  # every cell a number; a cell Arrow reads as NaN is one only where a float cast reads it (not nan(1))
         values[~missing] = pa.array(text[~missing]).cast(pa.float64()).to_numpy(zero_copy_only=False)
         readable = ~missing
         nans = np.flatnonzero(np.isnan(values) & readable)
         readable[nans] = text.iloc[nans].str.match(_FLOAT).to_numpy(dtype=bool)
-        values[nans[~readable[nans]]] = np.nan
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         readable = text.str.match(_FLOAT).to_numpy(dtype=bool) & ~missing
         values[readable] = pa.array(text[readable]).cast(pa.float64()).to_numpy(zero_copy_only=False)
