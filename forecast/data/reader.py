@@ -783,14 +783,45 @@ def _strip_doubts(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect) -
     return (raw.assign(**stripped) if stripped else raw), notes
 
 
+# a number as an accountant writes it, its sign or currency beside it; and one in parentheses, a negative number
+_BOOKED = r"^[-+]?[$€£¥]?\s*[-+]?[\d.,' ]*\d\s*[$€£¥%]?$"
+_BRACKETED = r"^\((?P<inner>[$€£¥]?\s*[\d.,' ]*\d\s*[$€£¥%]?)\)$"
+
+
+def _strip_parentheses(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect
+                       ) -> tuple[pd.DataFrame, list[str]]:
+    """``raw`` with the negative numbers written in parentheses (``(1,234.50)``, an accounting format) written
+    with a minus sign in the text columns among ``columns`` whose other non-missing cells are each a number (a
+    currency or percent sign beside it allowed); also the notes naming them."""
+    stripped, notes = {}, []
+    for col in columns:
+        if typed_number(raw[col]):
+            continue
+        text = raw[col].str.strip()
+        opened = text.str.startswith("(").fillna(False).astype(bool)  # a cheap look before the regular expression
+        if not opened.any():
+            continue
+        inner = text[opened].str.extract(_BRACKETED)["inner"]
+        if inner.isna().any():
+            continue
+        rest = text[~opened & ~_missing(text, dialect)]
+        if not rest.str.match(_BOOKED).all():
+            continue
+        stripped[col] = text.where(~opened, "-" + inner.reindex(text.index).fillna(""))
+        notes.append(f"{int(opened.sum())} negative number(s) in parentheses ({text[opened].iloc[0]}) read with a "
+                     f"minus sign in column {col!r}")
+    return (raw.assign(**stripped) if stripped else raw), notes
+
+
 def _signs_left_out(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect) -> tuple[pd.DataFrame, list[str]]:
-    """``raw`` with the currency and percent signs (:func:`_strip_units`), Eurostat's flags (:func:`_strip_flags`)
-    and the question marks of doubtful readings (:func:`_strip_doubts`) left out of ``columns``, and the notes
-    naming them."""
+    """``raw`` with negative numbers in parentheses written with a minus (:func:`_strip_parentheses`), and the
+    currency and percent signs (:func:`_strip_units`), Eurostat's flags (:func:`_strip_flags`) and the question
+    marks of doubtful readings (:func:`_strip_doubts`) left out of ``columns``, and the notes naming them."""
+    raw, negatives = _strip_parentheses(raw, columns, dialect)
     raw, signs = _strip_units(raw, columns, dialect)
     raw, flags = _strip_flags(raw, columns, dialect)
     raw, doubts = _strip_doubts(raw, columns, dialect)
-    return raw, signs + flags + doubts
+    return raw, negatives + signs + flags + doubts
 
 
 def _not_numbers(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect

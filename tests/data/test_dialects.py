@@ -867,6 +867,27 @@ def test_numbers_written_as_money_or_percent_lose_the_sign(written, sep: str, tm
         read_panel(csv)
 
 
+
+@pytest.mark.parametrize("cells, want", [(["1,234.50", "(1,234.50)", "0.00", "(12.00)"], [1234.5, -1234.5, 0.0, -12.0]),
+                                         (["$5.00", "($1,234.50)", "$0.00", "($12.00)"], [5.0, -1234.5, 0.0, -12.0]),
+                                         (["12%", "(3%)", "", "4%"], [12.0, -3.0, -3.0, 4.0])])
+def test_negative_numbers_in_parentheses_are_read_negative(cells: list[str], want: list[float],
+                                                           tmp_path: Path) -> None:
+    """Spreadsheets' accounting format: ``(1,234.50)`` is -1234.5, beside a currency or percent sign too."""
+    csv = tmp_path / "ledger.csv"
+    pd.DataFrame({"date": pd.date_range("2021-01-01", periods=4, freq="D").strftime("%Y-%m-%d"),
+                  "net": cells}).to_csv(csv, index=False)
+    panel = read_panel(csv, fill="ffill")
+    assert panel.series[0].frame["net"].tolist() == want
+    negatives = sum(c.startswith("(") for c in cells)
+    assert f"{negatives} negative number(s) in parentheses ({cells[1]}) read with a minus sign in column 'net'" in \
+        panel.notes[0]
+    cells = [*cells[:2], "(low)", cells[3]]
+    pd.DataFrame({"date": pd.date_range("2021-01-01", periods=4, freq="D").strftime("%Y-%m-%d"),
+                  "net": cells}).to_csv(csv, index=False)
+    with pytest.raises(DataError, match="column 'net' has non-numeric value"):
+        read_panel(csv, fill="ffill")
+
 def test_excels_unicode_text_is_read(tmp_path: Path) -> None:
     """Excel's "Unicode Text": UTF-16 with its byte-order mark, tab-separated."""
     path = tmp_path / "unicode.csv"
