@@ -475,6 +475,19 @@ def _refuse_changed_days(dates: pd.Series, periods: pd.Series, path: Path, line:
                     f"zone) to place them")
 
 
+def _header_repeats(raw: pd.DataFrame) -> np.ndarray:
+    """The rows whose every cell is its column's name (a header again where files were joined end to end)."""
+    if not len(raw) or not len(raw.columns) or any(typed_number(raw[c]) or typed_time(raw[c]) for c in raw.columns):
+        return np.zeros(0, dtype=np.int64)
+    rows = np.arange(len(raw))
+    for col in raw.columns:
+        cells = as_text(raw[col].iloc[rows]).str.strip()
+        rows = rows[(cells == str(col).strip()).to_numpy(dtype=bool)]
+        if not rows.size:
+            break
+    return rows
+
+
 def _no_value(col: pd.Series) -> bool:
     """Every cell of a text column is empty."""
     return not typed_number(col) and bool((as_text(col).str.strip() == "").all())
@@ -1462,6 +1475,13 @@ def _read_one(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: str
         raw = raw.iloc[: len(raw) - tail]
         detected.append(f"{tail} empty row(s) at the end left out")
     written = np.arange(len(raw))  # the rows of the table as written that raw keeps
+    repeats = _header_repeats(raw) if header else np.zeros(0, dtype=np.int64)
+    if repeats.size:
+        keep = np.ones(len(raw), dtype=bool)
+        keep[repeats] = False
+        detected.append(f"{repeats.size} row(s) repeating the header left out (line {lines_of[repeats[0]]}: files "
+                        f"joined end to end)")
+        raw, lines_of, written = raw[keep].reset_index(drop=True), lines_of[: len(raw)][keep], written[keep]
     counter = _row_numbers(raw) if header else None
     if counter is not None and counter not in (timestamp_col, id_col) and counter not in (columns or ()):
         raw = raw.drop(columns=[counter])

@@ -571,6 +571,25 @@ def test_readings_marked_doubtful_by_a_question_mark_are_read_as_their_numbers(t
     with pytest.raises(DataError, match=r"line 7: column 'Temp' has non-numeric value '\?high'"):
         read_panel(csv)
 
+
+@pytest.mark.parametrize("sep, decimal", [(",", "."), (";", ",")])
+def test_a_header_repeated_where_files_were_joined_is_left_out(sep: str, decimal: str, tmp_path: Path) -> None:
+    """``cat jan.csv feb.csv > all.csv``: February's header inside the data, left out; lines named as in the file."""
+    hours = pd.date_range("2021-01-31", periods=48, freq="h")
+    frame = pd.DataFrame({"date": hours.strftime("%Y-%m-%d %H:%M:%S"), "load": np.arange(48) + 0.5})
+    csv = tmp_path / "all.csv"
+    halves = [frame.iloc[:24].to_csv(index=False, sep=sep, decimal=decimal),
+              frame.iloc[24:].to_csv(index=False, sep=sep, decimal=decimal)]
+    csv.write_text("".join(halves))
+    panel = read_panel(csv)
+    assert panel.series[0].frame["load"].tolist() == list(np.arange(48) + 0.5)
+    assert panel.series[0].index.equals(pd.DatetimeIndex(hours, name="date", freq=None))
+    assert f"1 row(s) repeating the header left out (line 26: files joined end to end)" in panel.notes[0]
+    frame.loc[30, "load"] = np.nan
+    csv.write_text("".join([halves[0], frame.iloc[24:].to_csv(index=False, sep=sep, decimal=decimal)]))
+    with pytest.raises(DataError, match=r"line 33: column 'load' is empty or NaN"):
+        read_panel(csv)
+
 def test_months_written_with_a_year_of_the_century(tmp_path: Path) -> None:
     """The shampoo sales as tutorials ship them (``"1-01",266.0`` .. ``"3-12",646.9``: months of years 1 to 3) and
     two-digit years across a century (``98-11`` .. ``99-02``); month-year cells (``01-05`` .. ``12-05``, ``01-06``),
