@@ -768,37 +768,43 @@ def _strip_flags(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect) ->
     return (raw.assign(**stripped) if stripped else raw), notes
 
 
+def _rewritten(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect, *, start: str, marked: str, others: str,
+               rewrite: Callable[[pd.Series], pd.Series]) -> tuple[pd.DataFrame, dict[str, tuple[int, str]]]:
+    """``raw`` with the cells that begin with ``start`` and match ``marked`` rewritten (``rewrite`` of them) in the
+    text columns among ``columns`` whose every other cell is missing or matches ``others``; also, for each column
+    rewritten, how many cells were and the first of them as written."""
+    stripped, found = {}, {}
+    for col in columns:
+        if typed_number(raw[col]):
+            continue
+        text = raw[col].str.strip()
+        hits = text.str.startswith(start).fillna(False).astype(bool)  # a cheap look before the regular expression
+        if not hits.any():
+            continue
+        hits[hits] = text[hits].str.match(marked).to_numpy(dtype=bool)
+        if not hits.any() or not text[~hits & ~_missing(text, dialect)].str.match(others).all():
+            continue
+        stripped[col] = text.where(~hits, rewrite(text[hits]).reindex(text.index))
+        found[col] = (int(hits.sum()), str(text[hits].iloc[0]))
+    return (raw.assign(**stripped) if stripped else raw), found
+
+
 # a number marked doubtful by a question mark before it, as DataMarket's exports write some readings (``?0.2``)
+_NUMBER = r"^[-+]?[\d.,' ]*\d(?:[eE][-+]?\d+)?$"
 _DOUBTED = r"^\?[-+]?[\d.,' ]*\d(?:[eE][-+]?\d+)?$"
+# a number as an accountant writes it, its sign or currency beside it; and one in parentheses, a negative number
+_BOOKED = r"^[-+]?[$€£¥]?\s*[-+]?[\d.,' ]*\d\s*[$€£¥%]?$"
+_BRACKETED = r"^\((?P<inner>[$€£¥]?\s*[\d.,' ]*\d\s*[$€£¥%]?)\)$"
 
 
 def _strip_doubts(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect) -> tuple[pd.DataFrame, list[str]]:
     """``raw`` with the question mark left out of the cells of the text columns among ``columns`` whose non-missing
     cells are each a number, some written after a ``?`` (a doubtful reading, ``?0.2``); also the notes naming
     them."""
-    stripped, notes = {}, []
-    for col in columns:
-        if typed_number(raw[col]):
-            continue
-        text = raw[col].str.strip()
-        marked = text.str.startswith("?").fillna(False).astype(bool)  # a cheap look before the regular expression
-        if not marked.any():
-            continue
-        marked[marked] = text[marked].str.match(_DOUBTED).to_numpy(dtype=bool)
-        if not marked.any():
-            continue
-        rest = text[~marked & ~_missing(text, dialect)]
-        if not rest.str.fullmatch(r"[-+]?[\d.,' ]*\d(?:[eE][-+]?\d+)?").all():
-            continue
-        stripped[col] = text.where(~marked, text.str[1:])
-        notes.append(f"{int(marked.sum())} reading(s) marked doubtful by a '?' before them ({text[marked].iloc[0]}) "
-                     f"read as their numbers in column {col!r}")
-    return (raw.assign(**stripped) if stripped else raw), notes
-
-
-# a number as an accountant writes it, its sign or currency beside it; and one in parentheses, a negative number
-_BOOKED = r"^[-+]?[$€£¥]?\s*[-+]?[\d.,' ]*\d\s*[$€£¥%]?$"
-_BRACKETED = r"^\((?P<inner>[$€£¥]?\s*[\d.,' ]*\d\s*[$€£¥%]?)\)$"
+    raw, found = _rewritten(raw, columns, dialect, start="?", marked=_DOUBTED, others=_NUMBER,
+                            rewrite=lambda cells: cells.str[1:])
+    return raw, [f"{n} reading(s) marked doubtful by a '?' before them ({first}) read as their numbers in column "
+                 f"{col!r}" for col, (n, first) in found.items()]
 
 
 def _strip_parentheses(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect
@@ -806,24 +812,10 @@ def _strip_parentheses(raw: pd.DataFrame, columns: Sequence[str], dialect: Diale
     """``raw`` with the negative numbers written in parentheses (``(1,234.50)``, an accounting format) written
     with a minus sign in the text columns among ``columns`` whose other non-missing cells are each a number (a
     currency or percent sign beside it allowed); also the notes naming them."""
-    stripped, notes = {}, []
-    for col in columns:
-        if typed_number(raw[col]):
-            continue
-        text = raw[col].str.strip()
-        opened = text.str.startswith("(").fillna(False).astype(bool)  # a cheap look before the regular expression
-        if not opened.any():
-            continue
-        inner = text[opened].str.extract(_BRACKETED)["inner"]
-        if inner.isna().any():
-            continue
-        rest = text[~opened & ~_missing(text, dialect)]
-        if not rest.str.match(_BOOKED).all():
-            continue
-        stripped[col] = text.where(~opened, "-" + inner.reindex(text.index).fillna(""))
-        notes.append(f"{int(opened.sum())} negative number(s) in parentheses ({text[opened].iloc[0]}) read with a "
-                     f"minus sign in column {col!r}")
-    return (raw.assign(**stripped) if stripped else raw), notes
+    raw, found = _rewritten(raw, columns, dialect, start="(", marked=_BRACKETED, others=_BOOKED,
+                            rewrite=lambda cells: "-" + cells.str.extract(_BRACKETED)["inner"])
+    return raw, [f"{n} negative number(s) in parentheses ({first}) read with a minus sign in column {col!r}"
+                 for col, (n, first) in found.items()]
 
 
 def _signs_left_out(raw: pd.DataFrame, columns: Sequence[str], dialect: Dialect) -> tuple[pd.DataFrame, list[str]]:
