@@ -345,7 +345,29 @@ def read_table(path: Path, header: bool, sep: str = ",", *, typed: bool = True,
         # pandas read the first fields as the index and shifted the names: the fields in order, as many as named
         frame = frame.reset_index().iloc[:, :len(frame.columns)].set_axis(list(frame.columns), axis=1)
         frame.attrs[TRAILING] = True
+    elif header and not isinstance(frame.index, pd.RangeIndex):  # R's row names, unless some rows lack them
+        _refuse_ragged(path, sep, layout)
     return frame
+
+
+def _refuse_ragged(path: Path, sep: str, layout: Layout) -> None:
+    """Refuse a file whose first row below the header has a field more than the header names and another row has
+    not (an unquoted separator in a cell, ``sensor check, ok``), naming both lines: pandas would read the first
+    fields as row names and shift every column's name onto its neighbour's cells. A field more on every row is R's
+    row names, read as such."""
+    with open_text(path, layout.encoding, newline="") as f:
+        rows = csv.reader(islice(f, layout.skip, None), delimiter=sep)
+        named = len(next(rows, []))
+        first = None
+        for number, row in enumerate(rows, start=layout.skip + 2):
+            if not row:
+                continue
+            if first is None:
+                first = (number, len(row))
+            elif len(row) != first[1]:
+                raise DataError(f"{path}: line {first[0]} has {first[1]} fields where the header names {named}, "
+                                f"line {number} has {len(row)}; quote the cells that hold the separator ({sep!r}), "
+                                f"or name every column in the header")
 
 
 def _read_raw(path: Path | pd.DataFrame, header: bool, hints: Hints, sep: str = ",", *,

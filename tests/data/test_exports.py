@@ -590,6 +590,22 @@ def test_a_header_repeated_where_files_were_joined_is_left_out(sep: str, decimal
     with pytest.raises(DataError, match=r"line 33: column 'load' is empty or NaN"):
         read_panel(csv)
 
+
+def test_an_unquoted_separator_in_the_first_row_is_refused_not_shifted(tmp_path: Path) -> None:
+    """``2021-01-01,1.2,sensor check, ok``: pandas would take the dates for row names and read 'value' as the
+    dates; R's row names, a field more on every row, are still read."""
+    days = pd.date_range("2021-01-01", periods=30, freq="D").strftime("%Y-%m-%d")
+    csv = tmp_path / "log.csv"
+    csv.write_text("date,value,comment\n" + "".join(f"{d},{k}.5,{'sensor check, ok' if k == 0 else ''}\n"
+                                                    for k, d in enumerate(days)))
+    with pytest.raises(DataError) as err:
+        read_panel(csv)
+    assert str(err.value) == (f"{csv}: line 2 has 4 fields where the header names 3, line 3 has 3; quote the cells "
+                              f"that hold the separator (','), or name every column in the header")
+    csv.write_text('"date","value"\n' + "".join(f'"{k + 1}","{d}",{k}.5\n' for k, d in enumerate(days)))
+    panel = read_panel(csv)
+    assert panel.series[0].frame["value"].tolist() == [k + 0.5 for k in range(30)]
+
 def test_months_written_with_a_year_of_the_century(tmp_path: Path) -> None:
     """The shampoo sales as tutorials ship them (``"1-01",266.0`` .. ``"3-12",646.9``: months of years 1 to 3) and
     two-digit years across a century (``98-11`` .. ``99-02``); month-year cells (``01-05`` .. ``12-05``, ``01-06``),
