@@ -14,7 +14,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
+from forecast.data.cells import ARROW_TEXT
 from forecast.data.compressed import open_text
 from forecast.data.errors import DataError
 
@@ -35,8 +37,8 @@ class TsfTable:
     """A ``.tsf`` file as a long table.
 
     Attributes:
-        cells: a row a value: the series' attributes, its step's time (``date``, where the file dates its series)
-            and the value, as text.
+        cells: a row a value: the series' attributes (text), its step's time (``date``, where the file dates its
+            series) and the value, as written (Arrow text).
         lines: the file line of each row's series, (rows,).
         id_col: the attribute naming the series.
         timestamp_col: ``date``, or None where the series have no dates.
@@ -54,20 +56,23 @@ def is_tsf(path: object) -> bool:
 
 
 def read_tsf(path: Path, encoding: str = "utf-8") -> TsfTable:
-    """The long table of the ``.tsf`` file ``path``.
+    """The long table of the ``.tsf`` file ``path``: each series' values as Arrow text, its times as timestamps
+    and its attributes repeated, gathered a series at a time.
 
     Raises:
-        DataError: a missing file, no ``@data`` line, an attribute of a series that does not read as its type, a
-            series of another number of attributes, a date attribute without a frequency the archive names, or a
-            file of no series.
+        DataError: a missing file, no ``@data`` line, a date attribute that does not read as a date, a series of
+            another number of attributes, a date attribute without a frequency the archive names, or a file of no
+            series.
     """
     if not path.is_file():
         raise DataError(f"{path}: file not found; check the path")
     names: list[str] = []
     kinds: list[str] = []
     freq: str | None = None
-    columns: dict[str, list[object]] = {}
-    lines: list[np.ndarray] = []
+    attributes: list[list[str]] = []  # each series' attribute cells
+    values: list[pa.Array] = []  # each series' values, as written
+    times: list[pd.DatetimeIndex] = []  # each series' step times, where the file dates its series
+    lines: list[int] = []  # each series' line
     data = False
     with open_text(path, encoding) as f:
         for number, raw in enumerate(f, start=1):
@@ -75,26 +80,23 @@ def read_tsf(path: Path, encoding: str = "utf-8") -> TsfTable:
             if not text or text.startswith("#"):
                 continue
             if not data:
-                word = text.split()[0].lower()
-                if word == "@attribute" and len(text.split()) == 3:
-                    names.append(text.split()[1])
-                    kinds.append(text.split()[2].lower())
-                elif word == "@frequency":
-                    freq = text.split()[1].lower() if len(text.split()) > 1 else None
-                elif word == "@data":
-                    data = True
-                    columns = {name: [] for name in [*names, TIMESTAMP, VALUE]}
+                words = text.split()
+                if words[0].lower() == "@attribute" and len(words) == 3:
+                    names.append(words[1])
+                    kinds.append(words[2].lower())
+                elif words[0].lower() == "@frequency":
+                    freq = words[1].lower() if len(words) > 1 else None
+                data = words[0].lower() == "@data"
                 continue
             parts = text.split(":")
             if len(parts) != len(names) + 1:
                 raise DataError(f"{path}: line {number}: {len(parts) - 1} attribute(s) before the values, but the "
                                 f"file declares {len(names)} ({', '.join(names)}); write one field for each")
-            values = parts[-1].split(",")
-            for name, kind, cell in zip(names, kinds, parts):
-                columns[name] += [cell] * len(values)
-            columns[TIMESTAMP] += _times(dict(zip(names, parts)), names, kinds, freq, len(values), path, number)
-            columns[VALUE] += values
-            lines.append(np.full(len(values), number))
+            attributes.append(parts[:-1])
+            values.append(pa.array(parts[-1].split(","), pa.string()))
+            times += [_times(dict(zip(names, parts)), names, kinds, freq, len(values[-1]), path, number)] \
+                if "date" in kinds else []
+            lines.append(number)
     if not data:
         raise DataError(f"{path}: no @data line: not a .tsf file of the Monash forecasting archive")
     if not lines:
@@ -103,27 +105,26 @@ def read_tsf(path: Path, encoding: str = "utf-8") -> TsfTable:
     if id_col is None:
         raise DataError(f"{path}: no string attribute names the series; declare one (@attribute series_name "
                         f"string) first")
-    dated = "date" in kinds
-    cells = pd.DataFrame({n: columns[n] for n, k in zip(names, kinds) if k != "date"} |
-                         ({TIMESTAMP: columns[TIMESTAMP]} if dated else {}) | {VALUE: columns[VALUE]})
-    return TsfTable(cells, np.concatenate(lines), id_col, TIMESTAMP if dated else None)
+    sizes = np.array([len(v) for v in values])
+    cells = pd.DataFrame({name: np.repeat(np.array([a[k] for a in attributes], dtype=object), sizes)
+                          for k, (name, kind) in enumerate(zip(names, kinds)) if kind != "date"})
+    if times:
+        cells[TIMESTAMP] = np.concatenate([t.to_numpy() for t in times])
+    cells[VALUE] = pd.Series(pd.arrays.ArrowStringArray(pa.chunked_array(values, pa.string())), dtype=ARROW_TEXT)
+    return TsfTable(cells, np.repeat(np.array(lines), sizes), id_col, TIMESTAMP if times else None)
 
 
 def _times(attributes: dict[str, str], names: list[str], kinds: list[str], freq: str | None, steps: int,
-           path: Path, number: int) -> list[object]:
-    """The times of a series' ``steps`` from its date attribute at ``freq`` (ISO text); empty cells where the file
-    declares no date attribute."""
-    dated = [n for n, k in zip(names, kinds) if k == "date"]
-    if not dated:
-        return [""] * steps
-    start = pd.to_datetime(attributes[dated[0]], format=_DATE_FORMAT, errors="coerce")
+           path: Path, number: int) -> pd.DatetimeIndex:
+    """The times of a series' ``steps`` from its (first) date attribute at ``freq``."""
+    dated = next(n for n, k in zip(names, kinds) if k == "date")
+    start = pd.to_datetime(attributes[dated], format=_DATE_FORMAT, errors="coerce")
     if pd.isna(start):
-        raise DataError(f"{path}: line {number}: {attributes[dated[0]]!r} in attribute {dated[0]!r} is no date "
+        raise DataError(f"{path}: line {number}: {attributes[dated]!r} in attribute {dated!r} is no date "
                         f"written {_DATE_FORMAT.replace('%', '')}")
     if freq not in STEPS:
         raise DataError(f"{path}: @frequency {freq!r} is none the archive names ({', '.join(STEPS)}), so the dates "
                         f"of the series cannot be counted from their starts")
     step = STEPS[freq]
-    stamps = pd.DatetimeIndex([start + k * step for k in range(steps)]) if isinstance(step, pd.DateOffset) else \
+    return pd.DatetimeIndex([start + k * step for k in range(steps)]) if isinstance(step, pd.DateOffset) else \
         pd.date_range(start, periods=steps, freq=step)  # months and years each counted from the start (Jan 31, Mar 31)
-    return list(stamps.strftime("%Y-%m-%d %H:%M:%S"))
