@@ -1371,11 +1371,16 @@ def read_panel(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: st
         return _read_tsf(Path(path), id_col, options)
     if not lineless(path):
         return _read_one(path, id_col=id_col, options=options, **options)
+    return _placed(lambda: _read_one(path, id_col=id_col, options=options, **options), by_row)
+
+
+def _placed(read: Callable[[], Panel], place: Callable[[str], str]) -> Panel:
+    """The panel ``read`` returns, its notes and any refusal's message with their places renamed by ``place``."""
     try:
-        panel = _read_one(path, id_col=id_col, options=options, **options)
+        panel = read()
     except DataError as exc:
-        raise DataError(by_row(str(exc))) from exc
-    return replace(panel, notes=tuple(by_row(note) for note in panel.notes))
+        raise DataError(place(str(exc))) from exc
+    return replace(panel, notes=tuple(place(note) for note in panel.notes))
 
 
 def _read_tsf(path: Path, id_col: str | Sequence[str] | None, options: dict[str, Any]) -> Panel:
@@ -1384,11 +1389,8 @@ def _read_tsf(path: Path, id_col: str | Sequence[str] | None, options: dict[str,
     messages and notes name the file and the line of the series."""
     table = read_tsf(path, options["dialect"].encoding or "utf-8")
     settings = {**options, "timestamp_col": table.timestamp_col}
-    try:
-        panel = _read_one(table.cells, id_col=id_col or table.id_col, options=settings, **settings)
-    except DataError as exc:
-        raise DataError(at_lines(str(exc), DATAFRAME, str(path), table.lines)) from exc
-    return replace(panel, notes=tuple(at_lines(n, DATAFRAME, str(path), table.lines) for n in panel.notes))
+    return _placed(lambda: _read_one(table.cells, id_col=id_col or table.id_col, options=settings, **settings),
+                   lambda message: at_lines(message, DATAFRAME, str(path), table.lines))
 
 
 def lineless(path: str | Path | pd.DataFrame | pd.Series) -> bool:
