@@ -575,7 +575,7 @@ def _reads_as_dates(col: pd.Series) -> bool:
     quarters = quarter_starts(sample)
     sample = sample if quarters is None else quarters
     zoned = zone_offsets(sample)
-    sample = sample if zoned is None else zoned
+    sample = sample if zoned is None else zoned[0]
     with warnings.catch_warnings():  # pandas warns that it guesses each cell's format: only a yes or no is asked
         warnings.simplefilter("ignore")
         try:

@@ -230,6 +230,7 @@ def quarter_starts(text: pd.Series) -> pd.Series | None:
     year, quarter = parts["y1"].fillna(parts["y2"]).astype(int), parts["q1"].fillna(parts["q2"]).astype(int)
     return year.astype(str) + "-" + (3 * quarter - 2).map("{:02d}".format) + "-01"
 
+
 def century_months(text: pd.Series, groups: Sequence[np.ndarray]) -> tuple[pd.Series, str] | None:
     """Cells written ``YY-MM`` or ``MM-YY``, one digit where the other field has two (``98-12``, ``1-01``,
     ``12-98``), as the first days of those months (``YYYY-MM-DD`` text, years read as ``%y`` does: ``1`` is 2001,
@@ -514,16 +515,19 @@ def _offset_after_time(text: pd.Series) -> np.ndarray:
     return has
 
 
-def zone_offsets(text: pd.Series) -> pd.Series | None:
+def zone_offsets(text: pd.Series) -> tuple[pd.Series, list[str]] | None:
     """Timestamps each ending in a zone abbreviation of one UTC offset after its time of day (``CET``, ``CEST``:
-    :data:`ZONE_OFFSETS`) with that offset written instead (``+01:00``); None unless every cell is written so."""
+    :data:`ZONE_OFFSETS`) with that offset written instead (``+01:00``), and the abbreviations in the order they
+    come; None unless every cell is written so."""
     if not len(text) or _ZONE_AFTER_TIME.match(str(text.iloc[0])) is None:
         return None
     parts = text.str.extract(_ZONE_AFTER_TIME)
-    offsets = parts["zone"].str.upper().map(ZONE_OFFSETS)
+    zones = parts["zone"].str.upper()
+    offsets = zones.map(ZONE_OFFSETS)
     if not bool(offsets.notna().all()):
         return None
-    return parts["stamp"].str.strip() + offsets
+    return parts["stamp"].str.strip() + offsets, list(pd.unique(zones))
+
 
 def interval_starts(text: pd.Series) -> pd.Series | None:
     """The starts of cells written as intervals, ``start - end`` (stripped), when every cell is one; else None."""
@@ -609,9 +613,8 @@ def parse_timestamps(text: pd.Series, groups: Sequence[np.ndarray], *, col: str,
         return epoch
     zoned = zone_offsets(text) if dialect.date_format is None else None
     if zoned is not None:
-        shown = ", ".join(pd.unique(text.str.extract(_ZONE_AFTER_TIME)["zone"].str.upper())[:4])
-        written += (f"time zone abbreviations read as their UTC offsets ({shown})",)
-        text = zoned
+        text, zones = zoned
+        written += (f"time zone abbreviations read as their UTC offsets ({', '.join(zones[:4])})",)
     has = _offset_after_time(text)
     if has.any():
         parsed = _with_offsets(text, has, col=col, dialect=dialect, source=source, line=line, hints=hints)
