@@ -481,11 +481,10 @@ def _ending_note(times: pd.Series, dialect: Dialect) -> list[str]:
 _PERIOD_WORDS = {24: "hours", 48: "half-hours", 96: "quarter-hours"}
 
 
-def _refuse_changed_days(dates: pd.Series, periods: pd.Series, path: Path, line: np.ndarray, hints: Hints) -> None:
-    """Refuse a day of more or fewer numbered periods than the others (the clocks changed:
+def _refuse_changed_days(dates: pd.Series, periods: pd.Series, per_day: int, path: Path, line: np.ndarray,
+                         hints: Hints) -> None:
+    """Refuse a day of more or fewer numbered periods than ``per_day`` (the clocks changed:
     :func:`~forecast.data.date_time.changed_days`) where no time zone places them, naming its last line."""
-    per_day = day_periods(periods)
-    assert per_day is not None
     days = as_text(dates).str.strip()
     changed = changed_days(days, periods, per_day)
     if changed.empty:
@@ -1663,9 +1662,10 @@ def _read_one(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: str
             parsed = typed_timestamps(raw[timestamp_col], rows_of, col=timestamp_col, dialect=dialect,
                                       source=str(path), line=line)
         else:
-            if time_col is not None and dialect.tz is None and dialect.date_format is None \
-                    and day_periods(raw[time_col]) is not None:
-                _refuse_changed_days(raw[timestamp_col], raw[time_col], path, line, hints)
+            per_day = day_periods(raw[time_col]) if time_col is not None and dialect.tz is None \
+                and dialect.date_format is None else None
+            if per_day is not None:
+                _refuse_changed_days(raw[timestamp_col], raw[time_col], per_day, path, line, hints)
             text = as_text(raw[timestamp_col]).str.strip() if time_col is None else join_date_time(
                 raw[timestamp_col], raw[time_col], keep_text=dialect.date_format is not None, tz=dialect.tz)
             parsed = parse_timestamps(text, rows_of, col=timestamp_col, dialect=dialect, source=str(path),
