@@ -89,10 +89,13 @@ def unix_time_columns(raw: pd.DataFrame, columns: Sequence[str], stamps: pd.Date
     of its row's timestamp (and 14 hours, where the timestamps are a wall clock's); none for timestamps before 1973."""
     if len(stamps) < 3 or stamps.hasnans:
         return []
-    at = stamps.as_unit("ns").asi8.astype(np.float64)  # (N,) ns since 1970 (a wall clock's, where naive)
-    if at.min() < _SINCE:
+    ns = stamps.as_unit("ns").asi8  # (N,) ns since 1970 (a wall clock's, where naive)
+    if ns.min() < _SINCE:
         return []
-    step = float(np.median(np.abs(np.diff(at))))
+    steps = np.diff(ns)  # (N - 1,) in place from here: a long panel's stamps are many
+    np.abs(steps, out=steps)
+    step = float(np.median(steps, overwrite_input=True))
+    del steps
     slack = step + (0 if stamps.tz is not None else _LOCAL_OFFSET)
     def near(values: np.ndarray, times: np.ndarray) -> bool:  # in some unit, every value near its row's time
         return any(bool((np.abs(values * scale - times) <= slack).all()) for scale in _UNIX_SCALE.values())
@@ -101,9 +104,9 @@ def unix_time_columns(raw: pd.DataFrame, columns: Sequence[str], stamps: pd.Date
         return pd.to_numeric(as_text(col).str.strip(), errors="coerce").to_numpy(dtype=np.float64)
     found = []
     for col in columns:
-        if not near(numbers(raw[col].iloc[:_FIRST_ROWS]), at[:_FIRST_ROWS]):  # a look at the first rows first
+        if not near(numbers(raw[col].iloc[:_FIRST_ROWS]), ns[:_FIRST_ROWS].astype(np.float64)):  # the first rows
             continue
         values = numbers(raw[col])
-        if not np.isnan(values).any() and near(values, at):
+        if not np.isnan(values).any() and near(values, ns.astype(np.float64)):
             found.append(str(col))
     return found

@@ -154,7 +154,7 @@ class PeriodTable:
             columns[id_col] = pd.Categorical.from_codes(codes[rows], categories=names)
         if not self.steps:
             columns[timestamp_col] = pd.DatetimeIndex(self.starts)[at]
-        return pd.DataFrame({**columns, VALUE: cells[rows, at]}), rows, at
+        return pd.DataFrame({**columns, VALUE: cells[rows, at]}, copy=False), rows, at  # (R, 2 or 3)
 
     def note(self, frame: pd.DataFrame, timestamp_col: str, dropped: int, id_col: str | None) -> str:
         """What the reader did, for the run's notes."""
@@ -173,9 +173,11 @@ def _span_cells(kept: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     .kept`), from each row's first cell and count: (R,) rows and (R,) periods, row-major."""
     counts = kept.sum(axis=1)  # (rows,)
     first = kept.argmax(axis=1)  # (rows,)
-    rows = np.repeat(np.arange(len(kept)), counts)  # (R,)
-    at = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts - first, counts)  # (R,)
-    return rows, at
+    total = int(counts.sum())
+    wide = np.int64 if total >= 2**31 else np.int32  # a panel's cells: half the memory of int64 below 2**31
+    rows = np.repeat(np.arange(len(kept), dtype=wide), counts)  # (R,)
+    at = np.arange(total, dtype=wide) - np.repeat((np.cumsum(counts) - counts - first).astype(wide), counts)  # (R,)
+    return rows, at.astype(np.min_scalar_type(max(kept.shape[1] - 1, 0)), copy=False)
 
 
 def find_period_table(raw: pd.DataFrame, *, timestamp_col: object, id_col: str | None) -> PeriodTable | None:

@@ -1179,6 +1179,14 @@ def _kept_groups(groups: Sequence[tuple[str | None, np.ndarray]], keep: np.ndarr
     return [(name, position[rows[keep[rows]]]) for name, rows in groups]
 
 
+def _span(rows: np.ndarray) -> slice | np.ndarray:
+    """``rows`` (N_s,) int as a slice where they are one ascending run (a series written in one block, as most files
+    and every melted table are): indexing by it gives a view, not a copy."""
+    if len(rows) and int(rows[-1]) - int(rows[0]) == len(rows) - 1 and bool((np.diff(rows) == 1).all()):
+        return slice(int(rows[0]), int(rows[-1]) + 1)
+    return rows
+
+
 def _fill(block: np.ndarray, columns: Sequence[str], fill: FillMethod, path: Path, who: str,
           hints: Hints) -> np.ndarray:
     """A series' ``block`` of ``columns``, (N_s, C) float64, with its missing cells filled by ``fill``
@@ -1643,7 +1651,9 @@ def _read_one(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: str
     if len(raw) == 0:
         raise DataError(f"{path}: the file has {'a header but ' if header else ''}no data rows")
 
-    line = lines_of[np.arange(len(raw)) if source_rows is None else source_rows]  # file line of every row
+    lines_of = lines_of.astype(np.int32) if len(lines_of) and lines_of.max() < 2**31 else lines_of
+    line = lines_of[: len(raw)] if source_rows is None else lines_of[source_rows]  # file line of every row
+    del lines_of, source_rows
     if id_col is None:
         groups: list[tuple[str | None, np.ndarray]] = [(None, np.arange(len(raw)))]
     else:
@@ -1652,8 +1662,9 @@ def _read_one(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: str
         if empty.size:
             raise DataError(f"{path}: line {line[int(empty[0])]}: empty series id in column {id_col!r}; "
                             f"give every row its series")
-        order = np.argsort(codes, kind="stable")
+        order = np.argsort(codes, kind="stable").astype(np.int32 if len(codes) < 2**31 else np.int64)
         bounds = np.cumsum(np.bincount(codes, minlength=len(uniques)))[:-1]
+        del codes
         groups = list(zip((str(u) for u in uniques), np.split(order, bounds)))
     stamps, order_hint = None, ""
     if timestamp_col is not None:
@@ -1718,6 +1729,7 @@ def _read_one(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: str
         numbers = raw[counters].to_numpy(dtype=np.float64)  # (N, len(counters))
         numbered = counting_columns([numbers], counters) or counting_columns([numbers[rows] for _, rows in groups],
                                                                              counters)
+        del numbers
         columns = _leave_out(list(columns), numbered, "numbering the file's rows", detected)
         labels_of = series_labels(raw, [c for c in columns if c not in keep], [rows for _, rows in groups],
                                   dialect.na_values)
@@ -1761,7 +1773,7 @@ def _read_one(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: str
     holidays: list[tuple[str | None, Gap]] = []  # at business days without fill_missing_dates: kept as they are
     indexes: list[pd.DatetimeIndex | None] = [None] * len(groups)  # each series' timestamps
     if stamps is not None:
-        indexes = [stamps[rows] for _, rows in groups]
+        indexes = [stamps[_span(rows)] for _, rows in groups]
         if freq is None:
             freq = resolve_frequency(indexes, source=str(path), hints=hints)
             whose = "the inferred frequency"
@@ -1775,7 +1787,7 @@ def _read_one(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: str
             detected.append(note)
             values, stamps, line = values[whole], stamps[whole], line[whole]
             groups = _kept_groups(groups, whole)
-            indexes = [stamps[rows] for _, rows in groups]
+            indexes = [stamps[_span(rows)] for _, rows in groups]
         for (name, rows), index in (zip(groups, indexes) if steps is None else ()):  # steps lie on their grid
             if model_freq:
                 own = infer_freq(index)
@@ -1797,19 +1809,26 @@ def _read_one(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: str
     series = []
     leading = 0  # cells before their column's first value: a fill copies that value back into them
     gapped = {n for n, _ in found}
+    names = pd.Index(list(columns))  # one Index for every series' frame
+    del raw  # the values are read: from here a panel's memory is its values, stamps and lines
     for (name, rows), stamped in zip(groups, indexes):
-        block = values[rows]  # (N_s, C)
+        span = _span(rows)
+        block = values[span]  # (N_s, C): a view of values where the series' rows are one run
         known = np.isfinite(block)
         leading += int((~np.logical_or.accumulate(known, axis=0)).sum())
         index = pd.RangeIndex(len(block), name=STEP) if stamped is None else stamped.rename(timestamp_col)
         new_rows = None
         if name in gapped:
-            added = add_missing_rows(pd.DataFrame(block, index=index, columns=list(columns)), freq)
+            added = add_missing_rows(pd.DataFrame(block, index=index, columns=names), freq)
             new_rows = ~added.index.isin(index)  # (N_s filled,)
             block, index = added.to_numpy(dtype=np.float64), added.index
         if frame_fill is not None and (name in gapped or not known.all()):  # nothing missing: as read
-            block = _fill(block, columns, frame_fill, path, "" if name is None else f" of series {name}", hints)
-        series.append(Series(frame=pd.DataFrame(block, index=index, columns=list(columns)), extra_columns=extra,
+            filled_block = _fill(block, columns, frame_fill, path, "" if name is None else f" of series {name}", hints)
+            if isinstance(span, slice) and name not in gapped:  # a view of values: filled where it lies
+                block[:] = filled_block
+            else:
+                block = filled_block
+        series.append(Series(frame=pd.DataFrame(block, index=index, columns=names, copy=False), extra_columns=extra,
                              series_id=name, added=new_rows))
     notes = [f"{path}: detected {', '.join(detected)}"] if detected else []
     codes = f"written as a missing-value code ({', '.join(dialect.na_values)})"
