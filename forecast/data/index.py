@@ -19,6 +19,7 @@ from torch import Tensor
 from torch.utils.data import Dataset
 
 from forecast.data.batch import Batch
+from forecast.data.row_marks import RowMarks
 from forecast.data.windows import WindowDataset
 
 
@@ -34,6 +35,20 @@ def _sliding(rows: Tensor, length: int) -> Tensor:
     return rows.as_strided((max(0, n - length + 1), length, c), (rows.stride(0), rows.stride(0), rows.stride(1)))
 
 
+class _MarkRuns:
+    """Every run of ``length`` consecutive rows of the marks, gathered by first row: a view of (N, M) marks, or of
+    a :class:`~forecast.data.row_marks.RowMarks`' rows, then looked up in its table."""
+
+    def __init__(self, marks: Tensor | RowMarks, length: int) -> None:
+        self._table = marks.table if isinstance(marks, RowMarks) else None
+        self._runs = _sliding(marks.rows[:, None] if isinstance(marks, RowMarks) else marks, length)  # (R, length, *)
+
+    def take(self, first: Tensor) -> Tensor:
+        """The runs starting at rows ``first``. Shapes: (B,) -> (B, length, M)."""
+        runs = self._runs.index_select(0, first)  # (B, length, M), or (B, length, 1) rows of the table
+        return runs if self._table is None else self._table[runs[..., 0]]
+
+
 class WindowIndex(Dataset[Batch]):
     """Windows of one split over many series: ``len`` ids, ``index[i]`` one window, ``index[ids]`` a batch.
 
@@ -43,7 +58,7 @@ class WindowIndex(Dataset[Batch]):
     Args:
         inputs: scaled input columns of every series one after another, (N, C_in).
         targets: scaled target columns, (N, C_out).
-        marks: time marks, (N, M).
+        marks: time marks, (N, M), or stored once per distinct timestamp (:class:`~forecast.data.row_marks.RowMarks`).
         starts: first row of each series' split range in the shared arrays, (S,).
         ends: one past the last row of each series' split range, (S,).
         seq_len: encoder window length.
@@ -52,7 +67,7 @@ class WindowIndex(Dataset[Batch]):
         stride: step between window origins within a series.
     """
 
-    def __init__(self, inputs: Tensor, targets: Tensor, marks: Tensor, *, starts: Sequence[int],
+    def __init__(self, inputs: Tensor, targets: Tensor, marks: Tensor | RowMarks, *, starts: Sequence[int],
                  ends: Sequence[int], seq_len: int, label_len: int, pred_len: int, stride: int = 1) -> None:
         if not 0 <= label_len <= seq_len:
             raise ValueError(f"label_len must be in [0, seq_len={seq_len}], got {label_len}")
@@ -65,8 +80,8 @@ class WindowIndex(Dataset[Batch]):
         self.win_offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)  # (S + 1,)
         # every window of each length as a strided view (no copy): view[o] is rows [o, o + length)
         self._enc = _sliding(inputs, seq_len)  # (N - seq_len + 1, seq_len, C_in)
-        self._enc_marks = _sliding(marks, seq_len)  # (N - seq_len + 1, seq_len, M)
-        self._dec_marks = _sliding(marks, label_len + pred_len)  # (N - label_len - pred_len + 1, label+pred, M)
+        self._enc_marks = _MarkRuns(marks, seq_len)  # (N - seq_len + 1, seq_len, M)
+        self._dec_marks = _MarkRuns(marks, label_len + pred_len)  # (N - label_len - pred_len + 1, label+pred, M)
         self._tgt = _sliding(targets, pred_len)  # (N - pred_len + 1, pred_len, C_out)
 
     def __len__(self) -> int:
@@ -109,8 +124,8 @@ class WindowIndex(Dataset[Batch]):
         o = torch.from_numpy(self.origins(ids))  # (B,)
         end = o + self.seq_len
         return Batch(x_enc=self._enc.index_select(0, o),  # (B, seq_len, C_in)
-                     x_mark_enc=self._enc_marks.index_select(0, o),  # (B, seq_len, M)
-                     x_mark_dec=self._dec_marks.index_select(0, end - self.label_len),  # (B, label_len + pred_len, M)
+                     x_mark_enc=self._enc_marks.take(o),  # (B, seq_len, M)
+                     x_mark_dec=self._dec_marks.take(end - self.label_len),  # (B, label_len + pred_len, M)
                      y=self._tgt.index_select(0, end))  # (B, pred_len, C_out)
 
     @property

@@ -26,6 +26,7 @@ from forecast.data.splits import SPLITS, RowRange, fits_every_split, n_windows, 
 from forecast.data.surround import row_counters
 from forecast.data.time_features import n_continuous_features, time_marks
 from forecast.data.index import WindowIndex, fixed_sample, one_each, sampled_series, stride_under_cap
+from forecast.data.row_marks import calendar_marks
 from forecast.data.season import calendar_step, period_for
 from forecast.data.sampler import OrderedIds, StreamLoader, WindowStream
 from forecast.data.settings import check_settings
@@ -297,7 +298,8 @@ class WindowedData:
         names = list(kept[0].frame.columns)
         at_inputs, at_known = [names.index(c) for c in inputs], [names.index(c) for c in self.future_columns]
         tables = [s.frame.to_numpy(dtype=np.float64) for s in kept]  # (N_s, columns read) each
-        values = [t[:, at_inputs] for t in tables]  # (N_s, C_in) each
+        every = at_inputs == list(range(len(names)))  # no known columns: the tables are the inputs, not copied
+        values = [t if every else t[:, at_inputs] for t in tables]  # (N_s, C_in) each
         known = [t[:, at_known] for t in tables]  # (N_s, K) each
         del tables
         offsets = np.cumsum([0] + [len(v) for v in values])
@@ -337,12 +339,15 @@ class WindowedData:
         for note in far.notes(self.source):
             print(f"note: {note}", file=sys.stderr)
         self.index = kept[0].index.append([s.index for s in kept[1:]]) if len(kept) > 1 else kept[0].index
+        freq, known = panel.freq, np.concatenate(known)  # (N, K)
+        del panel, kept  # the values are scaled: the panel's frames go before the marks are made
         x = as_tensor(scaled)
         target_index = self.spec.target_index
         # every input a target (features M): the targets are the inputs themselves, not a second copy
         y = x if target_index == list(range(len(inputs))) else as_tensor(np.ascontiguousarray(scaled[:, target_index]))
-        calendar = time_marks(self.index, panel.freq)  # (N, n_time_features + 5), elementwise in the timestamps
-        marks = as_tensor(with_known(calendar, self.spec.scale_future(np.concatenate(known))))  # (N, M)
+        # (N, M): elementwise in the timestamps, so a panel's are stored once per date where it has no known inputs
+        marks = calendar_marks(self.index, freq) if known.shape[1] == 0 else \
+            as_tensor(with_known(time_marks(self.index, freq), self.spec.scale_future(known)))
 
         def windows(split: str, stride: int) -> WindowIndex:
             return WindowIndex(x, y, marks, starts=[sl.offset + sl.ranges[split].start for sl in self.slices],
@@ -359,7 +364,7 @@ class WindowedData:
         self.round_val_ids = fixed_sample(len(self.round_val), self.val_max_windows, self.seed)
         for stream, split in enumerate(("val", "test")):
             every = self.round_val if split == "val" else windows(split, self.eval_stride)
-            self.eval_strides[split] = stride_under_cap(every, self.eval_max_windows, period_for(panel.freq))
+            self.eval_strides[split] = stride_under_cap(every, self.eval_max_windows, period_for(freq))
             if one_each(every, self.eval_max_windows, self.eval_strides[split]):  # drawn origins, or series
                 self.eval_strides[split] = every.stride
                 self.eval_drawn[split] = True
