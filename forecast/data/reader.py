@@ -1179,6 +1179,14 @@ def _kept_groups(groups: Sequence[tuple[str | None, np.ndarray]], keep: np.ndarr
     return [(name, position[rows[keep[rows]]]) for name, rows in groups]
 
 
+def _arrow_pages_back() -> None:
+    """Hand back to the system the pages Arrow's memory pool keeps from freed buffers (a parsed table's): numpy's
+    arrays do not reuse them, and the pool's allocator returns them only on its own later use."""
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
+
+
 def _span(rows: np.ndarray) -> slice | np.ndarray:
     """``rows`` (N_s,) int as a slice where they are one ascending run (a series written in one block, as most files
     and every melted table are): indexing by it gives a view, not a copy."""
@@ -1555,6 +1563,7 @@ def _read_one(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: str
     column_of: Callable[[str, int], str] = lambda col, row: col  # the file's column of a cell
     if table is not None:
         raw, source_rows, as_written, note, period = _melt_table(raw, table, timestamp_col, id_col, as_written, path)
+        _arrow_pages_back()  # the table as parsed
         column_of = lambda col, row: period(row) if col == VALUE else col  # noqa: E731
         detected.append(note)
         timestamp_col = None if isinstance(table, PeriodTable) and table.steps else timestamp_col
@@ -1811,6 +1820,7 @@ def _read_one(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: str
     gapped = {n for n, _ in found}
     names = pd.Index(list(columns))  # one Index for every series' frame
     del raw  # the values are read: from here a panel's memory is its values, stamps and lines
+    _arrow_pages_back()
     for (name, rows), stamped in zip(groups, indexes):
         span = _span(rows)
         block = values[span]  # (N_s, C): a view of values where the series' rows are one run
