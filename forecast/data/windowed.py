@@ -298,8 +298,8 @@ class WindowedData:
         names = list(kept[0].frame.columns)
         at_inputs, at_known = [names.index(c) for c in inputs], [names.index(c) for c in self.future_columns]
         tables = [s.frame.to_numpy(dtype=np.float64) for s in kept]  # (N_s, columns read) each
-        every = at_inputs == list(range(len(names)))  # no known columns: the tables are the inputs, not copied
-        values = [t if every else t[:, at_inputs] for t in tables]  # (N_s, C_in) each
+        inputs_only = at_inputs == list(range(len(names)))  # no known columns: the tables are the inputs as they lie
+        values = [t if inputs_only else t[:, at_inputs] for t in tables]  # (N_s, C_in) each
         known = [t[:, at_known] for t in tables]  # (N_s, K) each
         del tables
         offsets = np.cumsum([0] + [len(v) for v in values])
