@@ -492,8 +492,8 @@ def _refuse_changed_days(dates: pd.Series, periods: pd.Series, per_day: int, pat
     day, top = str(changed.index[0]), int(changed.iloc[0])
     r = int(np.flatnonzero((days == day).to_numpy())[-1])
     raise DataError(f"{path}: line {line[r]}: {day} has {top} periods in column {periods.name!r}, not a day's "
-                    f"{per_day}: the clocks changed that day; pass {hints.set('tz', 'Europe/London')} (the file's "
-                    f"zone) to place them")
+                    f"{per_day}: the clocks changed that day; pass {hints.set('tz', 'ZONE')} with the zone of the "
+                    f"file's clock (such as Europe/London or America/Chicago) to place them")
 
 
 def _header_repeats(raw: pd.DataFrame) -> np.ndarray:

@@ -333,8 +333,8 @@ def test_the_days_the_clocks_change_need_the_zone_and_are_placed_in_it(tmp_path:
     with pytest.raises(DataError) as err:
         read_panel(csv)
     assert str(err.value) == (f"{csv}: line {line}: 28-MAR-2021 has 46 periods in column 'SETTLEMENT_PERIOD', not a "
-                              f"day's 48: the clocks changed that day; pass data.tz=Europe/London (the file's zone) "
-                              f"to place them")
+                              f"day's 48: the clocks changed that day; pass data.tz=ZONE with the zone of the file's "
+                              f"clock (such as Europe/London or America/Chicago) to place them")
     got = read_panel(csv, dialect=Dialect(tz="Europe/London")).series[0].frame
     instants = pd.date_range(days[0].tz_localize("Europe/London"), periods=len(frame), freq="30min")
     assert got.index.equals(pd.DatetimeIndex(instants.tz_convert("Europe/London"), name="SETTLEMENT_DATE", freq=None))
