@@ -1768,6 +1768,8 @@ def _read_one(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: str
             values, coded_cells, line = values[reported], coded_cells[reported], line[reported]
             stamps = None if stamps is None else stamps[reported]
             groups = _kept_groups(groups, reported)
+    del raw  # the values are read: from here a panel's memory is its values, stamps and lines
+    _arrow_pages_back()
     values[~np.isfinite(values)] = np.nan
     coded = int(coded_cells.sum())
     if steps is not None:  # a reading's empty cells are left out of its step's value
@@ -1819,8 +1821,6 @@ def _read_one(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: str
     leading = 0  # cells before their column's first value: a fill copies that value back into them
     gapped = {n for n, _ in found}
     names = pd.Index(list(columns))  # one Index for every series' frame
-    del raw  # the values are read: from here a panel's memory is its values, stamps and lines
-    _arrow_pages_back()
     for (name, rows), stamped in zip(groups, indexes):
         span = _span(rows)
         block = values[span]  # (N_s, C): a view of values where the series' rows are one run
