@@ -151,7 +151,7 @@ class PeriodTable:
         columns = {}
         if id_col is not None:  # categories, not a string a cell: a row's name repeats in each of its cells
             codes, names = pd.factorize(as_text(raw[id_col]).str.strip())
-            columns[id_col] = pd.Categorical.from_codes(codes[rows], categories=names)
+            columns[id_col] = pd.Categorical.from_codes(codes.astype(np.int32)[rows], categories=names)  # (R,)
         if not self.steps:
             columns[timestamp_col] = pd.DatetimeIndex(self.starts)[at]
         return pd.DataFrame({**columns, VALUE: cells[rows, at]}, copy=False), rows, at  # (R, 2 or 3)

@@ -1241,21 +1241,28 @@ def _joined(raw: pd.DataFrame, as_written: Callable[[], pd.DataFrame] | None, pa
             joined_parts(raw, parts))
 
 
-def _melt_table(raw: pd.DataFrame, table: YearTable | PeriodTable, timestamp_col: str, id_col: str | None,
-                as_written: Callable[[], pd.DataFrame] | None, path: Path
-                ) -> tuple[pd.DataFrame, np.ndarray, Callable[[], pd.DataFrame] | None, str, Callable[[int], str]]:
-    """A table of years by months or quarters as one series (:mod:`forecast.data.year_table`), or of series by
-    periods as a series a row (:mod:`forecast.data.period_table`): the rows, the table row each comes from, the
-    cells as written reshaped alike, the note, and the table's column of a row's value (a function of the row)."""
-    name = str(timestamp_col)
+def _table_cells(raw: pd.DataFrame, table: YearTable | PeriodTable, id_col: str | None, path: Path
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """The cells of a table's periods, (rows, periods) (:func:`~forecast.data.year_table.table_cells`), and which of
+    them are its series, (rows, periods) bool; a table with no value is refused."""
     groups = [np.arange(len(raw))] if id_col is None else \
         list(pd.Series(np.arange(len(raw))).groupby(as_text(raw[id_col]).to_numpy(), sort=False).indices.values())
     cells = table_cells(raw, table.periods)  # (rows, periods)
     kept = table.kept(digit_cells(raw, table.periods, cells), groups)
     if not kept.any():
         raise DataError(f"{path}: {table.describe()} with no value in any {table.unit}; fill in the values")
+    return cells, kept
+
+
+def _melt_table(raw: pd.DataFrame, table: YearTable | PeriodTable, cells: np.ndarray, kept: np.ndarray,
+                timestamp_col: str, id_col: str | None, as_written: Callable[[], pd.DataFrame] | None
+                ) -> tuple[pd.DataFrame, np.ndarray, Callable[[], pd.DataFrame] | None, str, Callable[[int], str]]:
+    """A table of years by months or quarters as one series (:mod:`forecast.data.year_table`), or of series by
+    periods as a series a row (:mod:`forecast.data.period_table`), from its ``cells`` and those ``kept``
+    (:func:`_table_cells`; ``raw`` needs only its other columns): the rows, the table row each comes from, the
+    cells as written reshaped alike, the note, and the table's column of a row's value (a function of the row)."""
+    name = str(timestamp_col)
     melted, rows, at = table.melt(raw, cells, kept, timestamp_col=name, id_col=id_col)
-    del cells
 
     def period(row: int) -> str:
         return table.periods[int(at[row])]
@@ -1272,13 +1279,23 @@ def _melt_table(raw: pd.DataFrame, table: YearTable | PeriodTable, timestamp_col
     return melted, rows, written, table.note(melted, name, dropped, id_col), period
 
 
+def _in_order(codes: np.ndarray, count: int) -> bool:
+    """Whether ``codes`` (N,) run through ``0 .. count - 1`` in order, each at least once: numbered in order of first
+    appearance, and each series' rows one run."""
+    return len(codes) > 0 and int(codes[0]) == 0 and bool((codes[1:] >= codes[:-1]).all()) \
+        and bool((np.bincount(codes, minlength=count)[:count] > 0).all()) and int(codes[-1]) == count - 1
+
+
 def _series_codes(ids: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """Each row's series, (N,) int, numbered in order of first appearance, and the series' names, stripped text,
     (S,); categories (a table's rows, each name in many cells) by their codes."""
     if isinstance(ids.dtype, pd.CategoricalDtype):
         labels = np.append(as_text(pd.Series(ids.cat.categories)).str.strip().to_numpy(dtype=object), "")  # (K + 1,)
         merged, names = pd.factorize(labels)  # labels equal once stripped name one series; code -1 (missing): ""
-        codes, first = pd.factorize(merged[ids.cat.codes.to_numpy()])
+        cat = ids.cat.codes.to_numpy()  # (N,)
+        if _in_order(cat, len(labels) - 1) and bool((merged[:-1] == np.arange(len(labels) - 1)).all()):
+            return cat, np.asarray(names, dtype=object)[: len(labels) - 1]  # a table's rows: already so numbered
+        codes, first = pd.factorize(merged[cat])
         return codes, np.asarray(names, dtype=object)[first]
     codes, names = pd.factorize(as_text(ids).str.strip())
     return codes, np.asarray(names, dtype=object)
@@ -1562,7 +1579,11 @@ def _read_one(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: str
     source_rows = None  # the row of the file's table each row of raw comes from, where it was reshaped
     column_of: Callable[[str, int], str] = lambda col, row: col  # the file's column of a cell
     if table is not None:
-        raw, source_rows, as_written, note, period = _melt_table(raw, table, timestamp_col, id_col, as_written, path)
+        cells, kept_cells = _table_cells(raw, table, id_col, path)  # (rows, periods) each
+        raw = raw.drop(columns=list(table.periods))  # the periods are in cells: their columns go before the melt
+        raw, source_rows, as_written, note, period = _melt_table(raw, table, cells, kept_cells, timestamp_col, id_col,
+                                                                 as_written)
+        del cells, kept_cells
         _arrow_pages_back()  # the table as parsed
         column_of = lambda col, row: period(row) if col == VALUE else col  # noqa: E731
         detected.append(note)
@@ -1671,7 +1692,9 @@ def _read_one(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: str
         if empty.size:
             raise DataError(f"{path}: line {line[int(empty[0])]}: empty series id in column {id_col!r}; "
                             f"give every row its series")
-        order = np.argsort(codes, kind="stable").astype(np.int32 if len(codes) < 2**31 else np.int64)
+        wide = np.int32 if len(codes) < 2**31 else np.int64
+        order = np.arange(len(codes), dtype=wide) if _in_order(codes, len(uniques)) else \
+            np.argsort(codes, kind="stable").astype(wide)  # (N,) rows by series
         bounds = np.cumsum(np.bincount(codes, minlength=len(uniques)))[:-1]
         del codes
         groups = list(zip((str(u) for u in uniques), np.split(order, bounds)))
