@@ -89,12 +89,12 @@ def unix_time_columns(raw: pd.DataFrame, columns: Sequence[str], stamps: pd.Date
     of its row's timestamp (and 14 hours, where the timestamps are a wall clock's); none for timestamps before 1973."""
     if len(stamps) < 3 or stamps.hasnans:
         return []
-    ns = stamps.as_unit("ns").asi8  # (N,) ns since 1970 (a wall clock's, where naive)
-    if ns.min() < _SINCE:
+    ticks, per = stamps.asi8, _UNIX_SCALE[stamps.unit]  # (N,) units since 1970 (a wall clock's, where naive), ns each
+    if ticks.min() < _SINCE // per:
         return []
-    steps = np.diff(ns)  # (N - 1,) in place from here: a long panel's stamps are many
+    steps = np.diff(ticks)  # (N - 1,) in place from here: a long panel's stamps are many
     np.abs(steps, out=steps)
-    step = float(np.median(steps, overwrite_input=True))
+    step = float(np.median(steps, overwrite_input=True)) * per  # ns
     del steps
     slack = step + (0 if stamps.tz is not None else _LOCAL_OFFSET)
     def near(values: np.ndarray, times: np.ndarray) -> bool:  # in some unit, every value near its row's time
@@ -104,9 +104,9 @@ def unix_time_columns(raw: pd.DataFrame, columns: Sequence[str], stamps: pd.Date
         return pd.to_numeric(as_text(col).str.strip(), errors="coerce").to_numpy(dtype=np.float64)
     found = []
     for col in columns:
-        if not near(numbers(raw[col].iloc[:_FIRST_ROWS]), ns[:_FIRST_ROWS].astype(np.float64)):  # the first rows
+        if not near(numbers(raw[col].iloc[:_FIRST_ROWS]), ticks[:_FIRST_ROWS] * float(per)):  # the first rows first
             continue
         values = numbers(raw[col])
-        if not np.isnan(values).any() and near(values, ns.astype(np.float64)):
+        if not np.isnan(values).any() and near(values, ticks * float(per)):
             found.append(str(col))
     return found

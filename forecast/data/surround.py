@@ -211,7 +211,7 @@ def series_labels(raw: pd.DataFrame, columns: Sequence[str], groups: Sequence[np
     ``{column: its first labels}``."""
     if len(groups) < 2:
         return {}
-    codes = np.empty(len(raw), dtype=np.int64)  # (N,) each row's series
+    codes = np.empty(len(raw), dtype=np.int32)  # (N,) each row's series
     for k, rows in enumerate(groups):
         codes[rows] = k
     first = codes == 0  # the first series' rows: most columns vary there already
