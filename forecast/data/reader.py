@@ -1805,9 +1805,10 @@ def _read_one(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: str
 
     found: list[tuple[str | None, Gap]] = []  # the gaps of every series
     holidays: list[tuple[str | None, Gap]] = []  # at business days without fill_missing_dates: kept as they are
+    spans = [_span(rows) for _, rows in groups]  # each series' rows, a slice where they are one run
     indexes: list[pd.DatetimeIndex | None] = [None] * len(groups)  # each series' timestamps
     if stamps is not None:
-        indexes = [stamps[_span(rows)] for _, rows in groups]
+        indexes = [stamps[span] for span in spans]
         if freq is None:
             freq = resolve_frequency(indexes, source=str(path), hints=hints)
             whose = "the inferred frequency"
@@ -1821,7 +1822,8 @@ def _read_one(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: str
             detected.append(note)
             values, stamps, line = values[whole], stamps[whole], line[whole]
             groups = _kept_groups(groups, whole)
-            indexes = [stamps[_span(rows)] for _, rows in groups]
+            spans = [_span(rows) for _, rows in groups]
+            indexes = [stamps[span] for span in spans]
         for (name, rows), index in (zip(groups, indexes) if steps is None else ()):  # steps lie on their grid
             if model_freq:
                 own = infer_freq(index)
@@ -1844,8 +1846,7 @@ def _read_one(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: str
     leading = 0  # cells before their column's first value: a fill copies that value back into them
     gapped = {n for n, _ in found}
     names = pd.Index(list(columns))  # one Index for every series' frame
-    for (name, rows), stamped in zip(groups, indexes):
-        span = _span(rows)
+    for (name, _), span, stamped in zip(groups, spans, indexes):
         block = values[span]  # (N_s, C): a view of values where the series' rows are one run
         known = np.isfinite(block)
         leading += int((~np.logical_or.accumulate(known, axis=0)).sum())
