@@ -101,11 +101,10 @@ def period_times(dates: pd.Series, periods: pd.Series, per_day: int, tz: str | N
     the period starts at, counted from the day's midnight in real time: the hour repeated or skipped as the zone
     has it. ``dates`` are the cells as text, each read month- or day-first as the periods fit it."""
     step = 1440 // per_day
-    numbers = _whole_hours(periods, _PERIOD)
-    assert numbers is not None
+    numbers = _period_numbers(periods)
     minutes = ((numbers - 1) * step).to_numpy(dtype=np.int64, copy=True)
     if tz is not None:
-        longest = numbers.groupby(dates.to_numpy(), sort=False).max()
+        longest = _last_periods(dates, numbers)
         ends = {longest.index[0], longest.index[-1]}  # days a file may hold in part
         odd = (longest != per_day) | longest.index.isin(list(ends))  # a day of per_day periods is no change
         for day, top in longest[odd].items():
@@ -121,12 +120,22 @@ def period_times(dates: pd.Series, periods: pd.Series, per_day: int, tz: str | N
 def changed_days(dates: pd.Series, periods: pd.Series, per_day: int) -> pd.Series:
     """The largest period of each day (text of ``dates``, in the file's order) that holds more than ``per_day``, or
     fewer where it is neither the file's first day nor its last (which it may hold in part)."""
-    numbers = _whole_hours(periods, _PERIOD)
-    assert numbers is not None
-    longest = numbers.groupby(dates.to_numpy(), sort=False).max()
+    longest = _last_periods(dates, _period_numbers(periods))
     inner = np.ones(len(longest), dtype=bool)
     inner[[0, -1]] = False
     return longest[(longest > per_day) | ((longest < per_day) & inner)]
+
+
+def _period_numbers(periods: pd.Series) -> pd.Series:
+    """The numbers of a column that :func:`day_periods` reads as a day's periods, (N,)."""
+    numbers = _whole_hours(periods, _PERIOD)
+    assert numbers is not None
+    return numbers
+
+
+def _last_periods(dates: pd.Series, numbers: pd.Series) -> pd.Series:
+    """The largest period ``numbers`` of each day of ``dates`` (text), the days in the file's order."""
+    return numbers.groupby(dates.to_numpy(), sort=False).max()
 
 
 def _midnight(day: str, tz: str, length: int, *, part: bool) -> pd.Timestamp | None:
