@@ -19,9 +19,9 @@ import pyarrow as pa
 from forecast.data.cells import ARROW_TEXT
 from forecast.data.compressed import open_text
 from forecast.data.errors import DataError
+from forecast.data.year_table import VALUE
 
 TSF = ".tsf"
-VALUE = "value"  # the column of a long table's values
 TIMESTAMP = "date"  # the column of the times of its steps
 # the archive's frequencies, as pandas steps
 STEPS: dict[str, pd.DateOffset | pd.Timedelta] = {
