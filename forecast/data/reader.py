@@ -57,8 +57,8 @@ from forecast.data.resample import COUNT, Steps, aggregate
 from forecast.data.series_ids import (id_name, id_parts, joined_parts, long_format_id, series_columns,
                                      with_joined_id)
 from forecast.data.date_parts import PART_NAMES, DateParts, find_date_parts, leading_date_parts
-from forecast.data.surround import (category_columns, column_levels, counting_columns, flag_columns, label_rows,
-                                    one_label_columns, rows_below, series_labels, timestamp_counters)
+from forecast.data.surround import (category_columns, column_levels, counting_columns, flag_columns, key_columns,
+                                    label_rows, one_label_columns, rows_below, series_labels, timestamp_counters)
 from forecast.data.period_table import PeriodTable, find_period_table
 from forecast.data.stacked_periods import find_stacked_periods
 from forecast.data.tsf import is_tsf, read_tsf
@@ -1767,6 +1767,9 @@ def _read_one(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: str
                                   dialect.na_values)
         shown = [f"{c!r}: {', '.join(v[:3])}{', ...' if len(v) > 3 else ''}" for c, v in labels_of.items()]
         columns = _leave_out(list(columns), list(labels_of), "labelling each series", detected, shown=shown)
+    if picked:
+        keys = [c for c in key_columns(raw, columns) if c not in keep]
+        columns = _leave_out(list(columns), keys, "keying each row (a different value on every row)", detected)
     numeric = numeric_text(raw, columns)  # no words, signs or flags to look for in them
     worded = [c for c in columns if c not in numeric]
     if picked:

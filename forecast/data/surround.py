@@ -155,6 +155,33 @@ def counting_columns(blocks: Sequence[np.ndarray], columns: Sequence[str]) -> li
     return [str(col) for col, count in zip(columns, counting) if count]
 
 
+# names of a column that keys each row (a database's ``id``, a Kaggle file's ``ID``, a form's ``record_no``)
+_KEY = re.compile(r"^(?:id|ids|key|uid|uuid|guid|#"
+                  r"|(?:row|record|rec|obs|entry|sample)[\s_.-]*(?:id|key|no|nr|num|number|idx|index))$", re.IGNORECASE)
+
+
+def key_columns(raw: pd.DataFrame, columns: Sequence[str]) -> list[str]:
+    """The columns among ``columns`` named as a row's key (``id``, ``ID``, ``key``, ``row_id``, ``record_no``)
+    that differ on every one of at least three rows, as whole numbers or as text that no row leaves empty: a key
+    given to each row (a traffic file's ``ID``, its date, hour and junction as one number; a hash), not a
+    measurement."""
+    found = []
+    for col in columns:
+        if not _KEY.match(bare_name(col)) or len(raw) < 3:
+            continue
+        if typed_number(raw[col]):
+            numbers = raw[col].to_numpy(dtype=np.float64)  # (N,)
+            keyed = bool(np.isfinite(numbers).all() and (numbers == np.round(numbers)).all())
+            distinct = len(np.unique(numbers)) if keyed else 0
+        else:
+            text = as_text(raw[col]).str.strip()
+            keyed = not (text == "").any()
+            distinct = text.nunique() if keyed else 0
+        if distinct == len(raw):
+            found.append(str(col))
+    return found
+
+
 def timestamp_counters(raw: pd.DataFrame) -> list[str]:
     """The columns named like a timestamp that count the rows from 0 or 1 (``TIME`` beside ``YEAR`` in a table of
     years; read as text for their name), which the name does not make the timestamps."""

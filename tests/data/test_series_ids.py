@@ -161,6 +161,47 @@ def test_a_long_files_row_numbers_are_left_out(tmp_path: Path) -> None:
     assert list(read_panel(csv, id_col="store_nbr", columns=["id", "sales"]).series[1].frame["id"][:2]) == [1.0, 4.0]
 
 
+def test_a_key_on_every_row_is_left_out(tmp_path: Path) -> None:
+    """A traffic file's ``ID`` writes each row's date, hour and junction as one number: a key, not a value to
+    forecast (read as one, it was the default target, the last column)."""
+    hours = pd.date_range("2015-11-01", periods=30, freq="h")
+    frame = pd.concat([pd.DataFrame({"DateTime": hours.strftime("%Y-%m-%d %H:%M:%S"), "Junction": j,
+                                     "Vehicles": np.arange(30) % 7 + j,
+                                     "ID": hours.strftime("%Y%m%d%H").astype(np.int64) * 10 + j}) for j in (1, 2)])
+    csv = tmp_path / "traffic.csv"
+    frame.to_csv(csv, index=False)
+    panel = read_panel(csv, id_col="Junction")
+    assert [list(s.frame.columns) for s in panel.series] == [["Vehicles"], ["Vehicles"]]
+    assert panel.notes == (f"{csv}: detected timestamps in column 'DateTime', column(s) keying each row (a different "
+                           f"value on every row) left out ('ID')",)
+    named = read_panel(csv, id_col="Junction", columns=["Vehicles", "ID"]).series[1].frame
+    assert list(named["ID"][:2]) == [20151101002.0, 20151101012.0]
+    assert list(read_panel(csv, id_col="Junction", keep=["ID"]).series[0].frame.columns) == ["Vehicles", "ID"]
+
+
+@pytest.mark.parametrize("name, cells, left_out", [
+    ("id", ["a9f3", "07bc", "e211", "5d0a"], True),  # text keys, none empty
+    ("row_id", [17, 3, 950, 41], True),
+    ("id", [17, 3, 17, 41], False),  # a value repeats: not a key
+    ("id", ["a9f3", "", "e211", "5d0a"], False),  # a row without its key
+    ("id", [1.5, 3.0, 950.0, 41.0], False),  # not whole numbers
+    ("NO", [17, 3, 950, 41], False),  # nitric oxide, a measurement
+    ("number", [17, 3, 950, 41], False),
+])
+def test_a_key_is_named_so_and_differs_on_every_row(tmp_path: Path, name: str, cells: list, left_out: bool) -> None:
+    days = pd.date_range("2020-01-01", periods=len(cells), freq="D").strftime("%Y-%m-%d")
+    csv = tmp_path / "one.csv"
+    pd.DataFrame({"date": days, name: cells, "sales": [1.0, 2.0, 4.0, 3.0]}).to_csv(csv, index=False)
+    if not left_out and isinstance(cells[0], str):
+        with pytest.raises(DataError, match=f"column {name!r} has non-numeric value"):
+            read_panel(csv)
+        return
+    panel = read_panel(csv)
+    assert list(panel.series[0].frame.columns) == (["sales"] if left_out else [name, "sales"])
+    assert any(f"keying each row (a different value on every row) left out ({name!r})" in n
+               for n in panel.notes) == left_out
+
+
 def _owid(tmp_path: Path, codes: tuple[str, ...] = ("AFG", "", "ZWE")) -> Path:
     """Our World in Data's layout: ``Entity,Code,Year,<value>``, a region's code empty."""
     csv = tmp_path / "owid.csv"
