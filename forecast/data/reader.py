@@ -1659,8 +1659,8 @@ def _read_one(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: str
             stamped = [c for c in available if c not in keep and (typed_time(raw[c]) or (
                 _whole_dates(raw[c]) and _reads_as_dates(raw[c])))]
             available = _leave_out(available, stamped, "of other timestamps", detected)
-        available = _leave_out(available, flag_columns(raw, available, dialect.na_values), "of flags on the values",
-                               detected)
+        available = _leave_out(available, flag_columns(raw, available, dialect.na_values),
+                               "of flags or remarks on the values", detected)
         empty = [c for c in available if c not in keep and _no_values(raw[c], dialect)] if header else []
         available = _leave_out(available, empty, "with no value in any row", detected, limit=4)
         columns = available

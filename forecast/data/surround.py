@@ -192,9 +192,10 @@ def timestamp_counters(raw: pd.DataFrame) -> list[str]:
 
 
 def flag_columns(raw: pd.DataFrame, columns: Sequence[str], na_values: Sequence[str]) -> list[str]:
-    """The flags on the values among ``columns``: text columns named as another column's flags
+    """The flags or remarks on the values among ``columns``: text columns named as another column's flags
     (:func:`flag_columns_by_name`), and text columns without a digit in any cell, empty (or a missing-value word,
-    or one of ``na_values``) in at least half of them and not in all (``p`` on a provisional value). A column of
+    or one of ``na_values``) in at least half of them and not in all (``p`` on a provisional value, a remark on a
+    few days: ``sensor cleaned``). A column of
     words in every row (``on``, ``off``) is no flag but a category (:func:`category_columns`)."""
     found = flag_columns_by_name(raw, columns)
     for col in columns:

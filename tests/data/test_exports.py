@@ -340,7 +340,7 @@ def test_an_sdmx_csv_export_reads_its_values(tmp_path: Path) -> None:
     assert [s.series_id for s in panel.series] == ["DE", "FR"] and panel.freq == "MS"
     assert list(panel.series[0].frame.columns) == ["OBS_VALUE"]
     np.testing.assert_allclose(panel.series[1].frame["OBS_VALUE"], 100 + np.arange(40) / 4)
-    assert panel.notes[0].endswith("column(s) of flags on the values left out ('OBS_FLAG')")
+    assert panel.notes[0].endswith("column(s) of flags or remarks on the values left out ('OBS_FLAG')")
 
 
 def test_flag_columns_beside_their_values_are_left_out(tmp_path: Path) -> None:
@@ -355,7 +355,8 @@ def test_flag_columns_beside_their_values_are_left_out(tmp_path: Path) -> None:
         for i, d in enumerate(days)))
     panel = read_panel(path)
     assert list(panel.series[0].frame.columns) == ["PRCP", "TMAX"]
-    assert "column(s) of flags on the values left out ('PRCP_ATTRIBUTES', 'TMAX_ATTRIBUTES')" in panel.notes[0]
+    assert "column(s) of flags or remarks on the values left out ('PRCP_ATTRIBUTES', 'TMAX_ATTRIBUTES')" \
+        in panel.notes[0]
     canada = tmp_path / "en_climate_daily.csv"
     canada.write_text('"Date/Time","Year","Month","Day","Max Temp (°C)","Max Temp Flag","Min Temp (°C)","Min Temp '
                       'Flag"\n' + "".join(f'"{d:%Y-%m-%d}","{d.year}","{d.month:02d}","{d.day:02d}","{5 + i % 3}",'
@@ -363,15 +364,26 @@ def test_flag_columns_beside_their_values_are_left_out(tmp_path: Path) -> None:
                                           for i, d in enumerate(days)))
     panel = read_panel(canada)
     assert list(panel.series[0].frame.columns) == ["Max Temp (°C)", "Min Temp (°C)"]
-    assert panel.notes == (f"{canada}: detected timestamps in column 'Date/Time', column(s) of flags on the values "
-                           f"left out ('Max Temp Flag', 'Min Temp Flag'), column(s) repeating the timestamps' parts "
-                           f"left out ('Year', 'Month', 'Day')",)
+    assert panel.notes == (f"{canada}: detected timestamps in column 'Date/Time', column(s) of flags or remarks on the "
+                           f"values left out ('Max Temp Flag', 'Min Temp Flag'), column(s) repeating the timestamps' "
+                           f"parts left out ('Year', 'Month', 'Day')",)
     assert list(read_panel(canada, columns=["Month", "Max Temp (°C)"]).series[0].frame.columns) == \
         ["Month", "Max Temp (°C)"]  # named: kept
     path.write_text(path.read_text().replace("TMAX_ATTRIBUTES", "SOURCE"))
     panel = read_panel(path)
     assert list(panel.series[0].frame.columns) == ["PRCP", "TMAX"]
     assert "column(s) of categories left out ('SOURCE': ,,7,0700, ,,W,, ,,W,2400, T,,W,2400)" in panel.notes[0]
+
+
+def test_a_column_of_remarks_on_a_few_days_is_left_out(tmp_path: Path) -> None:
+    """A logger's ``comment`` column, empty but on three days of 200 (``sensor cleaned``)."""
+    remarks = {5: "sensor cleaned", 90: "power cut in the morning", 150: "recalibrated"}
+    path = tmp_path / "level.csv"
+    path.write_text("date,level,comment\n" + "".join(f"{d:%Y-%m-%d},{i % 9 / 4},{remarks.get(i, '')}\n" for i, d in
+                                                     enumerate(pd.date_range("2020-01-01", periods=200, freq="D"))))
+    panel = read_panel(path)
+    assert list(panel.series[0].frame.columns) == ["level"]
+    assert panel.notes == (f"{path}: detected column(s) of flags or remarks on the values left out ('comment')",)
 
 
 def test_metatraders_angled_names_and_a_headerless_file_of_unix_times(tmp_path: Path) -> None:
