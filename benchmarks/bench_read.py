@@ -7,8 +7,10 @@ given (two checkouts compare two commits) and the files, for ``--rounds`` rounds
     git worktree add /tmp/base ec7df58
     python benchmarks/bench_read.py --rows 1000000 --dir /tmp/read_bench --trees /tmp/base .  # against a commit
     python benchmarks/bench_read.py --rows 140256 --columns 370 --dir /tmp/read_bench --trees /tmp/base .  # wide
+    python benchmarks/bench_read.py --files 3000 --rows 730 --dir /tmp/read_bench --trees /tmp/base .  # a folder
 
-The files (``--columns`` normal columns, 7 by default, and minute timestamps, seed 0) are written once to ``--dir``.
+The files (``--columns`` normal columns, 7 by default, and minute timestamps, seed 0) are written once to ``--dir``;
+with ``--files N``, a folder of N files of one daily column of ``--rows`` rows each instead.
 """
 
 from __future__ import annotations
@@ -39,6 +41,19 @@ def write_files(rows: int, columns: int, folder: Path) -> list[Path]:
     return [plain, european]
 
 
+def write_folder(files: int, rows: int, folder: Path) -> list[Path]:
+    """A folder of ``files`` files (``date,sales``), one series each: a weekly season and noise, seed 0."""
+    root = folder / f"files_{files}x{rows}"
+    if not root.exists():
+        root.mkdir(parents=True)
+        rng = np.random.default_rng(0)
+        days = pd.date_range("2021-01-01", periods=rows, freq="D").strftime("%Y-%m-%d")
+        for k in range(files):
+            sales = 50 + 10 * np.sin(np.arange(rows) * 2 * np.pi / 7) + rng.normal(0, 3, rows)
+            pd.DataFrame({"date": days, "sales": sales.round(2)}).to_csv(root / f"store_{k:05d}.csv", index=False)
+    return [root]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
@@ -46,8 +61,10 @@ def main() -> None:
     parser.add_argument("--dir", type=Path, default=Path("read_bench"))
     parser.add_argument("--trees", nargs="+", default=["."], help="source trees (checkouts) to time, alternating")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--files", type=int, default=0, help="time a folder of this many files of one series each")
     args = parser.parse_args()
-    files = write_files(args.rows, args.columns, args.dir)
+    files = write_folder(args.files, args.rows, args.dir) if args.files else \
+        write_files(args.rows, args.columns, args.dir)
     for r in range(1, args.rounds + 1):
         for tree in args.trees:
             for path in files:

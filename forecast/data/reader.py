@@ -25,6 +25,7 @@ import re
 import warnings
 from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
+from functools import partial
 from itertools import islice
 from pathlib import Path
 from typing import Any, Callable, Collection, Iterable, Mapping, Sequence
@@ -48,7 +49,7 @@ from forecast.data.magnitudes import strip_magnitudes
 from forecast.data.bounds import halve_bounds
 from forecast.data.errors import DataError, at_lines, by_row, require_file
 from forecast.data.fill import FillMethod, filled
-from forecast.data.files import FILE_ID, check_names, many_files, series_name
+from forecast.data.files import FILE_ID, check_names, many_files, read_each, series_name
 from forecast.data.hints import TRAIN, Hints
 from forecast.data.regular import (HOLIDAY_RUN, Gap, add_missing_rows, describe_gaps, evenly_spaced, find_gaps,
                                    holiday_note, infer_freq, inside_step, is_business, months_of_one_day, off_the_grid,
@@ -1313,7 +1314,7 @@ def _read_files(files: list[Path], source: str, id_col: str | None, options: dic
     within = None if id_col in (None, FILE_ID) else id_col
     first = read_panel(files[0], id_col=within, **options)
     same = dict(options, columns=list(first.series[0].frame.columns), dialect=first.dialect, header=first.header)
-    panels = [first, *(read_panel(f, id_col=within, **same) for f in files[1:])]
+    panels = [first, *read_each(partial(read_panel, id_col=within, **same), files[1:])]
     other = next((k for k, p in enumerate(panels) if p.freq != first.freq), None)
     if other is not None:
         raise DataError(f"{files[other]}: the timestamps step by {panels[other].freq!r}, but {files[0]}'s by "

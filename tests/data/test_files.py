@@ -12,6 +12,7 @@ import pytest
 
 from forecast.api import load, train
 from forecast.data.errors import DataError
+from forecast.data import files
 from forecast.data.files import FILE_ID, series_name
 from forecast.data.reader import read_panel
 from tests.test_api import TINY
@@ -121,3 +122,29 @@ def test_the_other_files_notes_are_few(folder: Path) -> None:
     assert notes[0].startswith(f"{folder}: 9 file(s) read")
     assert notes[-1] == f"{folder}: 3 more note(s) on the other files"
     assert [n.split(": ")[0] for n in notes[1:-1]] == [f"{folder}/s{k}.csv" for k in range(3)]
+
+
+def test_many_files_read_by_several_processes_as_by_one(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two forked processes read the six files after the first: the same panel, notes and refusal (the first
+    bad file in order) as one process reading them in turn."""
+    for k in range(4):
+        frame = station(k)
+        frame.loc[5 + k, "OT"] = np.nan
+        frame.to_csv(folder / f"s{k}.csv", index=False)
+    alone = read_panel(folder, fill="interpolate")
+    forked = []
+    pool = files.ProcessPoolExecutor
+    monkeypatch.setattr(files, "ProcessPoolExecutor", lambda *a, **k: forked.append(a) or pool(*a, **k))
+    monkeypatch.setattr(files, "POOLED", 2)
+    monkeypatch.setattr(files, "usable_cpus", lambda: 2)
+    together = read_panel(folder, fill="interpolate")
+    assert forked == [(2,)]
+    assert together.ids == alone.ids and together.notes == alone.notes and len(together.notes) == 5
+    for one, other in zip(together.series, alone.series):
+        pd.testing.assert_frame_equal(one.frame, other.frame)
+        np.testing.assert_array_equal(one.added, other.added)
+    for name, cell in (("s3", "y"), ("s1", "x")):
+        (folder / f"{name}.csv").write_text(f"date,OT,wind\n2024-01-01 00:00:00,{cell},1\n")
+    with pytest.raises(DataError, match=r"/s1.csv: line 2: column 'OT' has non-numeric value 'x'"):
+        read_panel(folder, fill="interpolate")
+    assert len(forked) == 2
