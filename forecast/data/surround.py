@@ -28,15 +28,25 @@ def label_rows(raw: pd.DataFrame, most: int = 5) -> tuple[int, list[str]]:
     if len(raw) < 2:
         return 0, []
     for r in range(min(most, len(raw) - 1)):
-        cells = [c for c in as_text(raw.iloc[r]).str.strip() if c != ""]
-        if not cells or any(numeric(c) or is_date(c) for c in cells):
+        cells = [c for c in _row_cells(raw, r) if c != ""]
+        if not cells or _holds_data(cells):
             break
         top += cells
     else:
         r = min(most, len(raw) - 1)
-    if r == 0 or not any(numeric(c) or is_date(c) for c in as_text(raw.iloc[r]).str.strip()):
+    if r == 0 or not _holds_data(_row_cells(raw, r)):
         return 0, []
     return r, top
+
+
+def _row_cells(raw: pd.DataFrame, r: int) -> list[str]:
+    """Row ``r``'s cells as text (as :func:`~forecast.data.cells.as_text` writes them), stripped."""
+    return ["" if pd.isna(v) else str(v).strip() for v in raw.iloc[r].tolist()]
+
+
+def _holds_data(cells: Sequence[str]) -> bool:
+    """Some cell is a number or a date (the numbers looked at first: a date is the dearer look)."""
+    return any(numeric(c) for c in cells) or any(is_date(c) for c in cells)
 
 
 _MANGLED = re.compile(r"^(?P<name>.+)\.(?P<n>\d+)$")  # pandas' name for a repeated header cell: Close.1
@@ -79,8 +89,10 @@ def rows_below(raw: pd.DataFrame, most: int = 5) -> list[str]:
         cell = tail[r]
         if cell == "" or not _DIGIT.search(cell):
             return cell != ""
+        if numeric(cell) or is_date(cell):
+            return False
         others = as_text(raw.iloc[len(raw) - most + r, 1:].astype(object)).str.strip()
-        return bool((others == "").all()) and not numeric(cell) and not is_date(cell)
+        return bool((others == "").all())
 
     k = 0
     while k < most and follows(most - 1 - k):
