@@ -8,9 +8,11 @@ given (two checkouts compare two commits) and the files, for ``--rounds`` rounds
     python benchmarks/bench_read.py --rows 1000000 --dir /tmp/read_bench --trees /tmp/base .  # against a commit
     python benchmarks/bench_read.py --rows 140256 --columns 370 --dir /tmp/read_bench --trees /tmp/base .  # wide
     python benchmarks/bench_read.py --files 3000 --rows 730 --dir /tmp/read_bench --trees /tmp/base .  # a folder
+    python benchmarks/bench_read.py --series 10000 --rows 1000 --dir /tmp/read_bench --trees /tmp/base .  # long
 
 The files (``--columns`` normal columns, 7 by default, and minute timestamps, seed 0) are written once to ``--dir``;
-with ``--files N``, a folder of N files of one daily column of ``--rows`` rows each instead.
+with ``--files N``, a folder of N files of one daily column of ``--rows`` rows each instead; with ``--series N``,
+one long file (``item_id,date,sales``, sorted by series) of N series of ``--rows`` days.
 """
 
 from __future__ import annotations
@@ -54,6 +56,22 @@ def write_folder(files: int, rows: int, folder: Path) -> list[Path]:
     return [root]
 
 
+def write_long(series: int, rows: int, folder: Path) -> list[Path]:
+    """A long file of ``series`` daily series of ``rows`` rows each, sorted by series: the folder's values."""
+    path = folder / f"long_{series}x{rows}.csv"
+    if not path.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        rng = np.random.default_rng(0)
+        days = pd.date_range("2021-01-01", periods=rows, freq="D").strftime("%Y-%m-%d")
+        for k in range(0, series, 1000):
+            block = min(1000, series - k)
+            sales = 50 + 10 * np.sin(np.arange(rows) * 2 * np.pi / 7) + rng.normal(0, 3, (block, rows))
+            pd.DataFrame({"item_id": np.repeat([f"item_{i}" for i in range(k, k + block)], rows),
+                          "date": np.tile(days, block), "sales": sales.ravel().round(2)}).to_csv(
+                path, mode="a", header=k == 0, index=False)
+    return [path]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
@@ -62,9 +80,10 @@ def main() -> None:
     parser.add_argument("--trees", nargs="+", default=["."], help="source trees (checkouts) to time, alternating")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--files", type=int, default=0, help="time a folder of this many files of one series each")
+    parser.add_argument("--series", type=int, default=0, help="time a long file of this many series")
     args = parser.parse_args()
     files = write_folder(args.files, args.rows, args.dir) if args.files else \
-        write_files(args.rows, args.columns, args.dir)
+        write_long(args.series, args.rows, args.dir) if args.series else write_files(args.rows, args.columns, args.dir)
     for r in range(1, args.rounds + 1):
         for tree in args.trees:
             for path in files:

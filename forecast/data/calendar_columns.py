@@ -92,21 +92,25 @@ def unix_time_columns(raw: pd.DataFrame, columns: Sequence[str], stamps: pd.Date
     ticks, per = stamps.asi8, _UNIX_SCALE[stamps.unit]  # (N,) units since 1970 (a wall clock's, where naive), ns each
     if ticks.min() < _SINCE // per:
         return []
-    steps = np.diff(ticks)  # (N - 1,) in place from here: a long panel's stamps are many
-    np.abs(steps, out=steps)
-    step = float(np.median(steps, overwrite_input=True)) * per  # ns
-    del steps
-    slack = step + (0 if stamps.tz is not None else _LOCAL_OFFSET)
-    def near(values: np.ndarray, times: np.ndarray) -> bool:  # in some unit, every value near its row's time
+    local = 0 if stamps.tz is not None else _LOCAL_OFFSET
+
+    def near(values: np.ndarray, times: np.ndarray, slack: float) -> bool:  # in a unit, each value near its time
         return any(bool((np.abs(values * scale - times) <= slack).all()) for scale in _UNIX_SCALE.values())
 
     def numbers(col: pd.Series) -> np.ndarray:
         return pd.to_numeric(as_text(col).str.strip(), errors="coerce").to_numpy(dtype=np.float64)
+    span = float(ticks.max() - ticks.min()) * per + local  # no step's slack is wider
+    candidates = [col for col in columns  # the first rows first, as near as the whole span
+                  if near(numbers(raw[col].iloc[:_FIRST_ROWS]), ticks[:_FIRST_ROWS] * float(per), span)]
+    if not candidates:
+        return []
+    steps = np.diff(ticks)  # (N - 1,) in place from here: a long panel's stamps are many
+    np.abs(steps, out=steps)
+    slack = float(np.median(steps, overwrite_input=True)) * per + local  # a step, in ns
+    del steps
     found = []
-    for col in columns:
-        if not near(numbers(raw[col].iloc[:_FIRST_ROWS]), ticks[:_FIRST_ROWS] * float(per)):  # the first rows first
-            continue
+    for col in candidates:
         values = numbers(raw[col])
-        if not np.isnan(values).any() and near(values, ticks * float(per)):
+        if not np.isnan(values).any() and near(values, ticks * float(per), slack):
             found.append(str(col))
     return found

@@ -265,18 +265,22 @@ def _order_the_fields_say(text: pd.Series) -> bool | None:
     return None
 
 
-def _to_datetime(text: pd.Series, **kwargs: object) -> pd.DatetimeIndex:
-    """``pd.to_datetime`` of the cells, NaT where one does not parse; ``24:00`` is the midnight that ends its day."""
+def _to_datetime(text: pd.Series, *, repeated: bool = False, **kwargs: object) -> pd.DatetimeIndex:
+    """``pd.to_datetime`` of the cells, NaT where one does not parse; ``24:00`` is the midnight that ends its day.
+    Where the cells are ``repeated`` (a panel's series share their timestamps), each distinct cell is parsed once:
+    pandas' own cache looks at the first rows, which in a file sorted by series all differ."""
     ends = _day_ends(text)
     if ends is not None:
         text = text.where(~ends, text.str.replace(_HOUR_24, "00:00", regex=True))
+    codes, cells = pd.factorize(text, use_na_sentinel=False) if repeated else (None, text)  # (N,), (distinct,)
     with warnings.catch_warnings():  # "could not infer format": parsed element-wise, checked by the caller
         warnings.simplefilter("ignore")
         try:
-            stamps = pd.DatetimeIndex(pd.to_datetime(text, errors="coerce", **kwargs))
+            stamps = pd.DatetimeIndex(pd.to_datetime(cells, errors="coerce", **kwargs))
         except ValueError as exc:  # a bad format directive; unparsable cells are NaT
             raise DataError(f"data.date_format {kwargs.get('format')!r}: not a date format ({exc}); use strftime "
                             f"codes such as '%d.%m.%Y %H:%M'") from exc
+    stamps = stamps if codes is None else stamps[codes]  # (N,)
     if ends is None:
         return stamps
     shifted = stamps.to_series().reset_index(drop=True)
@@ -367,15 +371,16 @@ def _epoch(text: pd.Series, *, col: str, dialect: Dialect, source: str, line: np
 
 
 def _with_offsets(text: pd.Series, has: np.ndarray, *, col: str, dialect: Dialect, source: str, line: np.ndarray,
-                  hints: Hints) -> Parsed:
-    """Timestamps that carry UTC offsets, converted to one zone."""
+                  hints: Hints, repeated: bool) -> Parsed:
+    """Timestamps that carry UTC offsets, converted to one zone (``repeated``: the cells repeat,
+    :func:`_to_datetime`)."""
     if not has.all():
         r = int(np.flatnonzero(~has)[0])
         with_one = int(np.flatnonzero(has)[0])
         raise DataError(f"{source}: line {line[r]}: timestamp {text.iloc[r]!r} in column {col!r} has no UTC offset, "
                         f"but line {line[with_one]} has one ({text.iloc[with_one]!r}); give every timestamp an "
                         f"offset or none")
-    stamps = _to_datetime(text, utc=True, format=dialect.date_format or "mixed")
+    stamps = _to_datetime(text, repeated=repeated, utc=True, format=dialect.date_format or "mixed")
     _refuse_unparsed(stamps, text, col=col, source=source, line=line, how="", hints=hints)
     written = text.str.extract(f"({_OFFSET.pattern})")[0]  # each cell's offset as written
     offsets = sorted(set(written))
@@ -415,23 +420,24 @@ def _local_dates(stamps: pd.DatetimeIndex, written: pd.Series) -> pd.DatetimeInd
 def _naive(text: pd.Series, groups: Sequence[np.ndarray], *, col: str, dialect: Dialect, source: str,
            line: np.ndarray, hints: Hints) -> Parsed:
     """Timestamps without offsets: a format, year-first text, or day/month-first dates (detected)."""
+    repeated = len(groups) > 1
     if dialect.date_format is not None:
-        stamps = _to_datetime(text, format=dialect.date_format)
+        stamps = _to_datetime(text, repeated=repeated, format=dialect.date_format)
         _refuse_unparsed(stamps, text, col=col, source=source, line=line,
                          how=f" with data.date_format {dialect.date_format!r}", hints=hints)
         return Parsed(stamps, dialect)
     if text.str.match(_YEAR_FIRST).all():
-        stamps = _to_datetime(text, format="mixed")
+        stamps = _to_datetime(text, repeated=repeated, format="mixed")
         _refuse_unparsed(stamps, text, col=col, source=source, line=line, how="", hints=hints)
         return Parsed(stamps, dialect)
     if dialect.dayfirst is not None:
-        stamps = _to_datetime(text, dayfirst=dialect.dayfirst)
+        stamps = _to_datetime(text, repeated=repeated, dayfirst=dialect.dayfirst)
         _refuse_unparsed(stamps, text, col=col, source=source, line=line,
                          how=f" {'day' if dialect.dayfirst else 'month'}-first", hints=hints)
         flip = hints.set("dayfirst", str(not dialect.dayfirst).lower())
         return Parsed(stamps, dialect, order_hint=f" (dates read {'day' if dialect.dayfirst else 'month'}-first; "
                                                   f"{flip} reads them the other way)")
-    parses = {first: _to_datetime(text, dayfirst=first) for first in (False, True)}
+    parses = {first: _to_datetime(text, repeated=repeated, dayfirst=first) for first in (False, True)}
     good = [first for first, stamps in parses.items() if _increasing(stamps, groups)]
     both_full = not parses[False].isna().any() and not parses[True].isna().any()
     if both_full and parses[False].equals(parses[True]):
@@ -617,7 +623,8 @@ def parse_timestamps(text: pd.Series, groups: Sequence[np.ndarray], *, col: str,
         written += (f"time zone abbreviations read as their UTC offsets ({', '.join(zones[:4])})",)
     has = _offset_after_time(text)
     if has.any():
-        parsed = _with_offsets(text, has, col=col, dialect=dialect, source=source, line=line, hints=hints)
+        parsed = _with_offsets(text, has, col=col, dialect=dialect, source=source, line=line, hints=hints,
+                               repeated=len(groups) > 1)
         return replace(parsed, detected=interval + written + parsed.detected)
     parsed = _naive(text, groups, col=col, dialect=dialect, source=source, line=line, hints=hints)
     parsed = replace(parsed, detected=interval + written + parsed.detected)
