@@ -457,8 +457,14 @@ def _naive(text: pd.Series, groups: Sequence[np.ndarray], *, col: str, dialect: 
                         f"day-first and month-first; pass {hints.set('dayfirst', 'true')} or "
                         f"{hints.set('dayfirst', 'false')}")
     full = [first for first in (False, True) if not parses[first].isna().any()]
-    if not full:
-        _refuse_unparsed(parses[False], text, col=col, source=source, line=line, how="", hints=hints)
+    if not full:  # the first cell neither order reads (31/02/2021), else the first the order reading more misses
+        neither = np.asarray(parses[False].isna() & parses[True].isna())  # (N,)
+        if neither.any():
+            _refuse_unparsed(pd.DatetimeIndex(np.where(neither, np.datetime64("NaT", "ns"), np.datetime64(0, "ns"))),
+                             text, col=col, source=source, line=line, how="", hints=hints)
+        more = bool(parses[True].isna().sum() < parses[False].isna().sum())  # day-first reads more cells
+        _refuse_unparsed(parses[more], text, col=col, source=source, line=line,
+                         how=f" read {'day' if more else 'month'}-first as the other rows", hints=hints)
     first = full[0]
     flip = hints.set("dayfirst", str(not first).lower())
     return Parsed(parses[first], replace(dialect, dayfirst=first),

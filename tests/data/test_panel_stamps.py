@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
+from forecast.data.errors import DataError
 from forecast.data.reader import read_panel
 
 # day-first hours, midnight written 24:00 as hour-ending files write it
@@ -36,3 +38,20 @@ def test_a_panels_stamps_are_each_series_own(tmp_path: Path, by_time: bool) -> N
     first = panel.series[0].frame.index
     assert first[0] == pd.Timestamp("2021-01-11 01:00") and first[23] == pd.Timestamp("2021-01-12 00:00")
     assert any("day-first dates" in n for n in panel.notes) and any("24:00" in n for n in panel.notes)
+
+
+def test_a_panels_unreadable_stamp_is_refused_on_its_line(tmp_path: Path) -> None:
+    """A date that neither order reads is named, or the one date the order of the others cannot read: not the first
+    day-first date (13/01) that month-first cannot read."""
+    rows = [(s, t, 1.0) for s in ("a", "b") for t in _HOURS]
+    rows[24 * 4 + 30] = ("b", "31/02/2021 07:00", 1.0)  # the 31st of February, on line 2 + 126
+    with pytest.raises(DataError, match=r"panel.csv: line 128: cannot parse timestamp '31/02/2021 07:00' in column "
+                                        r"'time'"):
+        read_panel(_write(tmp_path / "panel.csv", rows), timestamp_col="time", id_col="site")
+    rows[24 * 4 + 30] = ("b", "13/13/2021 07:00", 1.0)  # read by neither order, on the same line
+    with pytest.raises(DataError, match=r"line 128: cannot parse timestamp '13/13/2021 07:00'"):
+        read_panel(_write(tmp_path / "panel.csv", rows), timestamp_col="time", id_col="site")
+    rows[24 * 4 + 30] = ("b", "02/13/2021 07:00", 1.0)  # month-first alone: day-first reads every other cell
+    with pytest.raises(DataError, match=r"line 128: cannot parse timestamp '02/13/2021 07:00' in column 'time' read "
+                                        r"day-first as the other rows; use ISO format"):
+        read_panel(_write(tmp_path / "panel.csv", rows), timestamp_col="time", id_col="site")
