@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 
 import pandas as pd
 
@@ -176,6 +176,12 @@ class BacktestReport:
         from forecast.predict.rolling import long_frame
 
         return long_frame(self.trained, self.panel, self.backtest, self.widths)
+
+    def parts(self) -> Iterator[pd.DataFrame]:
+        """:attr:`table`'s rows a series at a time, in order, without the whole table held."""
+        from forecast.predict.rolling import long_parts
+
+        return long_parts(self.trained, self.panel, self.backtest, self.widths)
 
 
 #: :meth:`Model.backtest`'s default span: the run's test split, or the rows ``start``/``end`` bound where either is

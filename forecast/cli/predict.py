@@ -196,7 +196,7 @@ def _rolling(args: argparse.Namespace) -> None:
     if report.intervals is not None:
         payload["intervals"] = report.intervals
     if not to_stdout:
-        write_csv(report.table, output, overwrite=args.overwrite)
+        write_csv(report.parts, output, overwrite=args.overwrite)
     if summary is not None:
         with atomic_path(summary, overwrite=args.overwrite) as tmp:
             tmp.write_text(json.dumps(payload, indent=2) + "\n")

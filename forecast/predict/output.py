@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import io
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable, Iterator
 
 import numpy as np
 import pandas as pd
@@ -46,10 +46,15 @@ def check_targets(targets: Iterable[Path], *, inputs: Iterable[Path], overwrite:
             raise DataError(f"{target}: is a directory; give a file path")
 
 
-def write_csv(frame: pd.DataFrame, target: Path, *, overwrite: bool) -> Path:
-    """Atomically write ``frame`` (no index) to ``target`` (:func:`write_frame`)."""
+def write_csv(frame: pd.DataFrame | Callable[[], Iterable[pd.DataFrame]], target: Path, *,
+              overwrite: bool) -> Path:
+    """Atomically write ``frame`` (no index) to ``target`` (:func:`write_frame`): a frame, or a function giving
+    the parts of one in order (:func:`write_parts`), so that the whole is never held."""
     with atomic_path(target, overwrite=overwrite) as tmp:
-        write_frame(frame, tmp)
+        if isinstance(frame, pd.DataFrame):
+            write_frame(frame, tmp)
+        else:
+            write_parts(frame, tmp)
     return target
 
 
@@ -64,20 +69,48 @@ def write_frame(frame: pd.DataFrame, path: Path, *, chunk_rows: int = CHUNK_ROWS
     object column of mixed types) is written by pandas; pyarrow's errors derive from ``ValueError`` and
     ``TypeError``.
     """
+    write_parts(lambda: [frame], path, chunk_rows=chunk_rows)
+
+
+def write_parts(parts: Callable[[], Iterable[pd.DataFrame]], path: Path, *, chunk_rows: int = CHUNK_ROWS) -> None:
+    """The frames ``parts()`` gives, of the same columns, one after another, written as :func:`write_frame` writes
+    their concatenation (the same slices of ``chunk_rows`` rows, so the same text) with a slice held at a time;
+    ``parts`` is called again where a first try without quotes meets a value that needs them."""
     import pyarrow.csv as pacsv
 
     for quoting in ("none", "needed"):
-        with open(path, "w", newline="", encoding="utf-8") as out:
-            csv.writer(out, lineterminator="\n").writerow(frame.columns)
         try:
-            with open(path, "ab") as out:
-                options = pacsv.WriteOptions(include_header=False, quoting_style=quoting)
-                for begin in range(0, len(frame), chunk_rows):
-                    pacsv.write_csv(_arrow_table(frame.iloc[begin:begin + chunk_rows]), out, options)
+            with open(path, "wb") as out:
+                for k, rows in enumerate(_slices(parts(), chunk_rows)):
+                    if k == 0:
+                        header = io.StringIO()
+                        csv.writer(header, lineterminator="\n").writerow(rows.columns)
+                        out.write(header.getvalue().encode("utf-8"))
+                    options = pacsv.WriteOptions(include_header=False, quoting_style=quoting)
+                    pacsv.write_csv(_arrow_table(rows), out, options)
             return
         except (ValueError, TypeError):  # "none" met a value that needs quotes, or a column pyarrow cannot convert
             continue
-    frame.to_csv(path, index=False)
+    pd.concat(list(parts()), ignore_index=True).to_csv(path, index=False)
+
+
+def _slices(parts: Iterable[pd.DataFrame], rows: int) -> Iterator[pd.DataFrame]:
+    """The rows of ``parts`` in order, ``rows`` at a time (the last slice fewer; parts without a row: the first,
+    empty): as the concatenated frame's ``iloc[k * rows:(k + 1) * rows]``, joining parts only where a slice spans
+    them."""
+    pending: list[pd.DataFrame] = []
+    held, given = 0, False
+    for part in parts:
+        pending.append(part)
+        held += len(part)
+        while held >= rows:
+            joined = pending[0] if len(pending) == 1 else pd.concat(pending, ignore_index=True)
+            yield joined.iloc[:rows]
+            given = True
+            rest = joined.iloc[rows:]
+            pending, held = ([rest] if len(rest) else []), len(rest)
+    if held or (pending and not given):
+        yield pending[0] if len(pending) == 1 or not held else pd.concat(pending, ignore_index=True)
 
 
 def _arrow_table(frame: pd.DataFrame) -> "pa.Table":

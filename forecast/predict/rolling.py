@@ -9,7 +9,7 @@ span of the file, as a reference for the interval score."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 import pandas as pd
@@ -23,12 +23,13 @@ from forecast.data.reader import STEP, Panel
 from forecast.data.splits import RowRange
 from forecast.data.time_features import n_continuous_features
 from forecast.predict.trained_model import TrainedModel
-from forecast.predict.scores import coverage_standard_error, interval_score, relative_errors
+from forecast.predict.scores import ErrorSums, coverage_standard_error, interval_score
 from forecast.spelling import CLI, Spelling
 from forecast.training.conformal import (ADAPT_RATE, FULL_RATE_STEPS, conformal_quantiles, label,
                                          track_half_widths)
 
 METHODS = ("model", "naive_last", "naive_mean", "ridge_floor", "start_floor")
+CHUNK_CELLS = 1 << 21  # forecast cells (window x step x column) scored at a time: 16 MB a float64 copy
 
 
 @dataclass(frozen=True)
@@ -124,35 +125,62 @@ def _floors(trained: TrainedModel) -> dict[str, Callable[..., torch.Tensor]]:
 def _forecast_windows(trained: TrainedModel, sets: Sequence[Any], batch_size: int | None, *,
                       with_model: bool) -> dict[str, np.ndarray]:
     """``{actual, [model,] naive_last, naive_mean[, ridge_floor][, start_floor]}`` of every window of ``sets``
-    in order, each (W, P, C_out) scaled; ``batch_size`` None: ``trained.batch_windows``."""
+    in order, each (W, P, C_out) scaled, written batch by batch into arrays of every window; ``batch_size`` None:
+    ``trained.batch_windows``."""
     batch_size = batch_size or trained.batch_windows
-    parts: dict[str, list[torch.Tensor]] = {}
+    out: dict[str, np.ndarray] = {}
     floors = _floors(trained)
+    data = ConcatDataset(sets)
+    done = 0
     with torch.inference_mode():
-        for batch in DataLoader(ConcatDataset(sets), batch_size=batch_size, shuffle=False):
-            parts.setdefault("actual", []).append(batch.y)
+        for batch in DataLoader(data, batch_size=batch_size, shuffle=False):
+            parts = {"actual": batch.y}
             if with_model:
-                parts.setdefault("model", []).append(trained.predict(batch.x_enc, batch.x_mark_enc,
-                                                                        batch.x_mark_dec))
+                parts["model"] = trained.predict(batch.x_enc, batch.x_mark_enc, batch.x_mark_dec)
             for name, floor in floors.items():
-                parts.setdefault(name, []).append(floor(batch.x_enc, batch.x_mark_enc, batch.x_mark_dec))
-    return {name: torch.cat(values).numpy() for name, values in parts.items()}
+                parts[name] = floor(batch.x_enc, batch.x_mark_enc, batch.x_mark_dec)
+            for name, values in parts.items():  # (B, P, C_out) each
+                part = values.numpy()
+                if name not in out:
+                    out[name] = np.empty((len(data), *part.shape[1:]), dtype=part.dtype)
+                out[name][done:done + len(part)] = part
+            done += len(batch.y)
+    return out
+
+
+def _target_stats(trained: TrainedModel, bt: Backtest) -> tuple[np.ndarray, np.ndarray]:
+    """Each series' mean and scale of the target columns, (S, C_out) each (0 and 1 for a series without a
+    window)."""
+    spec = trained.spec
+    mean = np.zeros((len(bt.ids), len(spec.target_index)))  # (S, C_out)
+    scale = np.ones((len(bt.ids), len(spec.target_index)))  # (S, C_out)
+    for k in np.unique(bt.series):
+        m, d = spec.stats(bt.ids[k])
+        mean[k], scale[k] = m[spec.target_index], d[spec.target_index]
+    return mean, scale
+
+
+def _in_units(values: np.ndarray, series: np.ndarray, stats: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """Scaled (K, P, C_out) windows of ``series`` (K,) -> original units with their series' ``stats``."""
+    mean, scale = stats
+    return values.astype(np.float64) * scale[series][:, None, :] + mean[series][:, None, :]  # (K, P, C_out)
 
 
 def _unscale(trained: TrainedModel, bt: Backtest, values: np.ndarray) -> np.ndarray:
     """Scaled (W, P, C_out) -> original units, each window with its series' scaler."""
-    spec = trained.spec
-    present = np.unique(bt.series)  # (K,) the series with a window
-    stats = [spec.stats(bt.ids[k]) for k in present]
-    mean = np.zeros((len(bt.ids), len(spec.target_index)))  # (S, C_out)
-    scale = np.ones((len(bt.ids), len(spec.target_index)))  # (S, C_out)
-    for k, (m, d) in zip(present, stats):
-        mean[k], scale[k] = m[spec.target_index], d[spec.target_index]
-    return values.astype(np.float64) * scale[bt.series][:, None, :] + mean[bt.series][:, None, :]  # (W, P, C_out)
+    return _in_units(values, bt.series, _target_stats(trained, bt))
+
+
+def _chunks(bt: Backtest) -> list[slice]:
+    """The backtest's windows in slices of about :data:`CHUNK_CELLS` forecast cells each."""
+    n_win, n_step, n_col = bt.actual.shape
+    size = max(1, CHUNK_CELLS // max(n_step * n_col, 1))
+    return [slice(begin, begin + size) for begin in range(0, n_win, size)]
 
 
 def score(trained: TrainedModel, bt: Backtest) -> dict[str, dict[str, Any]]:
-    """MSE/MAE per horizon step and overall, scaled (as training reports) and in original units.
+    """MSE/MAE per horizon step and overall, scaled (as training reports) and in original units, summed over
+    chunks of windows (:class:`~forecast.predict.scores.ErrorSums`).
 
     Returns:
         ``{method: {mse, mae, mse_orig, mae_orig, mse_per_step, mae_per_step, mse_orig_per_step,
@@ -160,21 +188,31 @@ def score(trained: TrainedModel, bt: Backtest) -> dict[str, dict[str, Any]]:
         :func:`~forecast.predict.scores.relative_errors`) for ``model``, ``naive_last``, ``naive_mean``,
         ``ridge_floor`` and ``start_floor`` (those the backtest has), in that order.
     """
-    actual = bt.actual.astype(np.float64)
-    actual_orig = _unscale(trained, bt, bt.actual)
-    naive_orig = _unscale(trained, bt, bt.naive_last.astype(np.float64))
+    stats = _target_stats(trained, bt)
+    methods = bt.methods()
+    sums = {(m, unit): ErrorSums.zeros(*bt.actual.shape[1:]) for m in methods for unit in ("", "_orig")}
+    for at in _chunks(bt):
+        series = bt.series[at]
+        actual, actual_orig = bt.actual[at].astype(np.float64), _in_units(bt.actual[at], series, stats)
+        for m in methods:
+            values = _forecast(bt, m)[at]  # (K, P, C_out) scaled
+            sums[m, ""].add(values.astype(np.float64), actual, relative=False)
+            sums[m, "_orig"].add(_in_units(values, series, stats), actual_orig)
     out: dict[str, dict[str, Any]] = {}
-    for method in bt.methods():
-        values = getattr(bt, "pred" if method == "model" else method).astype(np.float64)
+    for m in methods:
         metrics: dict[str, Any] = {}
-        for suffix, err in (("", values - actual), ("_orig", _unscale(trained, bt, values) - actual_orig)):
-            metrics[f"mse{suffix}"] = float(np.mean(err ** 2))
-            metrics[f"mae{suffix}"] = float(np.mean(np.abs(err)))
-            metrics[f"mse{suffix}_per_step"] = [float(v) for v in np.mean(err ** 2, axis=(0, 2))]
-            metrics[f"mae{suffix}_per_step"] = [float(v) for v in np.mean(np.abs(err), axis=(0, 2))]
-        metrics.update(relative_errors(_unscale(trained, bt, values), actual_orig, naive_orig))
-        out[method] = metrics
+        for unit in ("", "_orig"):
+            one = sums[m, unit]
+            metrics.update({f"mse{unit}": one.mse(), f"mae{unit}": one.mae(), f"mse{unit}_per_step": one.mse_per_step(),
+                            f"mae{unit}_per_step": one.mae_per_step()})
+        metrics.update(sums[m, "_orig"].relative(sums["naive_last", "_orig"]))
+        out[m] = metrics
     return out
+
+
+def _forecast(bt: Backtest, method: str) -> np.ndarray:
+    """The forecasts of ``method`` (one of :meth:`Backtest.methods`), (W, P, C_out) scaled."""
+    return bt.pred if method == "model" else getattr(bt, method)
 
 
 SERIES_KEYS = ("windows", "mse", "mae", "mse_orig", "mae_orig")
@@ -187,12 +225,20 @@ def score_series(trained: TrainedModel, bt: Backtest) -> dict[str, dict[str, flo
         ``{series id: {windows, mse, mae, mse_orig, mae_orig}}``, the keys training writes under
         ``series`` in ``metrics.json``.
     """
-    out = {}
-    for name, at in zip(bt.ids, bt.windows_of()):
-        if len(at):
-            model = score(trained, bt.subset(at))["model"]
-            out[str(name)] = {"windows": len(at), **{key: model[key] for key in SERIES_KEYS[1:]}}
-    return out
+    stats = _target_stats(trained, bt)
+    n_series, (n_step, n_col) = len(bt.ids), bt.actual.shape[1:]
+    sums = np.zeros((4, n_series))  # squared and absolute errors, scaled and in units, of each series
+    for at in _chunks(bt):
+        series = bt.series[at]
+        scaled = bt.pred[at].astype(np.float64) - bt.actual[at]  # (K, P, C_out)
+        units = _in_units(bt.pred[at], series, stats) - _in_units(bt.actual[at], series, stats)
+        for row, per_window in enumerate((np.square(scaled), np.abs(scaled), np.square(units), np.abs(units))):
+            sums[row] += np.bincount(series, weights=per_window.sum(axis=(1, 2)), minlength=n_series)
+    windows = np.bincount(bt.series, minlength=n_series)
+    return {str(name): {"windows": int(windows[k]),
+                        **{key: float(sums[row, k] / (windows[k] * n_step * n_col))
+                           for row, key in enumerate(SERIES_KEYS[1:])}}
+            for k, name in enumerate(bt.ids) if windows[k]}
 
 
 def actuals(trained: TrainedModel, panel: Panel, bt: Backtest) -> np.ndarray:
@@ -342,9 +388,14 @@ def long_frame(trained: TrainedModel, panel: Panel, bt: Backtest, widths: dict[f
     """One row per (origin, step, column): [id,] origin, timestamp (or step), column, prediction, actual
     (original units), then ``lo_80``, ``hi_80`` ... for each interval of ``widths`` (split-conformal, (P, C_out)
     scaled) as :func:`interval_scores` tracks it."""
-    spec = trained.spec
+    return pd.concat(list(long_parts(trained, panel, bt, widths, rate=rate)), ignore_index=True)
+
+
+def long_parts(trained: TrainedModel, panel: Panel, bt: Backtest, widths: dict[float, np.ndarray] | None = None,
+               *, rate: float = ADAPT_RATE) -> Iterator[pd.DataFrame]:
+    """:func:`long_frame`'s rows a series at a time (each series with a window, in the panel's order)."""
+    spec, stats = trained.spec, _target_stats(trained, bt)
     limits = bounds(trained, bt, tracked_widths(bt, widths or {}, rate=rate))
-    frames = []
     for series, at in zip(panel.series, bt.windows_of()):
         if not len(at):
             continue
@@ -358,15 +409,14 @@ def long_frame(trained: TrainedModel, panel: Panel, bt: Backtest, widths: dict[f
             "timestamp" if series.has_timestamps else STEP: np.repeat(np.asarray(written(index[steps.reshape(-1)])),
                                                                       n_col),
             "column": np.tile(np.asarray(spec.target_columns, dtype=object), n_win * n_step),
-            "prediction": _unscale(trained, part, part.pred).reshape(-1),
+            "prediction": _in_units(part.pred, part.series, stats).reshape(-1),
             "actual": series.frame[list(spec.target_columns)].to_numpy()[steps.reshape(-1)].reshape(-1),  # exact input
         })
         for a, (lo, hi) in limits.items():
             frame[f"lo_{label(a)}"], frame[f"hi_{label(a)}"] = lo[at].reshape(-1), hi[at].reshape(-1)
         for position, (name, cell) in enumerate(panel.id_cells(series.series_id).items()):  # as the file names it
             frame.insert(position, name, cell)
-        frames.append(frame)
-    return pd.concat(frames, ignore_index=True)
+        yield frame
 
 
 def format_table(metrics: dict[str, dict[str, Any]]) -> str:

@@ -3,8 +3,84 @@ and the interval score of prediction intervals."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 import torch
+
+
+@dataclass
+class ErrorSums:
+    """A forecast's errors summed over the chunks of windows given to :meth:`add`: what its MSE and MAE per step,
+    MAPE, sMAPE and MASE need, so that no copy of the whole backtest is made.
+
+    Attributes:
+        squared: sum over windows of the squared errors, (P, C).
+        absolute: sum over windows of the absolute errors, (P, C).
+        ape: sum of the absolute percentage errors, by torchmetrics' MAPE (an actual near 0 clamped).
+        sape: sum of the symmetric ones, by torchmetrics' sMAPE.
+        windows: windows added.
+        smallest: the smallest ``|actual|`` of each column, (C,).
+        size: sum of ``|actual|`` of each column, (C,).
+    """
+
+    squared: np.ndarray
+    absolute: np.ndarray
+    ape: float = 0.0
+    sape: float = 0.0
+    windows: int = 0
+    smallest: np.ndarray = field(default_factory=lambda: np.array([]))
+    size: np.ndarray = field(default_factory=lambda: np.array([]))
+
+    @classmethod
+    def zeros(cls, steps: int, columns: int) -> "ErrorSums":
+        return cls(squared=np.zeros((steps, columns)), absolute=np.zeros((steps, columns)),
+                   smallest=np.full(columns, np.inf), size=np.zeros(columns))
+
+    def add(self, pred: np.ndarray, actual: np.ndarray, *, relative: bool = True) -> None:
+        """Add a chunk of windows: pred, actual (K, P, C) float64; ``relative``: the percentage errors too."""
+        err = pred - actual  # (K, P, C)
+        self.squared += np.square(err).sum(axis=0)
+        self.absolute += np.abs(err, out=err).sum(axis=0)
+        self.windows += len(pred)
+        magnitude = np.abs(actual)  # (K, P, C)
+        self.smallest = np.minimum(self.smallest, magnitude.min(axis=(0, 1), initial=np.inf))
+        self.size += magnitude.sum(axis=(0, 1))
+        if relative and pred.size:
+            # torchmetrics imports scipy: loaded for a backtest, not for every forecast
+            from torchmetrics.functional.regression import (mean_absolute_percentage_error,
+                                                            symmetric_mean_absolute_percentage_error)
+
+            p, y = torch.from_numpy(pred).reshape(-1), torch.from_numpy(actual).reshape(-1)
+            self.ape += float(mean_absolute_percentage_error(p, y)) * pred.size
+            self.sape += float(symmetric_mean_absolute_percentage_error(p, y)) * pred.size
+
+    @property
+    def cells(self) -> int:
+        return self.windows * self.squared.size
+
+    def mse(self) -> float:
+        return float(self.squared.sum() / self.cells)
+
+    def mae(self) -> float:
+        return float(self.absolute.sum() / self.cells)
+
+    def mse_per_step(self) -> list[float]:
+        return [float(v) for v in self.squared.sum(axis=1) / (self.windows * self.squared.shape[1])]
+
+    def mae_per_step(self) -> list[float]:
+        return [float(v) for v in self.absolute.sum(axis=1) / (self.windows * self.absolute.shape[1])]
+
+    def relative(self, naive: "ErrorSums") -> dict[str, float | None]:
+        """MAPE, sMAPE and MASE against ``naive``'s sums over the same windows (:func:`relative_errors`)."""
+        mae, naive_mae = self.absolute.sum(axis=0), naive.absolute.sum(axis=0)  # (C,) each, over the same cells
+        usable = naive_mae > 0
+        mase = float(np.mean(mae[usable] / naive_mae[usable])) if usable.any() else None
+        # actuals come back from float32 scaled values: a zero is anything within float32 rounding of the column's
+        # mean magnitude
+        zero = self.smallest <= 1e-6 * self.size / max(self.windows * self.squared.shape[0], 1)
+        return {"mape": None if bool(zero.any()) else self.ape / self.cells, "smape": self.sape / self.cells,
+                "mase": mase}
 
 
 def relative_errors(pred: np.ndarray, actual: np.ndarray, naive: np.ndarray) -> dict[str, float | None]:
@@ -16,29 +92,17 @@ def relative_errors(pred: np.ndarray, actual: np.ndarray, naive: np.ndarray) -> 
         naive: the naive forecast (last input value repeated) of the same windows, (W, P, C).
 
     Returns:
-        ``mape`` (mean of ``|y - ŷ| / |y|``, a fraction: 0.05 is 5%; None when an actual is 0 (to
-        float32 rounding of its column's mean magnitude), where it is undefined, and large where actuals are near zero), ``smape`` (mean of ``2 |y - ŷ| / (|y| + |ŷ|)``, 0 to 2), both by torchmetrics,
-        and ``mase``: each column's MAE over the naive forecast's MAE on the same windows, averaged
-        over the columns (1 is as good as repeating the last value, below 1 better; the naive
-        forecast itself scores 1). A column the naive forecast gets exactly right is left out (None
-        when all are: a constant series).
+        ``mape`` (mean of ``|y - ŷ| / |y|``, a fraction: 0.05 is 5%; None when an actual is 0 (to float32 rounding
+        of its column's mean magnitude), where it is undefined, and large where actuals are near zero), ``smape``
+        (mean of ``2 |y - ŷ| / (|y| + |ŷ|)``, 0 to 2), both by torchmetrics, and ``mase``: each column's MAE over
+        the naive forecast's MAE on the same windows, averaged over the columns (1 is as good as repeating the
+        last value, below 1 better; the naive forecast itself scores 1). A column the naive forecast gets exactly
+        right is left out (None when all are: a constant series).
     """
-    # torchmetrics imports scipy: loaded for a backtest, not for every forecast
-    from torchmetrics.functional.regression import (mean_absolute_percentage_error,
-                                                    symmetric_mean_absolute_percentage_error)
-
-    p = torch.from_numpy(np.asarray(pred, dtype=np.float64)).reshape(-1)
-    y = torch.from_numpy(np.asarray(actual, dtype=np.float64)).reshape(-1)
-    mae = np.abs(pred - actual).mean(axis=(0, 1))  # (C,)
-    naive_mae = np.abs(naive - actual).mean(axis=(0, 1))  # (C,)
-    usable = naive_mae > 0
-    mase = float(np.mean(mae[usable] / naive_mae[usable])) if usable.any() else None
-    # actuals come back from float32 scaled values: a zero is anything within float32 rounding of the column's size
-    zero = np.abs(actual) <= 1e-6 * np.abs(actual).mean(axis=(0, 1))
-    mape = None if bool(zero.any()) else float(mean_absolute_percentage_error(p, y))
-    return {"mape": mape,
-            "smape": float(symmetric_mean_absolute_percentage_error(p, y)),
-            "mase": mase}
+    sums, naive_sums = ErrorSums.zeros(*pred.shape[1:]), ErrorSums.zeros(*pred.shape[1:])
+    sums.add(np.asarray(pred, dtype=np.float64), np.asarray(actual, dtype=np.float64))
+    naive_sums.add(np.asarray(naive, dtype=np.float64), np.asarray(actual, dtype=np.float64), relative=False)
+    return sums.relative(naive_sums)
 
 
 def interval_score(lower: np.ndarray, upper: np.ndarray, actual: np.ndarray, level: float) -> np.ndarray:

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from forecast.predict.output import default_output, write_csv, write_frame
+from forecast.predict.output import default_output, write_csv, write_frame, write_parts
 
 
 def rolling_like(rows: int, text: str = "OT") -> pd.DataFrame:
@@ -42,6 +42,22 @@ def test_slices_read_back_as_one_frame_when_a_late_value_needs_quotes(tmp_path: 
     write_frame(frame, tmp_path / "ours.csv", chunk_rows=7)
     frame.to_csv(tmp_path / "pandas.csv", index=False)
     pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "ours.csv"), pd.read_csv(tmp_path / "pandas.csv"))
+
+
+@pytest.mark.parametrize("cuts", [(0, 50), (0, 3, 10, 11, 31, 50), (0, 20, 50)])
+def test_parts_are_written_as_their_concatenation(tmp_path: Path, cuts: tuple[int, ...]) -> None:
+    """A backtest's long table written a series at a time: the bytes of the whole frame written at once, in the
+    same slices of 7 rows (a slice across parts; whole floats in one slice, fractions in another), quotes where a
+    late part needs them."""
+    frame = rolling_like(50)
+    frame["actual"] = np.r_[np.arange(25.0), np.arange(25) + 0.5]
+    for name, changed in (("plain", frame), ("quoted", frame.assign(column=["OT"] * 45 + ["load, kW"] * 5))):
+        parts = [changed.iloc[a:b] for a, b in zip(cuts, cuts[1:])]
+        write_frame(changed, tmp_path / f"{name}_whole.csv", chunk_rows=7)
+        write_parts(lambda parts=parts: iter(parts), tmp_path / f"{name}_parts.csv", chunk_rows=7)
+        assert (tmp_path / f"{name}_parts.csv").read_bytes() == (tmp_path / f"{name}_whole.csv").read_bytes()
+    write_parts(lambda: [frame.iloc[:0]], tmp_path / "empty.csv")
+    assert (tmp_path / "empty.csv").read_text() == "id,origin,column,prediction,actual,lo_80\n"
 
 
 def test_a_column_pyarrow_cannot_convert_is_written_by_pandas(tmp_path: Path) -> None:
