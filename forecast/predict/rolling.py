@@ -25,8 +25,7 @@ from forecast.data.time_features import n_continuous_features
 from forecast.predict.trained_model import TrainedModel
 from forecast.predict.scores import ErrorSums, coverage_standard_error, interval_score
 from forecast.spelling import CLI, Spelling
-from forecast.training.conformal import (ADAPT_RATE, FULL_RATE_STEPS, conformal_quantiles, label,
-                                         track_half_widths)
+from forecast.training.conformal import ADAPT_RATE, FULL_RATE_STEPS, conformal_quantiles, label, track_series
 
 METHODS = ("model", "naive_last", "naive_mean", "ridge_floor", "start_floor")
 CHUNK_CELLS = 1 << 21  # forecast cells (window x step x column) scored at a time: 16 MB a float64 copy
@@ -262,18 +261,11 @@ def bounds(trained: TrainedModel, bt: Backtest, widths: dict[float, np.ndarray],
 def tracked_widths(bt: Backtest, widths: dict[float, np.ndarray], *, values: np.ndarray | None = None,
                    rate: float = ADAPT_RATE) -> dict[float, np.ndarray]:
     """``{level: (W, P, C_out)}``: each split-conformal half-width ``widths[level]`` (P, C_out), scaled, tracked
-    through the backtest's windows of each series in turn (:func:`~forecast.training.conformal.track_half_widths`)
+    through the backtest's windows of each series (:func:`~forecast.training.conformal.track_series`)
     from the errors of ``values`` (default: the model's forecasts)."""
     errors = np.abs((bt.pred if values is None else values).astype(np.float64) - bt.actual)  # (W, P, C_out)
-    out = {}
     windows = bt.windows_of()
-    for a, start in widths.items():
-        tracked = np.empty(errors.shape, dtype=np.float64)
-        for at in windows:
-            if len(at):
-                tracked[at] = track_half_widths(errors[at], bt.origins[at], start, a, rate=rate)
-        out[a] = tracked
-    return out
+    return {a: track_series(errors, bt.origins, windows, start, a, rate=rate) for a, start in widths.items()}
 
 
 def floor_widths(trained: TrainedModel, panel: Panel, levels: Sequence[float], *,

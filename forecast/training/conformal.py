@@ -191,29 +191,78 @@ def track_half_widths(errors: np.ndarray, origins: np.ndarray, start: np.ndarray
     Returns:
         Half-widths, (W, P, C), clipped at 0.
     """
-    n_win, n_step, _ = errors.shape
+    return track_series(errors, origins, [np.arange(len(errors))], start, level, rate=rate)
+
+
+TRACKED_CELLS = 1 << 23  # window slots x steps x columns of the series tracked together (64 MB a float64 array)
+
+
+def track_series(errors: np.ndarray, origins: np.ndarray, windows_of: Sequence[np.ndarray], start: np.ndarray,
+                 level: float, *, rate: float | np.ndarray = ADAPT_RATE) -> np.ndarray:
+    """:func:`track_half_widths` of each series' windows, several series at once: their windows side by side,
+    the ``j``-th of each series sized together (the same operations on each series as on it alone).
+
+    Args:
+        errors: absolute forecast errors of every window, (W, P, C), in the units of ``start``.
+        origins: the last input row of each window, (W,).
+        windows_of: each series' windows (positions in ``errors``), origins increasing, (W_s,) each.
+        start: split-conformal half-widths, (P, C).
+        level: the interval's level ``a`` in (0, 1).
+        rate: as :func:`track_half_widths` takes it.
+
+    Returns:
+        Half-widths, (W, P, C), clipped at 0 (those of windows in no series 0).
+    """
     start = np.asarray(start, dtype=np.float64)
     finite = np.isfinite(start)
     step_rate = (step_rates(rate, start.shape[0]) if np.ndim(rate) == 0 else np.asarray(rate, dtype=np.float64))
-    step_rate = step_rate.reshape(-1, 1)  # (P, 1)
-    eta = np.where(finite, step_rate * np.where(finite, start, 0.0), 0.0)  # (P, C)
-    current = start.copy()
-    out = np.empty((n_win, *start.shape), dtype=np.float64)
+    eta = np.where(finite, step_rate.reshape(-1, 1) * np.where(finite, start, 0.0), 0.0)  # (P, C)
+    out = np.zeros(errors.shape, dtype=np.float64)
+    series = [at for at in windows_of if len(at)]
+    series.sort(key=len)  # series of similar lengths side by side: little padding
+    begin = 0
+    while begin < len(series):  # a group: the next series while all of them padded to the last fit TRACKED_CELLS
+        end = begin + 1
+        while end < len(series) and (end + 1 - begin) * len(series[end]) * start.size <= TRACKED_CELLS:
+            end += 1
+        group = series[begin:end]
+        tracked = _track_group([errors[at] for at in group], [origins[at] for at in group], len(group[-1]), start,
+                               eta, level)  # (S, longest, P, C)
+        for k, at in enumerate(group):
+            out[at] = tracked[k, : len(at)]
+        begin = end
+    return np.maximum(out, 0.0)
+
+
+def _track_group(errors: Sequence[np.ndarray], origins: Sequence[np.ndarray], longest: int, start: np.ndarray,
+                 eta: np.ndarray, level: float) -> np.ndarray:
+    """The tracked half-widths of a few series, (S, longest, P, C), unclipped: window ``j`` of every series sized
+    after feeding back, series by series and step by step, the windows whose actuals precede it.
+
+    Shapes: errors (W_s, P, C) and origins (W_s,) of each series, W_s <= longest; start, eta (P, C).
+    """
+    n_series, (n_step, n_col) = len(errors), start.shape
     steps = np.arange(n_step)
-    # known[j, p]: how many windows have their step-p actual before window j's first forecast row
-    known = np.searchsorted(origins, origins[:, None] - 1 - steps[None, :], side="right")  # (W, P)
-    done = np.zeros(n_step, dtype=np.int64)  # per step, windows already fed back
-    for j in range(n_win):
+    padded = np.zeros((n_series, longest, n_step, n_col))  # (S, longest, P, C) the errors, 0 past a series' end
+    known = np.zeros((n_series, longest, n_step), dtype=np.int64)  # windows with step p's actual before window j's
+    for k, (err, at) in enumerate(zip(errors, origins)):
+        padded[k, : len(err)] = err
+        known[k, : len(at)] = np.searchsorted(at, at[:, None] - 1 - steps[None, :], side="right")  # (W_s, P)
+    current = np.broadcast_to(start, (n_series, n_step, n_col)).copy()  # (S, P, C)
+    out = np.empty((n_series, longest, n_step, n_col))
+    done = np.zeros((n_series, n_step), dtype=np.int64)  # per series and step, windows already fed back
+    for j in range(longest):
         while True:
-            todo = done < known[j]  # (P,)
+            todo = done < known[:, j]  # (S, P)
             if not todo.any():
                 break
-            ps, ws = steps[todo], done[todo]
-            miss = errors[ws, ps] > np.maximum(out[ws, ps], 0.0)  # (k, C)
-            current[ps] += eta[ps] * (miss - (1.0 - level))
+            ss, ps = np.nonzero(todo)
+            ws = done[ss, ps]
+            miss = padded[ss, ws, ps] > np.maximum(out[ss, ws, ps], 0.0)  # (k, C)
+            current[ss, ps] += eta[ps] * (miss - (1.0 - level))
             done[todo] += 1
-        out[j] = current
-    return np.maximum(out, 0.0)
+        out[:, j] = current
+    return out
 
 
 def tracked_width_at(errors: np.ndarray, origins: np.ndarray, start: np.ndarray, level: float, *, at: int,

@@ -221,6 +221,28 @@ def test_tracking_uses_only_the_actuals_known_at_each_origin() -> None:
     assert np.all(track_half_widths(known, origins, start, 0.8)[j] > base[j])
 
 
+@pytest.mark.parametrize("cells", [1 << 23, 7 * 3 * 2])  # one group; a series a group (the smallest is 7 windows)
+def test_series_tracked_side_by_side_are_each_tracked_alone(monkeypatch: pytest.MonkeyPatch, cells: int) -> None:
+    """Five series of 7 to 40 windows at strides 1, 2 and 5, their windows interleaved as a panel's backtest holds
+    them: the widths of each, to the bit, those it gets tracked on its own."""
+    import forecast.training.conformal as conformal
+
+    monkeypatch.setattr(conformal, "TRACKED_CELLS", cells)
+    rng = np.random.default_rng(7)
+    sizes, strides = (40, 7, 23, 40, 12), (1, 2, 5, 1, 2)
+    series = rng.permutation(np.repeat(np.arange(5), sizes))  # (W,) each window's series, shuffled
+    windows_of = [np.flatnonzero(series == k) for k in range(5)]
+    origins = np.empty(len(series), dtype=np.int64)
+    for k, at in enumerate(windows_of):
+        origins[at] = 50 + strides[k] * np.arange(len(at))
+    errors = np.abs(rng.normal(size=(len(series), 3, 2))) * rng.uniform(0.5, 2, size=(len(series), 1, 1))
+    start = np.array([[1.0, 0.5], [1.2, np.inf], [1.5, 0.0]])
+    together = conformal.track_series(errors, origins, windows_of, start, 0.9)
+    for at in windows_of:
+        np.testing.assert_array_equal(together[at], track_half_widths(errors[at], origins[at], start, 0.9))
+    assert not np.array_equal(together[windows_of[0]], together[windows_of[3]])  # the same sizes, other errors
+
+
 def test_the_width_at_a_later_row_is_the_state_a_window_there_would_get() -> None:
     """``tracked_width_at(errors[:j], ..., at=origins[j])`` is window j's tracked width, whatever comes after
     it; with no windows it is the start."""
