@@ -201,8 +201,9 @@ def _rolling(args: argparse.Namespace) -> None:
         with atomic_path(summary, overwrite=args.overwrite) as tmp:
             tmp.write_text(json.dumps(payload, indent=2) + "\n")
     _rolling_status(args, fc, bt, payload, metrics, where, output, summary)
-    if to_stdout:  # last, after the status lines on stderr
-        report.table.to_csv(sys.stdout, index=False)
+    if to_stdout:  # last, after the status lines on stderr; a series at a time
+        for k, part in enumerate(report.parts()):
+            part.to_csv(sys.stdout, index=False, header=k == 0)
 
 
 def _rolling_status(args: argparse.Namespace, fc: Any, bt: Any, payload: dict[str, Any], metrics: dict[str, Any],

@@ -6,6 +6,7 @@ no run directory) run ``forecast-train`` in a subprocess.
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -273,4 +274,7 @@ def test_panel_backtest_matches_the_per_series_training_metrics(panel_run: Path,
     assert metrics["test/mae_orig"] == pytest.approx(summary["metrics"]["model"]["mae_orig"], rel=1e-5)
     long = pd.read_csv(out)
     assert list(long.columns) == ["store", "origin", "timestamp", "column", "prediction", "actual"]
+    code, written, _ = predict(capsys, panel_run, panel_run / "panel.csv", "--rolling", "--span", "test", "-o", "-")
+    assert code == 0 and written.count("store,origin") == 1  # a series at a time, one header
+    pd.testing.assert_frame_equal(pd.read_csv(io.StringIO(written)), long)
     assert f"backtest:   {metrics['test_windows']} windows (every 1), of {N_SERIES - 1} series" in stdout
