@@ -74,6 +74,11 @@ def _moments(rows: np.ndarray, scale: bool) -> tuple[np.ndarray, np.ndarray]:
     return mean, std
 
 
+def _shown(names: Sequence[str], most: int = 5) -> str:
+    """The first ``most`` of ``names`` quoted, ``...`` after them where there are more."""
+    return ", ".join(repr(c) for c in names[:most]) + (", ..." if len(names) > most else "")
+
+
 def _rank_world() -> tuple[int, int]:
     """This process and the number of processes (0, 1 without DDP)."""
     return (dist.get_rank(), dist.get_world_size()) if _distributed() else (0, 1)
@@ -306,8 +311,21 @@ class WindowedData:
         self.slices = [SeriesRows(s.series_id, int(o), len(v), self._ranges(len(v)))
                        for s, o, v in zip(kept, offsets, values)]
         train_rows = [v[:sl.ranges["train"].end] for v, sl in zip(values, self.slices)]  # views, (N_s, C_in) each
+        constant = self._constant(inputs, train_rows)
+        unnamed = [c for c in constant if c != self.target] if self.columns is None else []
+        if unnamed and len(unnamed) < len(inputs):  # the reader chose the columns: one value is nothing to learn
+            at = [i for i, c in enumerate(inputs) if c not in unnamed]
+            inputs, targets = [inputs[i] for i in at], [c for c in targets if c not in unnamed]
+            values = [v[:, at] for v in values]  # (N_s, C_in) each
+            train_rows = [v[:sl.ranges["train"].end] for v, sl in zip(values, self.slices)]
+            print(f"note: {self.source}: {len(unnamed)} column(s) holding one value in every training row left out "
+                  f"({_shown(unnamed)}); data.columns=[...] keeps them", file=sys.stderr)
+        elif constant and len(inputs) > 1:
+            scored = [c for c in constant if c in targets]
+            also = f"; {len(scored)} of them forecast and scored, lowering test/mse" if scored else ""
+            print(f"note: {self.source}: {len(constant)} column(s) hold one value in every training row "
+                  f"({_shown(constant)}){also}; data.columns=[...] leaves them out", file=sys.stderr)
         mean, std = self._fit_scaler(train_rows)
-        self._note_constant(inputs, targets, train_rows)
         per_series = [_moments(rows, self.scale) for rows in train_rows] \
             if self.id_col is not None and self.scaler == "series" else []
         del train_rows
@@ -451,22 +469,12 @@ class WindowedData:
             return other
         return f"data.seq_len={fit[0]} data.label_len={fit[1]} data.pred_len={fit[2]}, or {other}"
 
-    def _note_constant(self, inputs: Sequence[str], targets: Sequence[str],
-                       train_rows: Sequence[np.ndarray]) -> None:
-        """A note naming the input columns that hold one value in every training row, (N_s, C_in) each, where
-        there are other columns: as targets their easy forecasts lower the scores of the rest."""
-        if len(inputs) < 2:
-            return
+    @staticmethod
+    def _constant(inputs: Sequence[str], train_rows: Sequence[np.ndarray]) -> list[str]:
+        """The input columns that hold one value in every training row of every series, (N_s, C_in) each."""
         low = np.min([rows.min(axis=0) for rows in train_rows], axis=0)  # (C_in,)
         high = np.max([rows.max(axis=0) for rows in train_rows], axis=0)
-        constant = [c for c, lo, hi in zip(inputs, low, high) if lo == hi]
-        if not constant:
-            return
-        scored = [c for c in constant if c in targets]
-        also = f"; {len(scored)} of them forecast and scored, lowering test/mse" if scored else ""
-        shown = ", ".join(repr(c) for c in constant[:5]) + (", ..." if len(constant) > 5 else "")
-        print(f"note: {self.source}: {len(constant)} column(s) hold one value in every training row ({shown}){also}; "
-              f"data.columns=[...] leaves them out", file=sys.stderr)
+        return [c for c, lo, hi in zip(inputs, low, high) if lo == hi]
 
     def _fit_scaler(self, train_rows: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         """Mean and std (ddof 0; 1 for a constant column) of the stacked training rows, (C,) each."""

@@ -182,17 +182,26 @@ def test_a_data_freq_finer_than_every_step_names_the_files_own(tmp_path: Path) -
                               f"leave data.freq out to use the file's frequency, set data.freq=D, or resample the "
                               f"file to 'h'")
     assert module(csv, target="OT", freq="D").spec.freq == "D"
-@pytest.mark.parametrize("features,scored", [("M", "; 1 of them forecast and scored, lowering test/mse"),
-                                             ("MS", "")])
-def test_columns_of_one_value_in_the_training_rows_are_named(features: str, scored: str, tmp_path: Path,
-                                                             capsys: pytest.CaptureFixture) -> None:
+@pytest.mark.parametrize("features", ["M", "MS"])
+def test_columns_of_one_value_in_the_training_rows_are_left_out(features: str, tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture) -> None:
+    """A station's latitude and id on every row: nothing to learn as inputs, and as targets their easy forecasts
+    would lower test/mse; left out where the reader chose the columns, named where data.columns did."""
     frame = etth1()
-    frame["const"] = 5.0
-    frame.loc[390, "const"] = 6.0  # a test row: one value in every training row
+    frame["lat"], frame["station"] = 52.52, 10384.0
+    frame.loc[390, "lat"] = 52.6  # a test row: one value in every training row
     csv = write(frame, tmp_path / "const.csv")
-    module(csv, target="OT", features=features)
+    dm = module(csv, target="OT", features=features)
+    assert "lat" not in dm.spec.input_columns and "station" not in dm.spec.input_columns
+    assert dm.spec.input_columns == tuple(etth1().columns[1:])
+    assert dm.spec.target_columns == (dm.spec.input_columns if features == "M" else ("OT",))
+    assert capsys.readouterr().err == (f"note: {csv}: 2 column(s) holding one value in every training row left out "
+                                       f"('lat', 'station'); data.columns=[...] keeps them\n")
+    named = module(csv, target="OT", features=features, columns=["HUFL", "lat", "OT"])
+    assert named.spec.input_columns == ("HUFL", "lat", "OT")
+    scored = "; 1 of them forecast and scored, lowering test/mse" if features == "M" else ""
     assert capsys.readouterr().err == (f"note: {csv}: 1 column(s) hold one value in every training row "
-                                       f"('const'){scored}; data.columns=[...] leaves them out\n")
+                                       f"('lat'){scored}; data.columns=[...] leaves them out\n")
     module(write(etth1(), tmp_path / "plain.csv"), target="OT", features=features)
     assert capsys.readouterr().err == ""
 
