@@ -311,20 +311,8 @@ class WindowedData:
         self.slices = [SeriesRows(s.series_id, int(o), len(v), self._ranges(len(v)))
                        for s, o, v in zip(kept, offsets, values)]
         train_rows = [v[:sl.ranges["train"].end] for v, sl in zip(values, self.slices)]  # views, (N_s, C_in) each
-        constant = self._constant(inputs, train_rows)
-        unnamed = [c for c in constant if c != self.target] if self.columns is None else []
-        if unnamed and len(unnamed) < len(inputs):  # the reader chose the columns: one value is nothing to learn
-            at = [i for i, c in enumerate(inputs) if c not in unnamed]
-            inputs, targets = [inputs[i] for i in at], [c for c in targets if c not in unnamed]
-            values = [v[:, at] for v in values]  # (N_s, C_in) each
-            train_rows = [v[:sl.ranges["train"].end] for v, sl in zip(values, self.slices)]
-            print(f"note: {self.source}: {len(unnamed)} column(s) holding one value in every training row left out "
-                  f"({_shown(unnamed)}); data.columns=[...] keeps them", file=sys.stderr)
-        elif constant and len(inputs) > 1:
-            scored = [c for c in constant if c in targets]
-            also = f"; {len(scored)} of them forecast and scored, lowering test/mse" if scored else ""
-            print(f"note: {self.source}: {len(constant)} column(s) hold one value in every training row "
-                  f"({_shown(constant)}){also}; data.columns=[...] leaves them out", file=sys.stderr)
+        inputs, targets, values = self._without_constant(inputs, targets, values, train_rows)
+        train_rows = [v[:sl.ranges["train"].end] for v, sl in zip(values, self.slices)]
         mean, std = self._fit_scaler(train_rows)
         per_series = [_moments(rows, self.scale) for rows in train_rows] \
             if self.id_col is not None and self.scaler == "series" else []
@@ -469,12 +457,27 @@ class WindowedData:
             return other
         return f"data.seq_len={fit[0]} data.label_len={fit[1]} data.pred_len={fit[2]}, or {other}"
 
-    @staticmethod
-    def _constant(inputs: Sequence[str], train_rows: Sequence[np.ndarray]) -> list[str]:
-        """The input columns that hold one value in every training row of every series, (N_s, C_in) each."""
+    def _without_constant(self, inputs: list[str], targets: list[str], values: list[np.ndarray],
+                          train_rows: Sequence[np.ndarray]) -> tuple[list[str], list[str], list[np.ndarray]]:
+        """The inputs, targets and values, (N_s, C_in) each, without the columns other than the target that hold one
+        value in every training row of every series (``train_rows``, (N_s, C_in) each) where the reader chose the
+        columns: nothing to learn, and as targets their easy forecasts would lower the scores of the rest. Where
+        ``data.columns`` named them they stay, named in a note."""
         low = np.min([rows.min(axis=0) for rows in train_rows], axis=0)  # (C_in,)
         high = np.max([rows.max(axis=0) for rows in train_rows], axis=0)
-        return [c for c, lo, hi in zip(inputs, low, high) if lo == hi]
+        constant = [c for c, lo, hi in zip(inputs, low, high) if lo == hi]
+        unnamed = [c for c in constant if c != self.target] if self.columns is None else []
+        if unnamed and len(unnamed) < len(inputs):
+            at = [i for i, c in enumerate(inputs) if c not in unnamed]
+            print(f"note: {self.source}: {len(unnamed)} column(s) holding one value in every training row left out "
+                  f"({_shown(unnamed)}); data.columns=[...] keeps them", file=sys.stderr)
+            return [inputs[i] for i in at], [c for c in targets if c not in unnamed], [v[:, at] for v in values]
+        if constant and len(inputs) > 1:
+            scored = [c for c in constant if c in targets]
+            also = f"; {len(scored)} of them forecast and scored, lowering test/mse" if scored else ""
+            print(f"note: {self.source}: {len(constant)} column(s) hold one value in every training row "
+                  f"({_shown(constant)}){also}; data.columns=[...] leaves them out", file=sys.stderr)
+        return inputs, targets, values
 
     def _fit_scaler(self, train_rows: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         """Mean and std (ddof 0; 1 for a constant column) of the stacked training rows, (C,) each."""
