@@ -208,7 +208,7 @@ class Model:
         return self.trained.spec
 
     def read(self, data: Data, *, fill: FillMethod | None = None, fill_missing_dates: bool | None = None,
-             timestamp_col: str | None = FROM_CHECKPOINT, header: bool | None = None,
+             timestamp_col: str | None = FROM_CHECKPOINT, header: bool | None = None, encoding: str | None = None,
              backtest: bool = False) -> Panel:
         """Read and validate ``data`` against the training columns, frequency and series.
 
@@ -221,6 +221,8 @@ class Model:
                 training run's ``data.fill_missing_dates``).
             timestamp_col: the timestamp column (default: the training one); None reads the rows as steps.
             header: whether a CSV's first line names the columns (default: as the training file).
+            encoding: a CSV's text encoding, a Python codec name (default: the training run's ``data.encoding``,
+                else detected: UTF-8, UTF-16, GB18030, Windows-1252).
             backtest: require one backtest window (``seq_len + pred_len`` rows), not one input window.
 
         Raises:
@@ -229,13 +231,14 @@ class Model:
         spec = self.spec
         needed = {"min_rows": spec.seq_len + spec.pred_len,
                   "what": f"one backtest window (seq_len {spec.seq_len} + pred_len {spec.pred_len})"}
-        return self.trained.read(as_source(data), fill=fill,
-                                 timestamp_col=timestamp_col, header=header, fill_missing_dates=fill_missing_dates,
-                                 spelling=self.spelling, **(needed if backtest else {}))
+        return self.trained.read(as_source(data), fill=fill, timestamp_col=timestamp_col, header=header,
+                                 fill_missing_dates=fill_missing_dates, encoding=encoding, spelling=self.spelling,
+                                 **(needed if backtest else {}))
 
     def predict(self, data: Data | Panel, *, fill: FillMethod | None = None, fill_missing_dates: bool | None = None,
                 intervals: Sequence[float] = (), future: Data | None = None,
-                timestamp_col: str | None = FROM_CHECKPOINT, header: bool | None = None) -> pd.DataFrame:
+                timestamp_col: str | None = FROM_CHECKPOINT, header: bool | None = None,
+                encoding: str | None = None) -> pd.DataFrame:
         """The ``pred_len`` steps after the last row of each series, as ``forecast-predict`` writes them.
 
         Args:
@@ -254,6 +257,7 @@ class Model:
                 horizon's ``pred_len`` timestamps and those columns, as ``forecast-predict --future``.
             timestamp_col: the timestamp column of ``data`` and ``future`` (default: the training one).
             header: whether the CSVs' first line names the columns (default: as the training file).
+            encoding: the CSVs' text encoding (default: the training run's ``data.encoding``, else detected).
 
         Returns:
             The timestamp column (or ``step``), then the predicted columns in original units (each followed
@@ -269,13 +273,14 @@ class Model:
         check_future_given(spec, future is not None, source=str(trained.checkpoint), spelling=spelling)
         split = trained.half_widths(intervals, spelling=spelling) if intervals else None  # refused before reading
         panel = data if isinstance(data, Panel) else self.read(data, fill=fill, fill_missing_dates=fill_missing_dates,
-                                                                timestamp_col=timestamp_col, header=header)
+                                                                timestamp_col=timestamp_col, header=header,
+                                                                encoding=encoding)
         values = None
         if future is not None:
             ts = spec.timestamp_col if timestamp_col == FROM_CHECKPOINT else timestamp_col
             values = read_future(as_source(future), spec,
                                  panel.series[0], timestamp_col=ts, header=spec.header if header is None else header,
-                                 fill=fill, spelling=spelling)
+                                 fill=fill, encoding=encoding, spelling=spelling)
         widths = None
         if split is not None:
             from forecast.predict.future_widths import future_widths

@@ -66,6 +66,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--header", action=argparse.BooleanOptionalAction, default=None,
                    help="whether the input's first line names the columns (default: as the training file; "
                         "--no-header names them 0 ... n-1)")
+    p.add_argument("--encoding", default=None, metavar="CODEC",
+                   help="the input's (and --future file's) text encoding, a Python codec name: cp932, cp1251, "
+                        "latin-1 (default: the training run's data.encoding, else detected: UTF-8, UTF-16, GB18030, "
+                        "Windows-1252)")
     p.add_argument("--device", default="cpu", help="cpu (default) or cuda")
     p.add_argument("--intervals", type=float, nargs="+", default=None, metavar="LEVEL",
                    help="conformal prediction intervals at these levels, fractions in (0, 1) on the whole-percent "
@@ -111,7 +115,7 @@ def _forecast(args: argparse.Namespace) -> None:
     panel = model.read(args.input, **options)
     _notes(panel)
     frame = model.predict(panel, intervals=levels, future=args.future, timestamp_col=options["timestamp_col"],
-                          header=args.header, fill=args.fill)
+                          header=args.header, fill=args.fill, encoding=args.encoding)
     if not to_stdout:
         write_csv(frame, output, overwrite=args.overwrite)
     if args.plot:
@@ -252,7 +256,7 @@ def _read_options(args: argparse.Namespace) -> dict[str, Any]:
     ts = args.timestamp_col
     timestamp_col = FROM_CHECKPOINT if ts is None else None if ts.strip().lower() == "none" else ts
     return {"fill": args.fill, "timestamp_col": timestamp_col, "header": args.header,
-            "fill_missing_dates": args.fill_missing_dates}
+            "fill_missing_dates": args.fill_missing_dates, "encoding": args.encoding}
 
 
 def _is_stdout(output: Path) -> bool:

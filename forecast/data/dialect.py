@@ -167,12 +167,12 @@ def check_zone(tz: str) -> None:
                         f"America/New_York or UTC") from exc
 
 
-def check_encoding(encoding: str) -> None:
-    """Refuse an encoding Python has no codec of, or one that is no text encoding, with one line."""
+def check_encoding(encoding: str, key: str = "data.encoding") -> None:
+    """Refuse an encoding Python has no codec of, or one that is no text encoding, with one line naming ``key``."""
     try:
         "".encode(encoding)  # a LookupError for an unknown codec and for one of bytes to bytes (base64)
     except LookupError:
-        raise DataError(f"data.encoding: unknown text encoding {encoding!r}; use a Python codec name such as cp932 "
+        raise DataError(f"{key}: unknown text encoding {encoding!r}; use a Python codec name such as cp932 "
                         f"(Japanese Windows), cp1251 (Cyrillic), big5 or latin-1") from None
 
 

@@ -28,6 +28,7 @@ class Hints:
         columns: how to leave a column of the file out ("" where the command reads only the columns it needs).
         resample: how to aggregate readings at irregular or repeated times into steps, as the end of a message
             (``; or aggregate them ...``; "" where the model's steps are fixed).
+        encoding: the setting that names the file's text encoding.
     """
 
     timestamp: str
@@ -39,6 +40,7 @@ class Hints:
     setting: str = "data.{key}={value}"
     columns: str = ""
     resample: str = ""
+    encoding: str = "data.encoding=NAME"
 
     @property
     def leave_out(self) -> str:
@@ -67,8 +69,10 @@ TRAIN = Hints(timestamp="set data.timestamp_col=NAME, or data.timestamp_col=null
 PREDICT = Hints(timestamp="pass --timestamp-col NAME, or --timestamp-col none for rows without timestamps",
                 fill="--fill ffill|interpolate", header="--no-header", fill_missing_dates="--fill-missing-dates",
                 freq="resample the file", id_col="the model was trained with that id column",
-                setting="data.{key}={value} when training (forecast-predict reads the checkpoint's)")
+                setting="data.{key}={value} when training (forecast-predict reads the checkpoint's)",
+                encoding="--encoding NAME")
 PYTHON = Hints(timestamp="pass timestamp_col='NAME', or timestamp_col=None for rows without timestamps",
                fill="fill='ffill'|'interpolate'", header="header=False", fill_missing_dates="fill_missing_dates=True",
                freq="resample the data", id_col="the model was trained with that id column",
-               setting="data.{key}={value} when training (forecast.load reads the checkpoint's)")
+               setting="data.{key}={value} when training (forecast.load reads the checkpoint's)",
+               encoding="encoding='NAME'")

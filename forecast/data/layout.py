@@ -278,20 +278,21 @@ def table_lines(path: Path, layout: Layout, first: int, rows: int) -> np.ndarray
     return lines
 
 
-def file_layout(path: Path, encoding: str | None = None) -> Layout:
-    """The layout of the CSV file ``path``, its text in ``encoding`` (None: :func:`file_encoding`)."""
+def file_layout(path: Path, encoding: str | None = None, remedy: str = "data.encoding=NAME") -> Layout:
+    """The layout of the CSV file ``path``, its text in ``encoding`` (None: :func:`file_encoding`); ``remedy``: how
+    a refusal of its bytes says to name the encoding."""
     if encoding is None:
         encoding = file_encoding(path)
         wrong = _undecodable(path, encoding) if encoding == LEGACY else None
         if wrong is not None:
             raise DataError(f"{path}: line {wrong[0]}: byte 0x{wrong[1]:02X} is neither UTF-8 nor Windows-1252 text; "
-                            f"pass data.encoding=NAME, the file's encoding, such as cp932 (Japanese Windows), "
+                            f"pass {remedy}, the file's encoding, such as cp932 (Japanese Windows), "
                             f"cp1251 (Cyrillic) or big5")
     else:
         wrong = _undecodable(path, encoding)
         if wrong is not None:
             raise DataError(f"{path}: line {wrong[0]}: byte 0x{wrong[1]:02X} is no {encoding} text; pass "
-                            f"data.encoding=NAME, the file's encoding, or leave it out to detect UTF-8, UTF-16, "
+                            f"{remedy}, the file's encoding, or leave it out to detect UTF-8, UTF-16, "
                             f"GB18030 or Windows-1252")
     lines = _top_lines(path, encoding)
     named = _EXCEL_SEP.match(lines[0]) if lines else None

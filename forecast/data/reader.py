@@ -1447,7 +1447,7 @@ def _read_one(path: str | Path | pd.DataFrame | pd.Series, *, timestamp_col: str
         path, indexed = _time_index_as_column(path, timestamp_col)
     else:
         path = Path(path)
-        layout = Layout() if path.suffix.lower() in PARQUET else file_layout(path, dialect.encoding)
+        layout = Layout() if path.suffix.lower() in PARQUET else file_layout(path, dialect.encoding, hints.encoding)
         sep = _separator(path, dialect, layout)
         if header is None and path.suffix.lower() not in PARQUET:
             require_file(path)

@@ -93,10 +93,12 @@ class DataSpec:
         fields["dialect"] = Dialect.from_dict(fields.get("dialect"))
         return cls(**fields)
 
-    def dialect_for(self, timestamp_col: str | None) -> Dialect:
+    def dialect_for(self, timestamp_col: str | None, encoding: str | None = None) -> Dialect:
         """How to read a file for this model whose timestamp column is ``timestamp_col``: as the training file,
-        without its time-of-day column (``dialect.time_col``) when another timestamp column is named."""
-        return self.dialect if timestamp_col == self.timestamp_col else replace(self.dialect, time_col=None)
+        without its time-of-day column (``dialect.time_col``) when another timestamp column is named, in
+        ``encoding`` where one is given."""
+        dialect = self.dialect if timestamp_col == self.timestamp_col else replace(self.dialect, time_col=None)
+        return dialect if encoding is None else replace(dialect, encoding=encoding)
 
     @cached_property
     def _series_at(self) -> dict[str, int]:

@@ -23,7 +23,7 @@ from forecast.spelling import CLI, Spelling
 
 def read_future(path: str | Path | pd.DataFrame, spec: DataSpec, history: Series, *, timestamp_col: str | None,
                 header: bool = True, fill: FillMethod | None = None, dialect: Dialect | None = None,
-                spelling: Spelling = CLI) -> np.ndarray:
+                encoding: str | None = None, spelling: Spelling = CLI) -> np.ndarray:
     """The known-future columns over the horizon that follows ``history``, in original units.
 
     Args:
@@ -35,6 +35,7 @@ def read_future(path: str | Path | pd.DataFrame, spec: DataSpec, history: Series
         header: whether the file has a header row.
         fill: fill empty, NaN and infinite cells instead of refusing them (``--fill``).
         dialect: how the file is written (default: as the training file, the checkpoint's).
+        encoding: the file's text encoding (default: the training run's ``data.encoding``, else detected).
         spelling: whose remedies the reader's messages give (``--fill ffill|interpolate``, ``fill=...``).
 
     Returns:
@@ -47,7 +48,7 @@ def read_future(path: str | Path | pd.DataFrame, spec: DataSpec, history: Series
     columns = list(spec.future_columns)
     panel = read_panel(path, timestamp_col=timestamp_col, columns=columns, header=header, fill=fill, freq=spec.freq,
                        model_freq=spec.freq is not None, hints=spelling.hints,
-                       dialect=spec.dialect_for(timestamp_col) if dialect is None else dialect)
+                       dialect=spec.dialect_for(timestamp_col, encoding) if dialect is None else dialect)
     frame = panel.series[0].frame
     first_line = 2 if header else 1
     source, path = path, DATAFRAME if isinstance(path, pd.DataFrame) else path

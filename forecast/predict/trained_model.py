@@ -18,7 +18,7 @@ import torch
 from torch import Tensor, nn
 
 from forecast.baselines.best_floor import BestFloor
-from forecast.data.dialect import Dialect
+from forecast.data.dialect import Dialect, check_encoding
 from forecast.data.errors import DataError
 from forecast.data.known_future import with_known
 from forecast.data.reader import DATAFRAME, STEP, FillMethod, Panel, Series, read_panel
@@ -116,7 +116,8 @@ class TrainedModel:
     def read(self, path: str | Path | pd.DataFrame, *, fill: FillMethod | None = None,
              timestamp_col: str | None = FROM_CHECKPOINT,
              header: bool | None = None, fill_missing_dates: bool | None = None, min_rows: int | None = None,
-             what: str | None = None, dialect: Dialect | None = None, spelling: Spelling = CLI) -> Panel:
+             what: str | None = None, dialect: Dialect | None = None, encoding: str | None = None,
+             spelling: Spelling = CLI) -> Panel:
         """Read and validate a CSV (or a DataFrame) against the training data's columns, frequency and series;
         readings are aggregated into steps as the training run's were (its ``data.resample`` and ``data.agg``).
 
@@ -132,6 +133,8 @@ class TrainedModel:
             min_rows: rows each series needs (default ``seq_len``).
             what: what needs ``min_rows``, for the message.
             dialect: how the file is written (default: as the training file, the checkpoint's).
+            encoding: the file's text encoding, a Python codec name (default: the training run's
+                ``data.encoding``, else detected).
             spelling: whose options or keywords the messages' remedies name (``--timestamp-col NAME``,
                 ``timestamp_col='NAME'``).
 
@@ -154,11 +157,14 @@ class TrainedModel:
             raise DataError(f"{source}: the model was trained with calendar features at frequency {spec.freq!r}, so "
                             f"it needs the file's timestamps; pass {spelling.given('timestamp_col', 'NAME')}")
         columns = list(spec.input_columns) + list(spec.future_columns)  # the known inputs' history too
+        if encoding is not None:
+            check_encoding(encoding, key=spelling.name("encoding"))
         panel = read_panel(path, timestamp_col=ts, columns=columns, id_col=spec.id_col,
                            header=spec.header if header is None else header, fill=fill, freq=spec.freq,
                            model_freq=spec.freq is not None, fill_missing_dates=fill_missing_dates,
                            resample=trained.get("resample"), agg=trained.get("agg"), hints=spelling.hints,
-                           dialect=spec.dialect_for(ts) if dialect is None else dialect, start=trained.get("start"))
+                           dialect=spec.dialect_for(ts, encoding) if dialect is None else dialect,
+                           start=trained.get("start"))
         needed = spec.seq_len if min_rows is None else min_rows
         what = what or f"the model's input window (seq_len {spec.seq_len})"
         if spec.id_col is None:

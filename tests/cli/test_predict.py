@@ -483,3 +483,25 @@ def test_rolling_without_a_span_backtests_every_window_of_the_file(etth1_run: Pa
     code, _, err = predict(capsys, etth1_run, etth1_run / "etth1.csv", "--rolling", "--output", out)
     assert code == 0, err
     assert json.loads(out.with_suffix(".json").read_text())["windows"] == ROWS - SEQ_LEN - PRED_LEN + 1
+
+
+def test_a_file_in_another_encoding_is_read_with_encoding(runs_root: Path, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture) -> None:
+    """A model trained on a UTF-8 file of Japanese names (日付, 売上) forecasts the same export saved by Excel on a
+    Japanese Windows (Shift-JIS) with --encoding cp932; an unknown codec is refused naming the option."""
+    frame = generated("h", ROWS).rename(columns={"date": "日付", "OT": "売上"})
+    run_dir = train_tiny(runs_root, "japanese", frame, target="'売上'", extra=["data.timestamp_col='日付'"])
+    utf8, shift_jis = tmp_path / "utf8.csv", tmp_path / "sjis.csv"
+    frame.tail(100).to_csv(utf8, index=False)
+    frame.tail(100).to_csv(shift_jis, index=False, encoding="cp932")
+    code, _, err = predict(capsys, run_dir, shift_jis, "-o", tmp_path / "guessed.csv", "-q")
+    assert code == 2 and not (tmp_path / "guessed.csv").exists()
+    assert "is neither UTF-8 nor Windows-1252 text; pass --encoding NAME, the file's encoding, such as cp932" in err
+    code, _, err = predict(capsys, run_dir, shift_jis, "--encoding", "cp932", "-o", tmp_path / "sjis_out.csv", "-q")
+    assert code == 0, err
+    code, _, err = predict(capsys, run_dir, utf8, "-o", tmp_path / "utf8_out.csv", "-q")
+    assert code == 0, err
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "sjis_out.csv"), pd.read_csv(tmp_path / "utf8_out.csv"))
+    code, _, err = predict(capsys, run_dir, shift_jis, "--encoding", "nope", "-o", tmp_path / "x.csv")
+    assert code == 2 and err.strip().endswith("--encoding: unknown text encoding 'nope'; use a Python codec name such "
+                                              "as cp932 (Japanese Windows), cp1251 (Cyrillic), big5 or latin-1")
