@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from forecast.data.dialect import Dialect
+from forecast.data.dialect import Dialect, check_encoding
 from forecast.data.errors import DataError
 from forecast.data.reader import DATAFRAME, FillMethod, Series, lineless, read_panel
 from forecast.data.spec import DataSpec
@@ -46,6 +46,8 @@ def read_future(path: str | Path | pd.DataFrame, spec: DataSpec, history: Series
             timestamps that do not continue the history at the model's frequency.
     """
     columns = list(spec.future_columns)
+    if encoding is not None:
+        check_encoding(encoding, key=spelling.name("encoding"))
     panel = read_panel(path, timestamp_col=timestamp_col, columns=columns, header=header, fill=fill, freq=spec.freq,
                        model_freq=spec.freq is not None, hints=spelling.hints,
                        dialect=spec.dialect_for(timestamp_col, encoding) if dialect is None else dialect)

@@ -235,3 +235,18 @@ def test_python_api_names_future(run_dir: Path, plain_run: Path, files: tuple[Pa
         forecast.load(run_dir).predict(history, future=late)
     assert str(caught.value).startswith("<DataFrame>: row 0: timestamp 2016-07-21 21:00:00 does not continue the "
                                         "history (its last row is 2016-07-21 19:00:00")
+
+
+def test_a_future_file_in_an_unknown_encoding_is_refused_naming_the_option(tmp_path: Path) -> None:
+    """``Model.predict(panel, future=..., encoding=...)`` reads no other file first: the future file's own read
+    refuses the codec in one line."""
+    from types import SimpleNamespace
+
+    from forecast.predict.future import read_future
+    from forecast.spelling import API
+
+    path = tmp_path / "future.csv"
+    path.write_text("date,x\n2020-01-01 00:00:00,1\n2020-01-01 01:00:00,2\n")
+    spec = SimpleNamespace(future_columns=("x",), freq="h", pred_len=2)
+    with pytest.raises(DataError, match=r"^encoding: unknown text encoding 'nope'; use a Python codec name"):
+        read_future(path, spec, None, timestamp_col="date", encoding="nope", spelling=API)
