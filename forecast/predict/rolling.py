@@ -68,14 +68,6 @@ class Backtest:
         order = np.argsort(self.series, kind="stable")  # (W,)
         return np.split(order, np.searchsorted(self.series[order], np.arange(1, len(self.ids))))
 
-    def subset(self, which: np.ndarray) -> "Backtest":
-        """The windows where ``which`` (W,) bool is true, or at the positions ``which`` (K,) int lists."""
-        return Backtest(origins=self.origins[which], series=self.series[which], ids=self.ids, pred=self.pred[which],
-                        actual=self.actual[which], naive_last=self.naive_last[which],
-                        naive_mean=self.naive_mean[which],
-                        ridge_floor=None if self.ridge_floor is None else self.ridge_floor[which],
-                        start_floor=None if self.start_floor is None else self.start_floor[which])
-
 
 def run_backtest(trained: TrainedModel, panel: Panel, spans: Sequence[RowRange], *, every: int = 1,
                  batch_size: int | None = None, spelling: Spelling = CLI) -> Backtest:
@@ -165,11 +157,6 @@ def _in_units(values: np.ndarray, series: np.ndarray, stats: tuple[np.ndarray, n
     return values.astype(np.float64) * scale[series][:, None, :] + mean[series][:, None, :]  # (K, P, C_out)
 
 
-def _unscale(trained: TrainedModel, bt: Backtest, values: np.ndarray) -> np.ndarray:
-    """Scaled (W, P, C_out) -> original units, each window with its series' scaler."""
-    return _in_units(values, bt.series, _target_stats(trained, bt))
-
-
 def _chunks(bt: Backtest) -> list[slice]:
     """The backtest's windows in slices of about :data:`CHUNK_CELLS` forecast cells each."""
     n_win, n_step, n_col = bt.actual.shape
@@ -254,8 +241,9 @@ def bounds(trained: TrainedModel, bt: Backtest, widths: dict[float, np.ndarray],
            values: np.ndarray | None = None) -> dict[float, tuple[np.ndarray, np.ndarray]]:
     """``{level: (lower, upper)}``, each (W, P, C_out) in original units: the forecast (``values``, default the
     model's) -/+ the half-width, (P, C_out) or (W, P, C_out) scaled."""
-    pred = (bt.pred if values is None else values).astype(np.float64)
-    return {a: (_unscale(trained, bt, pred - w), _unscale(trained, bt, pred + w)) for a, w in widths.items()}
+    pred, stats = (bt.pred if values is None else values).astype(np.float64), _target_stats(trained, bt)
+    return {a: (_in_units(pred - w, bt.series, stats), _in_units(pred + w, bt.series, stats))
+            for a, w in widths.items()}
 
 
 def tracked_widths(bt: Backtest, widths: dict[float, np.ndarray], *, values: np.ndarray | None = None,
@@ -386,22 +374,21 @@ def long_frame(trained: TrainedModel, panel: Panel, bt: Backtest, widths: dict[f
 def long_parts(trained: TrainedModel, panel: Panel, bt: Backtest, widths: dict[float, np.ndarray] | None = None,
                *, rate: float = ADAPT_RATE) -> Iterator[pd.DataFrame]:
     """:func:`long_frame`'s rows a series at a time (each series with a window, in the panel's order)."""
-    spec, stats = trained.spec, _target_stats(trained, bt)
+    spec, stats, written = trained.spec, _target_stats(trained, bt), trained.spec.dialect.written
     limits = bounds(trained, bt, tracked_widths(bt, widths or {}, rate=rate))
     for series, at in zip(panel.series, bt.windows_of()):
         if not len(at):
             continue
-        part = bt.subset(at)
-        n_win, n_step, n_col = part.pred.shape
+        pred, origins = bt.pred[at], bt.origins[at]  # (W_s, P, C_out), (W_s,) the series' windows
+        n_win, n_step, n_col = pred.shape
         index = series.index
-        steps = part.origins[:, None] + 1 + np.arange(n_step)[None, :]  # (W, P) rows of the forecast steps
-        written = spec.dialect.written
+        steps = origins[:, None] + 1 + np.arange(n_step)[None, :]  # (W_s, P) rows of the forecast steps
         frame = pd.DataFrame({
-            "origin": np.repeat(np.asarray(written(index[part.origins])), n_step * n_col),
+            "origin": np.repeat(np.asarray(written(index[origins])), n_step * n_col),
             "timestamp" if series.has_timestamps else STEP: np.repeat(np.asarray(written(index[steps.reshape(-1)])),
                                                                       n_col),
             "column": np.tile(np.asarray(spec.target_columns, dtype=object), n_win * n_step),
-            "prediction": _in_units(part.pred, part.series, stats).reshape(-1),
+            "prediction": _in_units(pred, bt.series[at], stats).reshape(-1),
             "actual": series.frame[list(spec.target_columns)].to_numpy()[steps.reshape(-1)].reshape(-1),  # exact input
         })
         for a, (lo, hi) in limits.items():
