@@ -20,8 +20,8 @@ class ErrorSums:
         ape: sum of the absolute percentage errors, by torchmetrics' MAPE (an actual near 0 clamped).
         sape: sum of the symmetric ones, by torchmetrics' sMAPE.
         windows: windows added.
-        smallest: the smallest ``|actual|`` of each column, (C,).
-        size: sum of ``|actual|`` of each column, (C,).
+        smallest: the smallest ``|actual|`` of each column, (C,), over the chunks added with their relative errors.
+        size: sum of ``|actual|`` of each column, (C,), over the same chunks.
     """
 
     squared: np.ndarray
@@ -38,15 +38,18 @@ class ErrorSums:
                    smallest=np.full(columns, np.inf), size=np.zeros(columns))
 
     def add(self, pred: np.ndarray, actual: np.ndarray, *, relative: bool = True) -> None:
-        """Add a chunk of windows: pred, actual (K, P, C) float64; ``relative``: the percentage errors too."""
+        """Add a chunk of windows: pred, actual (K, P, C) float64; ``relative``: the percentage errors and the sizes
+        of the actuals that :meth:`relative` needs too."""
         err = pred - actual  # (K, P, C)
         self.squared += np.square(err).sum(axis=0)
         self.absolute += np.abs(err, out=err).sum(axis=0)
         self.windows += len(pred)
+        if not relative:
+            return
         magnitude = np.abs(actual)  # (K, P, C)
         self.smallest = np.minimum(self.smallest, magnitude.min(axis=(0, 1), initial=np.inf))
         self.size += magnitude.sum(axis=(0, 1))
-        if relative and pred.size:
+        if pred.size:
             # torchmetrics imports scipy: loaded for a backtest, not for every forecast
             from torchmetrics.functional.regression import (mean_absolute_percentage_error,
                                                             symmetric_mean_absolute_percentage_error)
