@@ -37,10 +37,11 @@ def main() -> None:
                            "--rolling", "-q", "--overwrite", "-o", str(out), *rest]
                 started = time.perf_counter()
                 child = subprocess.Popen(command, stdout=subprocess.DEVNULL)
-                _, status, usage = os.wait4(child.pid, 0)
+                _, status, usage = os.wait4(child.pid, 0)  # its own peak RSS, which Popen.wait does not give
                 wall = time.perf_counter() - started
-                if status:
-                    raise SystemExit(f"{tree}: forecast-predict exited with status {status}")
+                child.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
+                if child.returncode:
+                    raise SystemExit(f"{tree}: forecast-predict exited with status {child.returncode}")
                 print(f"round {r}  {tree}  {wall:.1f} s  peak {usage.ru_maxrss / 2**20:.2f} GB", flush=True)
 
 
