@@ -81,7 +81,7 @@ def test_attention_sets_both_self_attention_roles_and_cross_stays_full(tmp_path:
 
 
 def test_models_without_attention_get_no_attention_arguments(tmp_path: Path) -> None:
-    for model in ("naive", "mean", "linear", "linear_profile", "dlinear", "dlinear_floor"):
+    for model in ("naive", "mean", "linear", "linear_profile", "dlinear", "dlinear_floor", "mlp_floor"):
         resolved = OmegaConf.to_container(compose_train([f"model={model}"], tmp_path).model, resolve=True)
         assert "encoder_attention" not in str(resolved), model
 
@@ -134,6 +134,7 @@ def test_a_model_config_brings_its_learning_rate_and_the_command_line_still_wins
     ("informer_small", "InstanceNorm(Informer)"),
     ("linear_profile", "CalendarResidual(RidgeFloor)"),
     ("dlinear_floor", "FloorResidual(RidgeFloor, DLinear)"),
+    ("mlp_floor", "FloorResidual(BestFloor(RidgeFloor, CalendarResidual), InstanceNorm(WindowMLP))"),
 ])
 def test_presets_compose_what_they_document(model: str, composition: str, tmp_path: Path) -> None:
     cfg = compose_train([f"model={model}"], tmp_path)
