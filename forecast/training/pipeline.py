@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import shlex
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,6 +63,31 @@ def describe_backends(cfg: DictConfig, net: torch.nn.Module) -> dict[str, str]:
         node = cfg.get(role)
         names[role] = str(node["_target_"]).rsplit(".", 1)[-1] if node is not None and uses_attention else "none"
     return names
+
+
+ATTENTION_KEYS = ("attention", "encoder_attention", "decoder_attention", "cross_attention")
+
+
+def unused_attention(net: torch.nn.Module, overrides: list[str], model: str | None) -> str | None:
+    """The note for attention settings on the command line (``overrides``) of a model without attention
+    layers, which ignores them; None where the model has attention or none was set."""
+    keys = [o.split("=", 1)[0].lstrip("+~") for o in overrides]
+    named = [o for o, k in zip(overrides, keys) if k.split("@", 1)[0].split(".", 1)[0] in ATTENTION_KEYS]
+    if not named or any(isinstance(m, AttentionBackend) for m in net.modules()):
+        return None
+    which = f"model {model}" if model else "this model"
+    return (f"{', '.join(named)}: no effect, {which} has no attention layers; model=informer_floor (the default's "
+            f"floor and an Informer residual) has them")
+
+
+def note_unused_attention(net: torch.nn.Module) -> None:
+    """Print :func:`unused_attention`'s note for this Hydra run (nothing outside a Hydra app)."""
+    if not HydraConfig.initialized():
+        return
+    hydra = HydraConfig.get()
+    note = unused_attention(net, list(hydra.overrides.task), hydra.runtime.choices.get("model"))
+    if note:
+        print(f"note: {note}", file=sys.stderr)
 
 
 def resume_command(run_dir: Path) -> str:
@@ -231,6 +257,7 @@ def compose(cfg: DictConfig, *, frame: pd.DataFrame | None = None,
             cfg.data.freq = spec.freq
     dims = datamodule.model_dims()
     net = build_forecaster(cfg.model, dims)  # before the floors: a setting it refuses costs no fit
+    note_unused_attention(net)
     resolved = OmegaConf.to_container(cfg, resolve=True)
     resume_from = resume_point(cfg, run_dir, resolved)  # before config.yaml is rewritten
     maybe_compile(net, bool(cfg.get("compile")))

@@ -19,9 +19,10 @@ from tests.report.test_compare import metrics, write_runs
 def test_an_optuna_search_runs_its_trials_and_the_report_marks_the_best(small_csv: Path, tmp_path: Path) -> None:
     pytest.importorskip("hydra_plugins.hydra_optuna_sweeper")
     sweep = tmp_path / "search"
-    proc = run_cli("-m", "hparams_search=optuna", "hydra.sweeper.n_trials=2", *tiny_run_overrides(small_csv),
+    proc = run_cli("-m", "hparams_search=optuna", "hydra.sweeper.n_trials=2",
+                   *tiny_run_overrides(small_csv, model="mlp_floor"),
                    "trainer.max_epochs=1", "trainer.limit_train_batches=2", "threads=1",
-                   "model.net.net.d_model=choice(16,32)", "data.seq_len=choice(24,48)",
+                   "model.net.net.hidden=choice(16,32)", "data.seq_len=choice(24,48)",
                    f"hydra.sweep.dir={sweep}", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
     trials = {p.parent.name: json.loads(p.read_text()) for p in sweep.glob("*/metrics.json")}
@@ -48,3 +49,23 @@ def test_without_the_plugin_the_search_is_refused_in_one_line() -> None:
     missing = ConfigCompositionException("In 'hparams_search/optuna': Could not find 'hydra/sweeper/optuna'\n\n"
                                          "Available options in 'hydra/sweeper':\n\tbasic")
     assert config_error(missing) == 'hparams_search=optuna needs the Optuna sweeper plugin: pip install -e ".[search]"'
+
+
+@pytest.mark.parametrize("option,model", [("optuna", "WindowMLP"), ("optuna_informer", "Informer"),
+                                          ("optuna_any", "WindowMLP")])
+def test_every_searched_key_is_a_setting_of_the_model_the_search_picks(option: str, model: str,
+                                                                        tmp_path: Path) -> None:
+    pytest.importorskip("hydra_plugins.hydra_optuna_sweeper")
+    from hydra import compose, initialize_config_dir
+    from omegaconf import OmegaConf
+
+    from forecast.runtime import CONF_DIR
+
+    with initialize_config_dir(str(CONF_DIR), version_base="1.3"):
+        cfg = compose("train", overrides=[f"hparams_search={option}", f"paths.output_dir={tmp_path}"],
+                      return_hydra_config=True)
+    searched = list(cfg.hydra.sweeper.params)
+    assert {"task.optimizer.lr", "data.seq_len"} <= set(searched)
+    assert OmegaConf.select(cfg, "model.net.net._target_", default="").endswith(f".{model}")
+    for key in searched:
+        assert OmegaConf.select(cfg, key, default=None) is not None, key
