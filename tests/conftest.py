@@ -69,7 +69,7 @@ def tiny_model(model: str = "informer_floor", **sizes: int) -> list[str]:
     path = INFORMER_PATH.get(model)
     widths = [f"{path}.{key}={value}" for key, value in {**TINY_INFORMER, **sizes}.items()] if path else []
     # the default's extra rounds off: a tiny run trains the rounds it asks for (tests/training/test_extra_rounds.py)
-    exact = ["train.extra_rounds=0"] if model == "informer_floor" else []
+    exact = ["train.extra_rounds=0"] if model in ("informer_floor", "mlp_floor") else []
     return [f"model={model}", *widths, *exact]
 
 

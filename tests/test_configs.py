@@ -66,13 +66,13 @@ def test_experiment_overlays_compose_and_build_their_model(name: str, tmp_path: 
 
 
 def test_attention_sets_both_self_attention_roles_and_cross_stays_full(tmp_path: Path) -> None:
-    cfg = compose_train(["attention=full"], tmp_path)
-    informer = cfg.model.net.net  # the default: FloorResidual(net=InstanceNorm(net=Informer))
+    cfg = compose_train(["model=informer_floor", "attention=full"], tmp_path)
+    informer = cfg.model.net.net  # FloorResidual(net=InstanceNorm(net=Informer))
     assert informer.encoder_attention._target_ == informer.decoder_attention._target_ == \
         "forecast.attention.full.FullAttention"
     assert informer.cross_attention._target_.endswith("FullAttention")
-    cfg = compose_train(["attention=prob", "attention@cross_attention=prob", "attention@encoder_attention=full"],
-                        tmp_path)
+    cfg = compose_train(["model=informer_floor", "attention=prob", "attention@cross_attention=prob",
+                         "attention@encoder_attention=full"], tmp_path)
     informer = cfg.model.net.net
     assert informer.encoder_attention._target_.endswith("FullAttention")
     assert informer.decoder_attention._target_.endswith("ProbSparseAttention")

@@ -2,12 +2,12 @@
 
 Examples::
 
-    forecast-train                                   # small Informer on data/ETTh1.csv
+    forecast-train                                   # the best floor and an MLP residual on data/ETTh1.csv
     forecast-train experiment=informer_etth1_24      # the paper's ETTh1 horizon-24 row
-    forecast-train attention=full                    # swap the self-attention backend
-    forecast-train -m attention=full,prob,local      # sweep backends
+    forecast-train model=informer_floor attention=full              # an Informer residual, full attention
+    forecast-train -m model=informer_floor attention=full,prob,local  # sweep backends
     forecast-train -v                                # also Lightning's own lines, the model summary, warnings
-    forecast-train attention=full resume=outputs/2026-11-23/02-40-00-123456  # continue a run that stopped
+    forecast-train data.pred_len=48 resume=outputs/2026-11-23/02-40-00-123456  # continue a run that stopped
 """
 
 from __future__ import annotations

@@ -24,8 +24,11 @@ class WindowMLP(Forecaster):
     def __init__(self, *, dims: DataDims, hidden: int = 256, layers: int = 2, dropout: float = 0.1,
                  marks: bool = True) -> None:
         super().__init__()
-        if layers < 1 or hidden < 1:
-            raise ValueError(f"layers and hidden must be >= 1, got {layers} and {hidden}")
+        for name, value in (("hidden", hidden), ("layers", layers)):
+            if value < 1:
+                raise ValueError(f"the MLP's {name} ({value}) must be at least 1")
+        if not 0 <= dropout < 1:
+            raise ValueError(f"the MLP's dropout ({dropout}) must be in [0, 1)")
         self.seq_len, self.pred_len = int(dims["seq_len"]), int(dims["pred_len"])
         self.register_buffer("target_index", torch.tensor([int(i) for i in dims["target_index"]]), persistent=False)
         self.n_marks = int(dims["n_time_features"]) + int(dims["n_future"]) if marks else 0

@@ -89,15 +89,16 @@ def test_bad_csv_is_one_line_exit_2_and_no_run_dir(tmp_path: Path) -> None:
 
 
 IMPOSSIBLE_SETTINGS = [
-    ("model.net.net.patch_len=200", "patch_len (200) cannot exceed the encoder input length (96)"),
-    ("model.net.net.n_heads=5", "d_model (128) must be divisible by n_heads (5)"),
-    ("model.net.net.d_model=wide", "model.net.net.d_model must be an int, got 'wide'"),
+    ("model=informer_floor model.net.net.patch_len=200", "patch_len (200) cannot exceed the encoder input length (96)"),
+    ("model=informer_floor model.net.net.n_heads=5", "d_model (128) must be divisible by n_heads (5)"),
+    ("model=informer_floor model.net.net.d_model=wide", "model.net.net.d_model must be an int, got 'wide'"),
     ("trainer.max_epochs=abc", "trainer.max_epochs must be an int or null, got 'abc'"),
     ("trainer.max_time=2min", "trainer.max_time must be days:hours:minutes:seconds (00:00:02:00 for two minutes), "
      "got '2min'"),
     ("trainer.max_time=120", "trainer.max_time must be days:hours:minutes:seconds (00:00:02:00 for two minutes), "
      "got 120"),
-    ("model.net.net.embed=weird", "model.net.net.embed must be 'timeF' or 'fixed' or 'learned', got 'weird'"),
+    ("model=informer_floor model.net.net.embed=weird",
+     "model.net.net.embed must be 'timeF' or 'fixed' or 'learned', got 'weird'"),
     ("task.optimizer._target_=torch.optim.RMSprop",
      "task.optimizer must be given only settings its optimiser takes (RMSprop.__init__() got an unexpected keyword "
      "argument 'fused'); remove it: ~task.optimizer.fused"),
@@ -106,9 +107,9 @@ IMPOSSIBLE_SETTINGS = [
      "the InstanceNorm inside a FloorResidual"),
     ("task.optimizer.lr=-1", "task.optimizer must be given values its optimiser takes (Invalid learning rate: -1)"),
     ("model.floor.ridge.alpha=-1", "a ridge's alpha (-1) must be 0 or more"),
-    ("model.net.net.dropout=2", "the Informer's dropout (2) must be in [0, 1)"),
-    ("model.net.net.d_model=0", "the Informer's d_model (0) must be at least 1"),
-    ("model.net.net.e_layers=0", "the Informer's e_layers (0) must be at least 1"),
+    ("model=informer_floor model.net.net.dropout=2", "the Informer's dropout (2) must be in [0, 1)"),
+    ("model=informer_floor model.net.net.d_model=0", "the Informer's d_model (0) must be at least 1"),
+    ("model=informer_floor model.net.net.e_layers=0", "the Informer's e_layers (0) must be at least 1"),
     ("trainer.gradient_clip_val=-1", "trainer.gradient_clip_val must be 0 or more (0 or null: no clipping), got -1"),
     ("threads=abc", "threads must be an int of 1 or more, or null, got 'abc'"),
     ("threads=0", "threads must be an int of 1 or more, or null, got 0"),
@@ -129,7 +130,7 @@ def test_impossible_model_setting_is_the_commands_one_line_and_no_run_dir(small_
     """In process, through ``forecast.train``: the same composition, build and message as the command."""
     run_dir = tmp_path / "run"
     with pytest.raises(DataError) as caught:
-        api_train(small_csv, ["data.target=OT", override], run_dir=run_dir)
+        api_train(small_csv, ["data.target=OT", *override.split()], run_dir=run_dir)
     assert str(caught.value) == setting_line(message)
     assert not run_dir.exists()
 
@@ -137,8 +138,8 @@ def test_impossible_model_setting_is_the_commands_one_line_and_no_run_dir(small_
 def test_impossible_model_setting_is_one_line_exit_2_and_no_run_dir(small_csv: Path, tmp_path: Path) -> None:
     override, message = IMPOSSIBLE_SETTINGS[1]
     run_dir = tmp_path / "run"
-    proc = run_cli("data=csv", f"data.path={small_csv}", "data.target=OT", override, f"hydra.run.dir={run_dir}",
-                   cwd=tmp_path)
+    proc = run_cli("data=csv", f"data.path={small_csv}", "data.target=OT", *override.split(),
+                   f"hydra.run.dir={run_dir}", cwd=tmp_path)
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [f"error: {setting_line(message)}"]
     assert "Traceback" not in proc.stdout + proc.stderr

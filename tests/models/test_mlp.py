@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import torch
 
@@ -60,10 +62,12 @@ def test_without_marks_the_calendar_is_not_read_and_no_prior_reads_zeros() -> No
     assert not torch.allclose(net(x, me, md), net(x, me, md, prior=prior))
 
 
-@pytest.mark.parametrize("hidden,layers", [(0, 2), (8, 0)])
-def test_an_empty_layer_is_refused(hidden: int, layers: int) -> None:
-    with pytest.raises(ValueError, match="layers and hidden must be >= 1"):
-        WindowMLP(dims=dims(), hidden=hidden, layers=layers)
+@pytest.mark.parametrize("options,message", [(dict(hidden=0), "the MLP's hidden (0) must be at least 1"),
+                                             (dict(layers=0), "the MLP's layers (0) must be at least 1"),
+                                             (dict(dropout=1.0), "the MLP's dropout (1.0) must be in [0, 1)")])
+def test_an_impossible_size_is_refused(options: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        WindowMLP(dims=dims(), **options)
 
 
 def test_as_a_floor_residual_it_starts_at_the_floor_reads_it_and_then_learns() -> None:
