@@ -55,9 +55,14 @@ from forecast.training.resume import (ResumeState, check_resumable, finished_ste
 log = logging.getLogger("forecast")
 
 
+def has_attention(net: torch.nn.Module) -> bool:
+    """Whether the model holds an attention layer (an :class:`AttentionBackend` anywhere in it)."""
+    return any(isinstance(m, AttentionBackend) for m in net.modules())
+
+
 def describe_backends(cfg: DictConfig, net: torch.nn.Module) -> dict[str, str]:
     """Backend class names of the three attention roles ("none" for a model without attention)."""
-    uses_attention = any(isinstance(m, AttentionBackend) for m in net.modules())
+    uses_attention = has_attention(net)
     names = {}
     for role in ("encoder_attention", "decoder_attention", "cross_attention"):
         node = cfg.get(role)
@@ -73,7 +78,7 @@ def unused_attention(net: torch.nn.Module, overrides: list[str], model: str | No
     layers, which ignores them; None where the model has attention or none was set."""
     keys = [o.split("=", 1)[0].lstrip("+~") for o in overrides]
     named = [o for o, k in zip(overrides, keys) if k.split("@", 1)[0].split(".", 1)[0] in ATTENTION_KEYS]
-    if not named or any(isinstance(m, AttentionBackend) for m in net.modules()):
+    if not named or has_attention(net):
         return None
     which = f"model {model}" if model else "this model"
     return (f"{', '.join(named)}: no effect, {which} has no attention layers; model=informer_floor (the default's "
